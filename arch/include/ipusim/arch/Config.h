@@ -1,0 +1,104 @@
+// Machine configurations (arch/configs/*.toml): one GC200 description plus the systems built of it.
+//
+// Every value in the TOML files cites its source in ../shared/ipu-facts.md or says it is a
+// provisional parameter of ours. The loader validates each file against one schema: an unknown key,
+// a wrong type or an out-of-range value is an error naming the file, line, column and key.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ipusim::arch {
+
+/// A problem in a configuration file, already formatted as `file:line:col: error: ...`.
+class ConfigError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MemoryRegion {
+  uint32_t base = 0;       ///< first byte address
+  uint32_t end = 0;        ///< one past the last byte address
+  unsigned interleave = 1; ///< element arrays that adjacent 64-bit words alternate between
+  bool executable = false; ///< instructions may be fetched from it
+};
+
+struct TileConfig {
+  unsigned workerContexts = 0;     ///< worker contexts per tile (the supervisor is extra)
+  uint32_t memoryBase = 0;         ///< TMEM_REGION0_BASE_ADDR
+  uint32_t memorySize = 0;         ///< bytes of SRAM
+  uint32_t elementSize = 0;        ///< bytes per memory element
+  unsigned addressBits = 0;        ///< width of a tile byte address
+  unsigned repeatCountBits = 0;    ///< width of $REPEAT_COUNT
+  unsigned maxRepeatBodyBundles = 0;
+  unsigned mrfRegisters = 0, arfRegisters = 0; ///< general-purpose registers usable by code
+  std::vector<MemoryRegion> regions;
+
+  /// The region holding `addr`, or nullptr.
+  const MemoryRegion *regionOf(uint32_t addr) const;
+  uint32_t memoryEnd() const { return memoryBase + memorySize; }
+};
+
+struct IpuConfig {
+  unsigned tiles = 0;
+  unsigned columns = 0;           ///< exchange columns of the physical layout
+  unsigned tilesPerSupertile = 0;
+  double clockHz = 0;
+};
+
+struct ExchangeConfig {
+  unsigned bytesPerCyclePerTile = 0;  ///< send/receive width of one tile
+  unsigned tilesPerSharedBus = 0;     ///< tiles pairing for 64-bit exchange
+  unsigned baseLatencyCycles = 0;     ///< send to mux of the nearest tile (provisional)
+  unsigned cyclesPerColumn = 0;       ///< extra flight time per column of displacement
+  unsigned cyclesPerSupertileRow = 0; ///< extra flight time per supertile row of displacement
+  unsigned maxSendWords = 0;          ///< words one `send` can carry
+};
+
+struct SyncConfig {
+  unsigned internalLatencyCycles = 0; ///< `sync` INTERNAL: release after the last tile arrives
+  unsigned externalLatencyCycles = 0; ///< `sync` EXTERNAL (GS1/GS2) across IPUs
+  unsigned releaseSkewCycles = 0;     ///< extra release delay per supertile row from the controller
+};
+
+struct LinkConfig {
+  unsigned linksPerIpu = 0;
+  double bytesPerSecondPerDirection = 0; ///< one IPU-Link
+  unsigned latencyCycles = 0;            ///< one hop (provisional)
+};
+
+struct HostConfig {
+  std::string kind;                  ///< "pcie" (a PCIe card) or "gateway" (M2000 / POD)
+  double bytesPerSecondPerDirection = 0;
+  unsigned latencyCycles = 0;        ///< provisional
+};
+
+struct SystemConfig {
+  std::string name;
+  std::string description;
+  unsigned ipus = 0;
+  unsigned ipusPerChassis = 0;       ///< IPUs per M2000 (1 for a bare IPU)
+  std::string topology;              ///< "single", "m2000", "2d-torus"
+  IpuConfig ipu;
+  TileConfig tile;
+  ExchangeConfig exchange;
+  SyncConfig sync;
+  LinkConfig links;
+  HostConfig host;
+
+  unsigned totalTiles() const { return ipus * ipu.tiles; }
+};
+
+/// Loads and validates one configuration file. A file may start with `inherits = "NAME"`, which
+/// loads NAME.toml from the same folder first and then applies this file's keys over it.
+SystemConfig loadConfig(const std::string &path);
+
+/// Loads a configuration by name ("mk2", "m2000", "pod16", "pod64") from the installed configs.
+SystemConfig loadNamedConfig(const std::string &name);
+
+/// The folder holding the shipped configs (next to the tools, or in the source tree).
+std::string configDirectory();
+
+} // namespace ipusim::arch
