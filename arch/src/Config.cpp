@@ -18,16 +18,6 @@ namespace fs = std::filesystem;
 
 enum class Kind { Integer, Number, String, Boolean };
 
-const char *kindName(Kind k) {
-  switch (k) {
-  case Kind::Integer: return "an integer";
-  case Kind::Number: return "a number";
-  case Kind::String: return "a string";
-  case Kind::Boolean: return "a boolean";
-  }
-  return "?";
-}
-
 /// One value as read from TOML, with where it came from.
 struct Value {
   int64_t i = 0;
@@ -211,7 +201,7 @@ public:
       if ((spec.kind == Kind::Integer || spec.kind == Kind::Number) &&
           (v.d < spec.min || v.d > spec.max || std::isnan(v.d))) {
         std::ostringstream os;
-        os << "key '" << path << "' is out of range: " << node << " is not in [" << spec.min
+        os << "key '" << path << "' is out of range: " << (spec.kind == Kind::Integer ? std::to_string(v.i) : std::to_string(v.d)) << " is not in [" << spec.min
            << ", " << spec.max << "]";
         fail(file, node.source(), os.str());
       }

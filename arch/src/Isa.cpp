@@ -247,6 +247,18 @@ int64_t decodeOperand(const OperandDesc &op, uint32_t word) {
   }
 }
 
+uint32_t nopWord() {
+  static const uint32_t word = [] {
+    for (const InsnDesc *d : variantsOf("or"))
+      if (std::strcmp(d->spec, "mw:B, m:A, z12@0") == 0) {
+        const int64_t ops[] = {15, 15, 0};
+        return encode(*d, ops);
+      }
+    throw std::logic_error("instructions.def has no `or $m, $m, zimm12`");
+  }();
+  return word;
+}
+
 uint32_t encode(const InsnDesc &insn, const int64_t *values) {
   uint32_t word = insn.match;
   for (unsigned i = 0; i < insn.numOperands; ++i) word |= encodeOperand(insn.operands[i], values[i]);

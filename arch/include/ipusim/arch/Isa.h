@@ -98,6 +98,9 @@ uint32_t encodeOperand(const OperandDesc &op, int64_t value);
 /// The source-level value of operand `op` in `word` (the inverse of encodeOperand).
 int64_t decodeOperand(const OperandDesc &op, uint32_t word);
 
+/// The word of `nop` (`or $mzero, $mzero, 0`, [F] S2 manual), used to pad code.
+uint32_t nopWord();
+
 /// Encodes a whole instruction from source-level operand values (which must fit).
 uint32_t encode(const InsnDesc &insn, const int64_t *values);
 
