@@ -35,7 +35,9 @@ const RawRow kRows[] = {
 #undef IPU_INSN
 };
 
-const std::map<std::string, std::pair<OperandKind, bool>> kRegKinds = {
+// A function-local static: the table may be built during other files' static initialisation.
+const std::map<std::string, std::pair<OperandKind, bool>> &regKinds() {
+  static const std::map<std::string, std::pair<OperandKind, bool>> kinds = {
     {"m", {OperandKind::MReg, false}},          {"mw", {OperandKind::MReg, true}},
     {"a", {OperandKind::AReg, false}},          {"aw", {OperandKind::AReg, true}},
     {"mp", {OperandKind::MPair, false}},        {"mpw", {OperandKind::MPair, true}},
@@ -45,15 +47,17 @@ const std::map<std::string, std::pair<OperandKind, bool>> kRegKinds = {
     {"mpp", {OperandKind::MAutoInc, true}},     {"ma", {OperandKind::MAt, false}},
     {"mr", {OperandKind::MShift, false}},       {"ab", {OperandKind::ABroadcast, false}},
     {"abl", {OperandKind::ABroadcastLo, false}}, {"abu", {OperandKind::ABroadcastHi, false}},
-};
+  };
+  return kinds;
+}
 
 OperandDesc parseOperandSpec(const std::string &tok, const char *mnemonic) {
   auto bad = [&]() -> OperandDesc {
     throw std::logic_error(std::string("instructions.def: bad operand '") + tok + "' of " + mnemonic);
   };
   if (auto colon = tok.find(':'); colon != std::string::npos) {
-    auto it = kRegKinds.find(tok.substr(0, colon));
-    if (it == kRegKinds.end() || colon + 2 != tok.size()) return bad();
+    auto it = regKinds().find(tok.substr(0, colon));
+    if (it == regKinds().end() || colon + 2 != tok.size()) return bad();
     static const std::map<char, uint8_t> fields = {{'A', 20}, {'B', 16}, {'C', 12}, {'E', 8}, {'D', 4}};
     auto f = fields.find(tok[colon + 1]);
     if (f == fields.end()) return bad();

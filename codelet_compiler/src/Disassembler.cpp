@@ -69,7 +69,7 @@ std::string formatInstruction(const InsnDesc &d, uint32_t word, bool supervisor,
       s += c ? c->name : std::to_string(v);
       break;
     }
-    case OperandKind::CommonConfig: s += commonConfigName(unsigned(v)); break;
+    case OperandKind::CommonConfig: s += v < 64 ? commonConfigName(unsigned(v)) : std::to_string(v); break;
     case OperandKind::Target: case OperandKind::HighImm: s += "0x" + hex(uint64_t(v)); break;
     default: s += immediate(v);
     }
@@ -101,6 +101,11 @@ std::vector<Item> items(const ObjectFile &obj, uint32_t si) {
     const LineEntry *e = obj.lineAt(si, off);
     bool bundle, supervisor = false, code = true;
     if (haveLines) {
+      if ((!e || e->offset != off) && read32(s.data, off) == nopWord()) {
+        out.push_back({off, 4, true, false, false}); // alignment padding from the assembler or linker
+        off += 4;
+        continue;
+      }
       if (!e || e->offset != off) {
         out.push_back({off, 4, false, false, false});
         off += 4;
@@ -157,10 +162,15 @@ public:
           synthetic_.insert({s.section, uint32_t(r.addend)});
       }
   }
-  /// The expression naming symbol + addend.
-  std::string expr(const Relocation &r) const {
+  /// The expression naming symbol + addend; in a listing (not source) an offset into a section
+  /// without a symbol prints as SECTION+0xOFF.
+  std::string expr(const Relocation &r, bool source = true) const {
     const Symbol &s = obj_.symbols.at(r.symbol);
-    if (s.type == SymbolType::Section) return name(s.section, uint32_t(r.addend));
+    if (s.type == SymbolType::Section) {
+      if (!source && !at_.count({s.section, uint32_t(r.addend)}))
+        return obj_.sections.at(size_t(s.section)).name + "+0x" + hex(uint32_t(r.addend));
+      return name(s.section, uint32_t(r.addend));
+    }
     if (r.addend == 0) return s.name;
     return s.name + (r.addend < 0 ? " - " + std::to_string(-int64_t(r.addend)) : " + " + std::to_string(r.addend));
   }
@@ -184,7 +194,8 @@ private:
 };
 
 std::string instructionText(const ObjectFile &obj, const Labels &labels, const Section &s,
-                            const std::map<uint32_t, const Relocation *> &relocs, uint32_t off, bool supervisor) {
+                            const std::map<uint32_t, const Relocation *> &relocs, uint32_t off, bool supervisor,
+                            bool source) {
   uint32_t word = read32(s.data, off);
   const InsnDesc *d = decode(word);
   auto it = relocs.find(off);
@@ -193,7 +204,7 @@ std::string instructionText(const ObjectFile &obj, const Labels &labels, const S
   (void)obj;
   return formatInstruction(*d, word, supervisor, [&](unsigned i) -> std::optional<std::string> {
     if (int(i) != relocated) return std::nullopt;
-    std::string e = labels.expr(*r);
+    std::string e = labels.expr(*r, source);
     if (r->type == R_IPU_LOW20 || r->type == R_IPU_HIGH12)
       return std::nullopt; // printed as a comment: ldconst halves have no operand syntax of their own
     return e;
@@ -235,15 +246,15 @@ std::string disassemble(const ObjectFile &obj, const std::string &name) {
       os << hex(read32(s.data, it.offset), 8) << " " << (it.bundle ? hex(read32(s.data, it.offset + 4), 8) : "        ")
          << "\t";
       if (it.bundle)
-        os << "{ " << instructionText(obj, labels, s, relocs, it.offset, it.supervisor) << " ; "
-           << instructionText(obj, labels, s, relocs, it.offset + 4, it.supervisor) << " }";
+        os << "{ " << instructionText(obj, labels, s, relocs, it.offset, it.supervisor, false) << " ; "
+           << instructionText(obj, labels, s, relocs, it.offset + 4, it.supervisor, false) << " }";
       else
-        os << instructionText(obj, labels, s, relocs, it.offset, it.supervisor);
+        os << instructionText(obj, labels, s, relocs, it.offset, it.supervisor, false);
       os << "\n";
       for (uint32_t o = it.offset; o < it.offset + it.size; o += 4)
         if (auto r = relocs.find(o); r != relocs.end())
           os << "\t\t\t\t" << hex(s.addr + o, 5) << ": " << relocTypeName(r->second->type) << "\t"
-             << labels.expr(*r->second) << "\n";
+             << labels.expr(*r->second, false) << "\n";
     }
   }
   return os.str();
@@ -260,6 +271,7 @@ std::string disassembleToSource(const ObjectFile &obj, const std::string &name) 
       if (sym.binding != SymbolBinding::Local) os << "  .globl " << sym.name << "\n";
       os << "  .set " << sym.name << ", " << sym.value << "\n";
     }
+  bool supervisor = false; // the assembler's mode carries across sections
   for (uint32_t si = 0; si < obj.sections.size(); ++si) {
     const Section &s = obj.sections[si];
     os << "\n  .section " << s.name << ", \"" << sectionFlags(s) << "\"" << (s.isNobits() ? ", @nobits" : "") << "\n";
@@ -294,7 +306,6 @@ std::string disassembleToSource(const ObjectFile &obj, const std::string &name) 
       }
       continue;
     }
-    bool supervisor = false;
     auto dataBytes = [&](uint32_t from, uint32_t to) {
       uint32_t pos = from;
       while (pos < to) {
@@ -338,7 +349,7 @@ std::string disassembleToSource(const ObjectFile &obj, const std::string &name) 
         os << (supervisor ? "  .supervisor\n" : "  .worker\n");
       }
       auto text = [&](uint32_t off) {
-        std::string t = instructionText(obj, labels, s, relocs, off, supervisor);
+        std::string t = instructionText(obj, labels, s, relocs, off, supervisor, true);
         if (auto r = relocs.find(off); r != relocs.end() && (r->second->type == R_IPU_LOW20 || r->second->type == R_IPU_HIGH12))
           return std::string(); // handled below
         return t;

@@ -354,7 +354,8 @@ ObjectFile readElf(const std::vector<uint8_t> &bytes, const std::string &name) {
   for (const auto &sh : sections) {
     if (sh.sh_type == ELF::SHT_REL) return fail("SHT_REL sections are not used by IPU objects");
     if (sh.sh_type != ELF::SHT_RELA) continue;
-    if (&sections[sh.sh_link] != symtab) return fail("relocations refer to a missing symbol table");
+    if (sh.sh_link >= sections.size() || &sections[sh.sh_link] != symtab)
+      return fail("relocations refer to a missing symbol table");
     Section &target = obj.sections[sectionOf(sh.sh_info)];
     for (const auto &r : unwrap(file.relas(sh), name)) {
       Relocation rel;

@@ -25,6 +25,8 @@ using as::ExprValue;
 constexpr unsigned kMaxErrors = 50;
 constexpr unsigned kMaxMacroDepth = 100;
 constexpr uint32_t kMaxSectionSize = 1u << 24; ///< far above any tile's memory: catches runaway .space
+constexpr uint64_t kMaxTotalBytes = 1u << 26;   ///< all sections together
+constexpr uint64_t kMaxLines = 1000000;        ///< lines after macro and .rept expansion
 
 struct Loc {
   uint32_t file = 0, line = 0, col = 1;
@@ -68,7 +70,7 @@ std::vector<Piece> splitTopLevel(const std::string &s, unsigned baseCol, char se
     if (c == '"') quote = true;
     else if (c == '(') ++depth;
     else if (c == ')') --depth;
-    else if (c == sep && depth <= 0) {
+    else if ((c == sep && depth <= 0) || i == s.size()) {
       std::string piece = s.substr(start, i - start);
       size_t lead = piece.find_first_not_of(" \t");
       out.push_back({trim(piece), baseCol + unsigned(start + (lead == std::string::npos ? 0 : lead))});
@@ -206,6 +208,8 @@ private:
   ModeMask mode_ = kWorker;
   bool allowInvalidRepeat_ = false;
   bool inBlockComment_ = false;
+  uint64_t linesFed_ = 0;
+  uint64_t totalBytes_ = 0;
 
   // collecting a .macro / .rept body
   enum class Collect { None, Macro, Rept } collect_ = Collect::None;
@@ -216,6 +220,7 @@ private:
 
   // an open bundle
   bool inBundle_ = false;
+  bool bundleFailed_ = false; ///< an instruction of the open bundle had an error (already reported)
   Loc bundleLoc_;
   std::vector<EncodedInsn> bundle_;
 
@@ -231,7 +236,10 @@ private:
   }
   void error(const Loc &l, const std::string &msg) {
     if (errors_.size() < kMaxErrors) errors_.push_back(where(l) + ": error: " + msg);
-    else if (errors_.size() == kMaxErrors) errors_.push_back(where(l) + ": error: too many errors, stopping");
+    else if (errors_.size() == kMaxErrors) {
+      errors_.push_back(where(l) + ": error: too many errors, stopping");
+      ended_ = true;
+    }
   }
   [[noreturn]] static void fail(const Loc &l, const std::string &msg) { throw Failure{l, msg}; }
   static Loc at(Loc l, unsigned col) {
@@ -257,7 +265,7 @@ private:
   void statement(const Piece &stmt, const Loc &lineLoc);
   bool conditional(const std::string &word, const std::string &rest, const Loc &loc, unsigned restCol);
   void directive(const std::string &word, const std::string &rest, const Loc &loc, unsigned restCol);
-  void expandMacro(const Macro &m, const std::string &args, const Loc &loc, unsigned argsCol);
+  void expandMacro(Macro m, const std::string &args, const Loc &loc, unsigned argsCol);
   void defineLabel(const std::string &name, const Loc &loc);
 
   // ---- expressions and symbols ----
@@ -308,6 +316,7 @@ void Assembler::switchSection(const std::string &name, const std::string &flags,
     }
   SectionState s;
   s.sec.name = name;
+  s.sec.align = 4; // instructions and words are 4-byte aligned
   auto starts = [&](const char *p) { return name.compare(0, std::char_traits<char>::length(p), p) == 0; };
   std::string f = flags;
   if (f.empty()) {
@@ -333,14 +342,16 @@ void Assembler::emitBytes(const uint8_t *p, size_t n, const Loc &loc) {
   SectionState &s = cur(loc);
   if (inBundle_) fail(loc, "data inside a bundle");
   if (s.sec.isNobits()) fail(loc, "cannot emit data into NOBITS section '" + s.sec.name + "'");
-  if (s.sec.data.size() + n > kMaxSectionSize) fail(loc, "section '" + s.sec.name + "' is too large");
+  if (s.sec.data.size() + n > kMaxSectionSize || (totalBytes_ += n) > kMaxTotalBytes)
+    fail(loc, "section '" + s.sec.name + "' is too large");
   s.sec.data.insert(s.sec.data.end(), p, p + n);
 }
 
 void Assembler::emitZeros(uint64_t n, const Loc &loc) {
   SectionState &s = cur(loc);
   if (inBundle_) fail(loc, "data inside a bundle");
-  if (uint64_t(s.size()) + n > kMaxSectionSize) fail(loc, "section '" + s.sec.name + "' is too large");
+  if (uint64_t(s.size()) + n > kMaxSectionSize || (totalBytes_ += n) > kMaxTotalBytes)
+    fail(loc, "section '" + s.sec.name + "' is too large");
   if (s.sec.isNobits()) s.sec.size += uint32_t(n);
   else s.sec.data.resize(s.sec.data.size() + n, 0);
 }
@@ -503,6 +514,13 @@ ObjectFile Assembler::run(const std::string &text) {
 
 void Assembler::feed(const std::string &rawLine, const Loc &lineLoc) {
   if (ended_ || exitMacro_) return;
+  if (++linesFed_ > kMaxLines) {
+    // Bounds macro and .rept explosions: the input would take too long to assemble.
+    if (linesFed_ == kMaxLines + 1)
+      error(lineLoc, "more than " + std::to_string(kMaxLines) + " lines after macro and .rept expansion");
+    ended_ = true;
+    return;
+  }
   if (collect_ != Collect::None) {
     collectLine(rawLine, lineLoc);
     return;
@@ -567,7 +585,7 @@ void Assembler::feed(const std::string &rawLine, const Loc &lineLoc) {
       statement(p, lineLoc);
     } catch (const Failure &f) {
       error(f.loc, f.message);
-      if (inBundle_ && (p.text == "}" )) inBundle_ = false;
+      if (inBundle_) bundleFailed_ = true;
     }
   }
 }
@@ -642,12 +660,18 @@ void Assembler::statement(const Piece &stmt, const Loc &lineLoc) {
   if (text == "{") {
     if (inBundle_) fail(loc, "'{' inside a bundle");
     inBundle_ = true;
+    bundleFailed_ = false;
     bundleLoc_ = loc;
     bundle_.clear();
     return;
   }
   if (text == "}") {
     if (!inBundle_) fail(loc, "'}' without '{'");
+    if (bundleFailed_) { // its error is reported; do not add follow-on errors about its size
+      inBundle_ = false;
+      bundle_.clear();
+      return;
+    }
     closeBundle(loc);
     return;
   }
@@ -679,6 +703,8 @@ bool Assembler::conditional(const std::string &word, const std::string &rest, co
   if (kOpeners.count(word)) {
     bool parent = active();
     bool value = false;
+    // A condition that cannot be evaluated still opens a (skipped) block, so that its .endif matches.
+    conds_.push_back({parent, false, true, false, loc});
     if (parent) {
       Loc rl = at(loc, restCol);
       if (word == ".ifdef" || word == ".ifndef" || word == ".ifnotdef") {
@@ -710,7 +736,7 @@ bool Assembler::conditional(const std::string &word, const std::string &rest, co
         else value = v <= 0;
       }
     }
-    conds_.push_back({parent, parent && value, parent && value, false, loc});
+    conds_.back() = {parent, parent && value, parent && value, false, loc};
     return true;
   }
   if (word == ".elseif") {
@@ -1000,7 +1026,8 @@ void Assembler::data(unsigned size, const std::string &rest, const Loc &loc, uns
   }
 }
 
-void Assembler::expandMacro(const Macro &m, const std::string &argText, const Loc &loc,
+// `m` is a copy: the body may redefine or purge the macro while it runs.
+void Assembler::expandMacro(Macro m, const std::string &argText, const Loc &loc,
                             unsigned argsCol) {
   if (macroDepth_ >= kMaxMacroDepth)
     fail(loc, "macros nested more than " + std::to_string(kMaxMacroDepth) + " deep (recursive macro?)");
@@ -1044,6 +1071,7 @@ void Assembler::expandMacro(const Macro &m, const std::string &argText, const Lo
   }
   unsigned counter = macroCounter_++;
   ++macroDepth_;
+  const size_t condDepth = conds_.size();
   for (auto &[line, bodyLoc] : m.body) {
     std::string out;
     for (size_t i = 0; i < line.size(); ++i) {
@@ -1081,6 +1109,12 @@ void Assembler::expandMacro(const Macro &m, const std::string &argText, const Lo
     }
     if (exitMacro_ || ended_) break;
   }
+  if (exitMacro_) conds_.resize(std::min(conds_.size(), condDepth)); // .exitm leaves open .ifs
+  else if (conds_.size() > condDepth) {
+    CondFrame open = conds_.back();
+    conds_.resize(condDepth);
+    error(open.loc, "'.if' without '.endif' in macro '" + m.name + "'");
+  }
   exitMacro_ = false;
   --macroDepth_;
 }
@@ -1115,6 +1149,9 @@ std::vector<Operand> Assembler::parseOperands(const std::string &rest, const Loc
         op.isReg = true;
         op.reg = *r;
         op.suffix = tail;
+      } else if (name.size() > 2 && (name[1] == 'm' || name[1] == 'a') &&
+                 std::isdigit(static_cast<unsigned char>(name[2]))) {
+        fail(at(loc, p.col), "unknown register '" + name + "'");
       } else if (tail.empty()) {
         op.dollarName = name;
       } else {
@@ -1208,7 +1245,10 @@ EncodedInsn Assembler::select(const std::string &mnemonic, std::vector<Operand> 
   std::vector<const InsnDesc *> variants = variantsOf(mnemonic);
   int bestRank = -1;
   Failure best{loc, ""};
-  auto note = [&](int rank, Loc l, const std::string &msg) {
+  // Rank failures by how many operands matched; at equal rank prefer the message about an
+  // operand of the kind the user wrote (a register where a register was expected).
+  auto note = [&](int rank, Loc l, const std::string &msg, bool sameClass = false) {
+    rank = rank * 2 + (sameClass ? 1 : 0);
     if (rank > bestRank) {
       bestRank = rank;
       best = {l, msg};
@@ -1241,7 +1281,7 @@ EncodedInsn Assembler::select(const std::string &mnemonic, std::vector<Operand> 
       Loc ol = at(loc, op.col);
       std::string why = registerMismatch(od, op, mode_);
       if (!why.empty()) {
-        note(1 + int(i), ol, why);
+        note(1 + int(i), ol, why, od.isRegister() == op.isReg);
         ok = false;
         break;
       }
@@ -1351,7 +1391,7 @@ std::vector<EncodedInsn> Assembler::pseudo(const std::string &mn, std::vector<Op
     uint32_t u = uint32_t(x), lo = u & 0xFFFFF, hi = u & 0xFFF00000u;
     if (hi == 0) return {encodeRow("setzi", setzi, {d.index, lo}, loc)};
     if (lo == 0) return {encodeRow("or", orHigh, {d.index, 15, hi}, loc)};
-    return {encodeRow("setzi", setzi, {d.index, lo}, loc), encodeRow("or", orHigh, {d.index, d.index, 0}, loc)};
+    return {encodeRow("setzi", setzi, {d.index, lo}, loc), encodeRow("or", orHigh, {d.index, d.index, hi}, loc)};
   }
   EncodedInsn a = encodeRow("setzi", setzi, {d.index, 0}, loc);
   EncodedInsn b = encodeRow("or", orHigh, {d.index, d.index, 0}, loc);
@@ -1661,7 +1701,7 @@ ObjectFile Assembler::finish() {
                      [](const Relocation &a, const Relocation &b) { return a.offset < b.offset; });
   // rpt checks read the final words.
   for (size_t i = 0; i < sections_.size(); ++i) sections_[i].sec.data = obj.sections[i].data;
-  checkRepeats();
+  if (errors_.empty()) checkRepeats(); // after a failed fixup the words are not final
   for (size_t si = 0; si < sections_.size(); ++si)
     for (const InsnRecord &r : sections_[si].insns)
       obj.lines.push_back({uint32_t(si), r.offset, r.loc.file, r.loc.line, uint16_t(std::min<uint32_t>(r.loc.col, 0xFFFF)),
