@@ -171,7 +171,7 @@ struct Operand {
   RegisterRef reg{};
   std::string suffix;     ///< "", "+=", "++", "@", ">>", ":B", ":BL", ":BU"
   std::string dollarName; ///< a `$NAME` that is not a register (CSR, $CWEI_n_m)
-  Expr expr;              ///< parsed lazily
+  Expr expr;              ///< the parsed expression (neither a register nor a $-name)
 };
 
 struct CondFrame {
@@ -800,7 +800,8 @@ void Assembler::directive(const std::string &word, const std::string &rest, cons
     }
     if (a.size() >= 3) type = a[2].text;
     if (word == ".pushsection") sectionStack_.push_back(current_);
-    switchSection(symbolName(a[0]), flags, type, loc);
+    auto quoted = unquote(a[0].text);
+    switchSection(quoted ? *quoted : symbolName(a[0]), flags, type, loc);
     return;
   }
   if (word == ".text" || word == ".data" || word == ".bss" || word == ".rodata") {
@@ -1157,6 +1158,9 @@ std::vector<Operand> Assembler::parseOperands(const std::string &rest, const Loc
       } else {
         fail(at(loc, p.col), "unknown register '" + name + "'");
       }
+    } else {
+      // Parsed once for all variants: parsing `.` defines a label at the current position.
+      op.expr = parse(op.text, loc, op.col);
     }
     ops.push_back(std::move(op));
   }
@@ -1299,7 +1303,6 @@ EncodedInsn Assembler::select(const std::string &mnemonic, std::vector<Operand> 
         }
         continue;
       }
-      if (!op.expr) op.expr = parse(op.text, loc, op.col);
       auto v = tryEvaluate(op.expr, loc, false);
       if (v && v->isConstant()) {
         if (!operandFits(od, v->constant, &why)) {
@@ -1311,9 +1314,6 @@ EncodedInsn Assembler::select(const std::string &mnemonic, std::vector<Operand> 
       } else {
         pending.push_back({-1, 0, op.expr, FixupKind::Field, od, ol});
       }
-      // Mark uses of the same expression: operands must be re-parsed for each variant, since
-      // parsing may define `.` labels; caching in `ops` keeps that to once.
-      ops[std::min<size_t>(i, ops.size() - 1)].expr = ops.size() == use.size() ? op.expr : ops[std::min<size_t>(i, ops.size() - 1)].expr;
     }
     if (!ok) continue;
     if (!d->allowedIn(mode_)) {
@@ -1423,11 +1423,8 @@ void Assembler::place(std::vector<EncodedInsn> insns, const Loc &loc) {
   if (!s.sec.isCode()) fail(loc, "instruction in section '" + s.sec.name + "', which is not executable");
   if (s.size() % 4) fail(loc, "instruction is not 4-byte aligned (use .align 4)");
   for (EncodedInsn &e : insns) {
-    if (e.desc->has(kSolo) || true) {
-      uint32_t off = s.size();
-      s.insns.push_back({off, {e.desc, nullptr}, 1, e.loc, {e.loc, e.loc}, mode_ == kSupervisor, allowInvalidRepeat_});
-      emitInsn(std::move(e), false);
-    }
+    s.insns.push_back({s.size(), {e.desc, nullptr}, 1, e.loc, {e.loc, e.loc}, mode_ == kSupervisor, allowInvalidRepeat_});
+    emitInsn(std::move(e), false);
   }
 }
 
