@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <unistd.h>
+#include <type_traits>
 
 namespace ipusim::arch {
 namespace {
@@ -85,26 +85,19 @@ const std::map<std::string, KeySpec> &schema() {
             [](SystemConfig &c) -> unsigned & { return c.tile.mrfRegisters; });
     integer("tile.arf_registers", 1, 16,
             [](SystemConfig &c) -> unsigned & { return c.tile.arfRegisters; });
-    auto region = [](SystemConfig &c, size_t i) -> MemoryRegion & {
-      if (c.tile.regions.size() <= i) c.tile.regions.resize(i + 1);
-      return c.tile.regions[i];
+    // Members of `[[tile.region]]`, an array of tables: the setter gets the element's index.
+    auto region = [&](const char *key, Kind kind, double lo, double hi, auto member) {
+      k[std::string("tile.region[].") + key] = {kind, lo, hi, true, [member](SystemConfig &c, const Value &v, size_t i) {
+        if (c.tile.regions.size() <= i) c.tile.regions.resize(i + 1);
+        MemoryRegion &r = c.tile.regions[i];
+        if constexpr (std::is_same_v<decltype(r.*member), bool &>) r.*member = v.b;
+        else r.*member = decltype(+(r.*member))(v.i);
+      }};
     };
-    k["tile.region[].base"] = {Kind::Integer, 0, 0x1FFFFF, true,
-                               [region](SystemConfig &c, const Value &v, size_t i) {
-                                 region(c, i).base = v.i;
-                               }};
-    k["tile.region[].end"] = {Kind::Integer, 0, 0x200000, true,
-                              [region](SystemConfig &c, const Value &v, size_t i) {
-                                region(c, i).end = v.i;
-                              }};
-    k["tile.region[].interleave"] = {Kind::Integer, 1, 8, true,
-                                     [region](SystemConfig &c, const Value &v, size_t i) {
-                                       region(c, i).interleave = v.i;
-                                     }};
-    k["tile.region[].executable"] = {Kind::Boolean, 0, 0, true,
-                                     [region](SystemConfig &c, const Value &v, size_t i) {
-                                       region(c, i).executable = v.b;
-                                     }};
+    region("base", Kind::Integer, 0, 0x1FFFFF, &MemoryRegion::base);
+    region("end", Kind::Integer, 0, 0x200000, &MemoryRegion::end);
+    region("interleave", Kind::Integer, 1, 8, &MemoryRegion::interleave);
+    region("executable", Kind::Boolean, 0, 0, &MemoryRegion::executable);
 
     integer("exchange.bytes_per_cycle_per_tile", 1, 64,
             [](SystemConfig &c) -> unsigned & { return c.exchange.bytesPerCyclePerTile; });
@@ -281,14 +274,14 @@ SystemConfig loadConfig(const std::string &path) {
 
 std::string configDirectory() {
   // Installed layout: <prefix>/bin/tool and <prefix>/share/ipusim/configs; the build tree mirrors it.
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    buf[n] = 0;
-    fs::path dir = fs::path(buf).parent_path().parent_path() / "share" / "ipusim" / "configs";
-    if (fs::exists(dir)) return dir.string();
-  }
-  return IPUSIM_SOURCE_CONFIG_DIR;
+  fs::path dir = toolPrefix() / "share" / "ipusim" / "configs";
+  return fs::exists(dir) ? dir.string() : IPUSIM_SOURCE_CONFIG_DIR;
+}
+
+std::filesystem::path toolPrefix() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path().parent_path();
 }
 
 SystemConfig loadNamedConfig(const std::string &name) {

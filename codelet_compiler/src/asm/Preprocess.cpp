@@ -2,13 +2,14 @@
 // stand-ins for the Poplar SDK headers on the system include path (asm-dialect §2.4).
 #include "ipusim/cc/Assembler.h"
 
+#include "ipusim/arch/Config.h"
+
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Program.h>
 
 #include <filesystem>
-#include <unistd.h>
 
 namespace ipusim::cc {
 
@@ -16,14 +17,8 @@ namespace fs = std::filesystem;
 
 std::string builtinIncludeDirectory() {
   // Installed and build layouts: <prefix>/bin/ipu-as and <prefix>/lib/ipusim/include.
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    buf[n] = 0;
-    fs::path dir = fs::path(buf).parent_path().parent_path() / "lib" / "ipusim" / "include";
-    if (fs::exists(dir / "poplar" / "TileConstants.hpp")) return dir.string();
-  }
-  return IPUSIM_DEVICE_INCLUDE_DIR;
+  fs::path dir = arch::toolPrefix() / "lib" / "ipusim" / "include";
+  return fs::exists(dir / "poplar" / "TileConstants.hpp") ? dir.string() : IPUSIM_DEVICE_INCLUDE_DIR;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,5 +101,9 @@ SystemConfig loadNamedConfig(const std::string &name);
 
 /// The folder holding the shipped configs (next to the tools, or in the source tree).
 std::string configDirectory();
+
+/// The folder above the running tool's bin/ (build/ in the build tree), where share/ and lib/
+/// hold the files the tools ship with; empty if it cannot be found.
+std::filesystem::path toolPrefix();
 
 } // namespace ipusim::arch
