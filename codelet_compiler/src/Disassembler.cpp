@@ -211,6 +211,23 @@ std::string instructionText(const ObjectFile &obj, const Labels &labels, const S
   });
 }
 
+/// For a tile image: `<symbol>` for each branch target or setzi value that is a symbol's address.
+std::string targetComment(const ObjectFile &obj, const std::multimap<uint32_t, std::string> &byAddress,
+                          uint32_t word) {
+  if (!obj.linked) return "";
+  const InsnDesc *d = decode(word);
+  std::string out;
+  for (unsigned i = 0; d && i < d->numOperands; ++i) {
+    const OperandDesc &op = d->operands[i];
+    bool address = op.kind == OperandKind::Target ||
+                   (op.kind == OperandKind::UImm && op.width == 20 && std::string(d->mnemonic) == "setzi");
+    if (!address) continue;
+    auto it = byAddress.find(uint32_t(decodeOperand(op, word)));
+    if (it != byAddress.end()) out += " <" + it->second + ">";
+  }
+  return out;
+}
+
 std::string sectionFlags(const Section &s) {
   std::string f;
   if (s.flags & 2) f += 'a';
@@ -225,6 +242,9 @@ std::string disassemble(const ObjectFile &obj, const std::string &name) {
   std::ostringstream os;
   Labels labels(obj);
   os << name << ":\tfile format elf32-ipu (" << (obj.linked ? "linked tile image" : "relocatable object") << ")\n";
+  std::multimap<uint32_t, std::string> byAddress;
+  for (const Symbol &sym : obj.symbols)
+    if (sym.type != SymbolType::Section && sym.section >= 0) byAddress.emplace(sym.value, sym.name);
   for (uint32_t si = 0; si < obj.sections.size(); ++si) {
     const Section &s = obj.sections[si];
     if (!s.isCode()) continue;
@@ -250,6 +270,7 @@ std::string disassemble(const ObjectFile &obj, const std::string &name) {
            << instructionText(obj, labels, s, relocs, it.offset + 4, it.supervisor, false) << " }";
       else
         os << instructionText(obj, labels, s, relocs, it.offset, it.supervisor, false);
+      for (uint32_t o = it.offset; o < it.offset + it.size; o += 4) os << targetComment(obj, byAddress, read32(s.data, o));
       os << "\n";
       for (uint32_t o = it.offset; o < it.offset + it.size; o += 4)
         if (auto r = relocs.find(o); r != relocs.end())

@@ -124,6 +124,7 @@ TEST(Tools, ListingShowsAddressesWordsBundlesAndSymbols) {
   EXPECT_NE(r.out.find("4c000:\t2100f401         \tget $m0, $WSR"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("{ ld64step $a0:1, $mzero, $m1+=, $m6 ; fnop }"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("<VectorAdd_f32>:"), std::string::npos);
+  EXPECT_NE(r.out.find("setzi $m1, 0x4c000 <VectorAdd_f32_worker>"), std::string::npos) << r.out;
   auto o = run(tool("ipu-objdump") + " -d " + obj);
   EXPECT_NE(o.out.find("R_IPU_ZIMM20\tVectorAdd_f32_worker"), std::string::npos) << o.out;
 }
