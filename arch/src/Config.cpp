@@ -1,5 +1,6 @@
 // Loads arch/configs/*.toml against one schema. See arch/include/ipusim/arch/Config.h.
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/Isa.h"
 
 #include <toml++/toml.h>
 
@@ -85,6 +86,26 @@ const std::map<std::string, KeySpec> &schema() {
             [](SystemConfig &c) -> unsigned & { return c.tile.mrfRegisters; });
     integer("tile.arf_registers", 1, 16,
             [](SystemConfig &c) -> unsigned & { return c.tile.arfRegisters; });
+    auto timing = [&](const char *key, unsigned TileTiming::*member) {
+      k[std::string("tile.timing.") + key] = {Kind::Integer, 0, 10000, true,
+                                              [member](SystemConfig &c, const Value &v, size_t) { c.tile.timing.*member = unsigned(v.i); }};
+    };
+    timing("supervisor_result_latency", &TileTiming::supervisorResultLatency);
+    timing("supervisor_taken_branch", &TileTiming::supervisorTakenBranch);
+    timing("runall", &TileTiming::runallCycles);
+    timing("put_cccsload", &TileTiming::putCccsloadCycles);
+    timing("sync_local", &TileTiming::syncLocalCycles);
+    timing("worker_start", &TileTiming::workerStartCycles);
+    timing("memory_conflict_stall", &TileTiming::memoryConflictStallCycles);
+    // [tile.fp_worker_cycles]: one key per multi-cycle FP instruction of the ISA table.
+    for (const InsnDesc &d : instructionTable())
+      if (d.timing == TimingClass::FpMultiCycle && !k.count(std::string("tile.fp_worker_cycles.") + d.mnemonic)) {
+        std::string name = d.mnemonic;
+        k["tile.fp_worker_cycles." + name] = {Kind::Integer, 1, 1000, true, [name](SystemConfig &c, const Value &v, size_t) {
+                                                c.tile.timing.fpWorkerCycles[name] = unsigned(v.i);
+                                              }};
+      }
+
     // Members of `[[tile.region]]`, an array of tables: the setter gets the element's index.
     auto region = [&](const char *key, Kind kind, double lo, double hi, auto member) {
       k[std::string("tile.region[].") + key] = {kind, lo, hi, true, [member](SystemConfig &c, const Value &v, size_t i) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,19 @@ struct MemoryRegion {
   bool executable = false; ///< instructions may be fetched from it
 };
 
+/// The tile's timing parameters ([tile.timing] in the configs), in tile cycles unless named
+/// otherwise. Each value's source is documented next to it in mk2.toml.
+struct TileTiming {
+  unsigned supervisorResultLatency = 0;  ///< supervisor: producer issue to dependent issue (no forwarding)
+  unsigned supervisorTakenBranch = 0;    ///< supervisor: taken branch to next issue (pipeline refill)
+  unsigned runallCycles = 0;             ///< supervisor: run/runall to next issue
+  unsigned putCccsloadCycles = 0;        ///< supervisor: put $CCCSLOAD to next issue
+  unsigned syncLocalCycles = 0;          ///< supervisor: last worker exit to the issue after sync LOCAL
+  unsigned workerStartCycles = 0;        ///< run/runall to the new worker's first possible issue
+  unsigned memoryConflictStallCycles = 0;///< extra cycles when one bundle's two accesses hit one element
+  std::map<std::string, unsigned> fpWorkerCycles; ///< multi-cycle FP op -> worker cycles it occupies
+};
+
 struct TileConfig {
   unsigned workerContexts = 0;     ///< worker contexts per tile (the supervisor is extra)
   uint32_t memoryBase = 0;         ///< TMEM_REGION0_BASE_ADDR
@@ -36,6 +50,7 @@ struct TileConfig {
   unsigned maxRepeatBodyBundles = 0;
   unsigned mrfRegisters = 0, arfRegisters = 0; ///< general-purpose registers usable by code
   std::vector<MemoryRegion> regions;
+  TileTiming timing;
 
   /// The region holding `addr`, or nullptr.
   const MemoryRegion *regionOf(uint32_t addr) const;

@@ -1,0 +1,148 @@
+// One tile: memory, the supervisor and six worker contexts, and the instruction-set simulator with
+// the barrel-threaded timing of ipu-facts §2.1 and asm-dialect §3.4 (docs/tile-timing.md).
+#pragma once
+
+#include "ipusim/arch/Config.h"
+#include "ipusim/arch/Isa.h"
+#include "ipusim/sim/SimException.h"
+#include "ipusim/sim/TileMemory.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ipusim::sim {
+
+struct Context;
+struct Op;
+class Tile;
+
+/// Executes one decoded instruction. Handlers live in src/semantics/*.cpp.
+using Handler = void (*)(Tile &, Context &, const Op &);
+
+/// A decoded instruction: the table row, its operand values and its handler.
+struct Op {
+  Handler fn = nullptr;
+  const arch::InsnDesc *desc = nullptr;
+  uint32_t word = 0;
+  int32_t v[arch::kMaxOperands] = {}; ///< decodeOperand() of each operand
+};
+
+constexpr unsigned kSupervisor = 0; ///< context number of the supervisor; workers are 1..6
+
+/// Architectural state of one context.
+struct Context {
+  unsigned id = 0;
+  bool running = false;
+  uint32_t pc = 0;
+  uint32_t m[16] = {}; ///< MRF; m[15] reads 0
+  uint32_t a[16] = {}; ///< ARF; a[14], a[15] read 0
+  // Worker CSRs.
+  uint32_t wsr = 0, vertexBase = 0, workerBase = 0;
+  uint32_t fpCtl = 0, fpSts = 0, tas = 0, prng[4] = {}, prngSeed = 0;
+  // Supervisor CSRs.
+  uint32_t cccsload = 0, fpIctl = 0;
+  // Zero-overhead loop state (rpt).
+  uint32_t rptCount = 0, rptStart = 0, rptEnd = 0;
+  int exitStatus = -1; ///< worker: 0 after exitz (true), 1 after exitnz (false) ...
+  // Timing.
+  uint64_t ready = 0;           ///< earliest tile cycle of the next issue
+  uint64_t regReady[16] = {};   ///< supervisor: cycle each MRF register's value is available
+  uint64_t exitCycle = 0;
+  bool waitingSync = false;     ///< supervisor: in `sync` LOCAL until the workers have exited
+  uint64_t syncCycle = 0;
+  // Results of the current instruction that timing needs.
+  bool branchTaken = false;
+  unsigned extraWorkerCycles = 0; ///< multi-cycle FP ops and memory conflicts
+  // Stats.
+  uint64_t bundles = 0, stallCycles = 0;
+  // Writes to the ARF by the main instruction of a bundle wait until the aux one has read.
+  bool deferArf = false;
+  unsigned deferredCount = 0;
+  uint8_t deferredIndex[4];
+  uint32_t deferredValue[4];
+
+  void setM(unsigned r, uint32_t v) {
+    if (r != 15) m[r] = v;
+  }
+  void setA(unsigned r, uint32_t v) {
+    if (r >= 14) return;
+    if (deferArf) {
+      deferredIndex[deferredCount] = uint8_t(r);
+      deferredValue[deferredCount++] = v;
+    } else {
+      a[r] = v;
+    }
+  }
+};
+
+/// Statistics of one run.
+struct TileStats {
+  uint64_t cycles = 0;
+  uint64_t bundles[7] = {}, stallCycles[7] = {};
+};
+
+class Tile {
+public:
+  Tile(const arch::TileConfig &config, unsigned ipu = 0, unsigned tileId = 0);
+
+  TileMemory &memory() { return memory_; }
+  const arch::TileConfig &config() const { return config_; }
+  Context &context(unsigned i) { return ctx_[i]; }
+  uint64_t cycle() const { return cycle_; }
+
+  /// Maps addresses to source locations for exception reports (may be empty).
+  void setSourceLookup(std::function<std::string(uint32_t)> lookup) { source_ = std::move(lookup); }
+  /// Called for every issued instruction or bundle (for traces): cycle, context, pc, text.
+  void setTraceHook(std::function<void(uint64_t, unsigned, uint32_t, const std::string &)> hook) {
+    trace_ = std::move(hook);
+  }
+
+  /// Starts the supervisor at `pc` with $m0 = `m0` and $lr = the halt address, and runs until it
+  /// returns there. Throws SimException.
+  TileStats runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles = 1ull << 34);
+  /// The address the supervisor returns to when a run is done (outside tile memory).
+  static constexpr uint32_t kHaltAddress = 0x1FFFFC;
+  /// A small boot program outside tile memory: `setzi; setzi; run|runall; sync; br $lr`, which
+  /// starts a worker entry the way Poplar's dispatcher does. Returns its address.
+  uint32_t installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool allWorkers);
+
+  // ---- used by the semantics ----
+  [[noreturn]] void raise(const Context &c, const std::string &reason);
+  uint32_t loadAddress(const Context &c, uint32_t addr, unsigned bytes); ///< checks range and alignment
+  void noteAccess(uint32_t addr);  ///< memory-element conflict tracking within one bundle
+  void startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t vertexBase);
+  void invalidateCode(uint32_t addr, unsigned bytes);
+  uint64_t now() const { return cycle_; }
+  bool anyWorkerRunning() const;
+  uint64_t lastWorkerExit() const;
+  uint32_t *commonWeights() { return cwei_; }
+
+private:
+  arch::TileConfig config_;
+  unsigned ipu_, tileId_;
+  TileMemory memory_;
+  Context ctx_[7];
+  uint64_t cycle_ = 0;
+  std::vector<Op> decoded_;          ///< one per word of the executable region
+  std::vector<uint8_t> decodedValid_;
+  std::vector<Op> bootOps_;          ///< the launcher program
+  uint32_t bootBase_ = 0x1FFF00;     ///< its address (outside tile memory)
+  std::function<std::string(uint32_t)> source_;
+  std::function<void(uint64_t, unsigned, uint32_t, const std::string &)> trace_;
+  uint32_t accessElements_[3];       ///< elements touched by the current bundle
+  unsigned accessCount_ = 0;
+  uint32_t issuePc_ = 0;             ///< pc of the instruction being executed
+  unsigned issueContext_ = 0;
+  uint32_t cwei_[64] = {};           ///< AMP common weights ($CWEI_n_m), written by ld64putcs/ld128putcs
+
+  const Op &fetch(Context &c, uint32_t pc);
+  Op decodeWord(uint32_t word) const;
+  bool isBundle(Context &c, uint32_t pc);
+  void issue(Context &c);
+  std::string describe(const Context &c, uint32_t pc);
+};
+
+} // namespace ipusim::sim

@@ -1,0 +1,47 @@
+// Tile SRAM: 624 KiB at 0x4C000 ([F] S6, [RE] S9), reserved lazily (DESIGN decision 6), with the
+// region, element and interleave layout of arch/configs.
+#pragma once
+
+#include "ipusim/arch/Config.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace ipusim::sim {
+
+class TileMemory {
+public:
+  explicit TileMemory(const arch::TileConfig &tile);
+  ~TileMemory();
+  TileMemory(const TileMemory &) = delete;
+  TileMemory &operator=(const TileMemory &) = delete;
+
+  uint32_t base() const { return base_; }
+  uint32_t end() const { return end_; }
+  bool contains(uint32_t addr, uint32_t bytes) const {
+    return addr >= base_ && uint64_t(addr) + bytes <= end_;
+  }
+  /// Host pointer of a tile address; the caller has checked contains().
+  uint8_t *at(uint32_t addr) { return bytes_ + (addr - base_); }
+  const uint8_t *at(uint32_t addr) const { return bytes_ + (addr - base_); }
+
+  template <class T> T read(uint32_t addr) const {
+    T v;
+    std::memcpy(&v, at(addr), sizeof v);
+    return v;
+  }
+  template <class T> void write(uint32_t addr, T v) { std::memcpy(at(addr), &v, sizeof v); }
+
+  /// True if `addr` is in a region whose 64-bit words alternate between element arrays.
+  bool interleaved(uint32_t addr) const { return addr >= interleavedBase_ && addr < end_; }
+  bool executable(uint32_t addr) const { return addr >= base_ && addr < executableEnd_; }
+  /// The memory element (bank) an access to `addr` uses: one port per element per cycle ([I]
+  /// ipu-facts §2.4); in the interleaved region even and odd 64-bit words are different elements.
+  uint32_t element(uint32_t addr) const;
+
+private:
+  uint8_t *bytes_ = nullptr;
+  uint32_t base_, end_, elementSize_, executableEnd_, interleavedBase_;
+};
+
+} // namespace ipusim::sim

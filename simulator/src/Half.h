@@ -1,0 +1,48 @@
+// IEEE 754 binary16 conversions (round to nearest, ties to even), the f16 format of the tile.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace ipusim::sim {
+
+inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
+  if (exp == 0) {
+    float f = float(man) * 0x1p-24f; // zero or subnormal: exact in binary32
+    return sign ? -f : f;
+  }
+  if (exp == 31) bits = sign | 0x7F800000u | man << 13; // infinity or NaN (payload kept)
+  else bits = sign | (exp + 112) << 23 | man << 13;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Rounds a double to binary16 once (so f16 add, sub and mul computed exactly in double and
+/// rounded here are correctly rounded: their exact results need at most 40 significant bits).
+inline uint16_t doubleToHalf(double d) {
+  uint16_t sign = std::signbit(d) ? 0x8000 : 0;
+  double a = std::fabs(d);
+  if (std::isnan(d)) return sign | 0x7E00;
+  if (a >= 65520.0) return sign | 0x7C00; // rounds to infinity (max finite is 65504)
+  int e;
+  std::frexp(a, &e); // a = f * 2^e, f in [0.5, 1)
+  e -= 1;            // a = g * 2^e, g in [1, 2)
+  if (e < -14) {     // subnormal (or zero): units of 2^-24
+    double q = std::nearbyint(std::ldexp(a, 24));
+    return sign | uint16_t(q); // q == 1024 encodes the smallest normal correctly
+  }
+  double q = std::nearbyint(std::ldexp(a, 10 - e)); // in [1024, 2048]
+  if (q == 2048.0) {
+    q = 1024.0;
+    ++e;
+  }
+  if (e > 15) return sign | 0x7C00;
+  return sign | uint16_t((e + 15) << 10) | uint16_t(uint32_t(q) - 1024);
+}
+
+inline uint16_t floatToHalf(float f) { return doubleToHalf(double(f)); }
+
+} // namespace ipusim::sim

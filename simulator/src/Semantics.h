@@ -1,0 +1,56 @@
+// Shared helpers of the instruction semantics (src/semantics/*.cpp): one handler per mnemonic,
+// registered by name, in the manner of Spike's insns/ (DESIGN "Models to learn from").
+#pragma once
+
+#include "ipusim/sim/Tile.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace ipusim::sim {
+
+/// The handler of each mnemonic; filled by the registration objects of the semantics files.
+std::map<std::string, Handler> &handlerRegistry();
+
+struct RegisterHandler {
+  RegisterHandler(const char *mnemonic, Handler h) { handlerRegistry()[mnemonic] = h; }
+};
+
+#define IPU_SEMANTICS(name)                                                                     \
+  static void sem_##name(Tile &t, Context &c, const Op &op);                                    \
+  static RegisterHandler reg_##name(#name, sem_##name);                                         \
+  static void sem_##name([[maybe_unused]] Tile &t, [[maybe_unused]] Context &c,                 \
+                         [[maybe_unused]] const Op &op)
+
+inline bool isReg(const Op &op, unsigned i) { return op.desc->operands[i].isRegister(); }
+inline bool isArf(const Op &op, unsigned i) { return op.desc->operands[i].isArf(); }
+
+/// Operand i as a 32-bit value: the register's contents, or the immediate.
+inline uint32_t src(const Context &c, const Op &op, unsigned i) {
+  if (!isReg(op, i)) return uint32_t(op.v[i]);
+  return isArf(op, i) ? c.a[op.v[i]] : c.m[op.v[i]];
+}
+inline uint64_t pairA(const Context &c, unsigned r) { return uint64_t(c.a[r]) | uint64_t(c.a[r + 1]) << 32; }
+inline void setPairA(Context &c, unsigned r, uint64_t v) {
+  c.setA(r, uint32_t(v));
+  c.setA(r + 1, uint32_t(v >> 32));
+}
+/// Writes operand 0 (the destination) in its register file.
+inline void setDst(Context &c, const Op &op, uint32_t v) {
+  if (isArf(op, 0)) c.setA(unsigned(op.v[0]), v);
+  else c.setM(unsigned(op.v[0]), v);
+}
+
+inline float asFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint32_t asBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+} // namespace ipusim::sim

@@ -1,0 +1,321 @@
+// The tile: decode cache, the barrel scheduler and the timing rules (docs/tile-timing.md).
+#include "ipusim/sim/Tile.h"
+
+#include "Semantics.h"
+#include "ipusim/arch/Registers.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ipusim::sim {
+
+using namespace ipusim::arch;
+
+std::map<std::string, Handler> &handlerRegistry() {
+  static std::map<std::string, Handler> registry;
+  return registry;
+}
+
+SimException::SimException(unsigned ipu_, unsigned tile_, unsigned context_, uint32_t pc_, std::string insn,
+                           std::string reason_, std::string source_)
+    : std::runtime_error([&] {
+        char pcText[16];
+        std::snprintf(pcText, sizeof pcText, "0x%05x", pc_);
+        std::string who = context_ == kSupervisor ? "supervisor" : "worker " + std::to_string(context_);
+        return "ipu " + std::to_string(ipu_) + ", tile " + std::to_string(tile_) + ", context " +
+               std::to_string(context_) + " (" + who + "), pc " + pcText + " (" + insn + ")" +
+               (source_.empty() ? "" : " at " + source_) + ": " + reason_;
+      }()),
+      ipu(ipu_), tile(tile_), context(context_), pc(pc_), instruction(std::move(insn)), reason(std::move(reason_)),
+      source(std::move(source_)) {}
+
+namespace {
+
+void invalidEncoding(Tile &t, Context &c, const Op &op) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "invalid instruction encoding 0x%08x", op.word);
+  t.raise(c, buf);
+}
+
+void notImplemented(Tile &t, Context &c, const Op &op) {
+  t.raise(c, std::string("'") + op.desc->mnemonic + "' is not implemented by the simulator yet");
+}
+
+constexpr unsigned kBarrelSlots = 6; // [F] S3: six execution slots, round-robin
+
+} // namespace
+
+Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
+    : config_(config), ipu_(ipu), tileId_(tileId), memory_(config) {
+  for (unsigned i = 0; i < 7; ++i) ctx_[i].id = i;
+  uint32_t words = 0;
+  for (const MemoryRegion &r : config.regions)
+    if (r.executable) words = std::max(words, (r.end - config.memoryBase) / 4);
+  decoded_.resize(words);
+  decodedValid_.assign(words, 0);
+}
+
+Op Tile::decodeWord(uint32_t word) const {
+  Op op;
+  op.word = word;
+  op.desc = decode(word);
+  if (!op.desc) {
+    op.fn = invalidEncoding;
+    return op;
+  }
+  for (unsigned i = 0; i < op.desc->numOperands; ++i) op.v[i] = int32_t(decodeOperand(op.desc->operands[i], word));
+  auto it = handlerRegistry().find(op.desc->mnemonic);
+  op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
+  return op;
+}
+
+void Tile::invalidateCode(uint32_t addr, unsigned bytes) {
+  if (addr >= memory_.base() && addr < memory_.base() + decoded_.size() * 4)
+    for (uint32_t a = addr & ~3u; a < addr + bytes && (a - memory_.base()) / 4 < decoded_.size(); a += 4)
+      decodedValid_[(a - memory_.base()) / 4] = 0;
+}
+
+const Op &Tile::fetch(Context &c, uint32_t pc) {
+  if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return bootOps_[(pc - bootBase_) / 4];
+  if (pc & 3) raise(c, "misaligned instruction fetch");
+  if (!memory_.executable(pc)) raise(c, "instruction fetch outside the executable region 0");
+  uint32_t i = (pc - memory_.base()) / 4;
+  if (!decodedValid_[i]) {
+    decoded_[i] = decodeWord(memory_.read<uint32_t>(pc));
+    decodedValid_[i] = 1;
+  }
+  return decoded_[i];
+}
+
+bool Tile::isBundle(Context &c, uint32_t pc) {
+  // [F] S7: a bundle is 8-byte aligned and its words carry the co-issue bit.
+  return pc % 8 == 0 && (fetch(c, pc).word & kCoissueBit);
+}
+
+std::string Tile::describe(const Context &c, uint32_t pc) {
+  Context &cc = const_cast<Context &>(c);
+  auto text = [&](const Op &op) -> std::string {
+    if (!op.desc) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, ".word 0x%08x", op.word);
+      return buf;
+    }
+    std::string s = op.desc->mnemonic;
+    for (unsigned i = 0; i < op.desc->numOperands; ++i) {
+      const OperandDesc &d = op.desc->operands[i];
+      s += i ? ", " : " ";
+      if (d.isRegister()) s += registerName(d.isArf() ? RegFile::A : RegFile::M, unsigned(op.v[i]), d.registerCount());
+      else s += std::to_string(op.v[i]);
+    }
+    return s;
+  };
+  try {
+    const Op &op = fetch(cc, pc);
+    if (pc % 8 == 0 && (op.word & kCoissueBit) && (pc + 4 < memory_.end() || pc >= bootBase_))
+      return "{ " + text(op) + " ; " + text(fetch(cc, pc + 4)) + " }";
+    return text(op);
+  } catch (const SimException &) {
+    return "no instruction";
+  }
+}
+
+void Tile::raise(const Context &c, const std::string &reason) {
+  uint32_t pc = issuePc_;
+  std::string insn = (pc >= memory_.base() && pc < memory_.end()) || pc >= bootBase_ ? describe(c, pc) : "no instruction";
+  throw SimException(ipu_, tileId_, c.id, pc, insn, reason, source_ ? source_(pc) : "");
+}
+
+uint32_t Tile::loadAddress(const Context &c, uint32_t addr, unsigned bytes) {
+  if (!memory_.contains(addr, bytes)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%u-byte access at 0x%x is outside tile memory 0x%x..0x%x", bytes, addr,
+                  memory_.base(), memory_.end());
+    raise(c, buf);
+  }
+  if (addr % bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "misaligned %u-byte access at 0x%x", bytes, addr);
+    raise(c, buf);
+  }
+  return addr;
+}
+
+void Tile::noteAccess(uint32_t addr) {
+  uint32_t e = memory_.element(addr);
+  for (unsigned i = 0; i < accessCount_; ++i)
+    if (accessElements_[i] == e) {
+      // Two accesses of one instruction to one element take an extra cycle (ipu-facts §2.4 [I];
+      // the stall is the named parameter tile.timing.memory_conflict_stall).
+      Context &c = ctx_[issueContext_];
+      c.extraWorkerCycles += (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+    }
+  if (accessCount_ < 3) accessElements_[accessCount_++] = e;
+}
+
+bool Tile::anyWorkerRunning() const {
+  for (unsigned w = 1; w <= 6; ++w)
+    if (ctx_[w].running) return true;
+  return false;
+}
+
+uint64_t Tile::lastWorkerExit() const {
+  uint64_t last = 0;
+  for (unsigned w = 1; w <= 6; ++w) last = std::max(last, ctx_[w].exitCycle);
+  return last;
+}
+
+void Tile::startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t vertexBase) {
+  Context &w = ctx_[worker];
+  if (w.running) raise(sup, "worker " + std::to_string(worker) + " is still running");
+  w.running = true;
+  w.pc = entry;
+  w.vertexBase = vertexBase;
+  w.m[13] = vertexBase;                    // $mvertex_base ([F] S2)
+  w.m[12] = w.workerBase;                  // $mworker_base
+  w.wsr = worker - 1;                      // context id minus one (TileConstants.hpp, ours)
+  w.fpCtl = 0;                             // [F] S2: initialised from $FP_ICTL at launch
+  w.fpSts = 0;
+  w.rptCount = 0;
+  w.exitStatus = -1;
+  w.ready = cycle_ + config_.timing.workerStartCycles;
+}
+
+uint32_t Tile::installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool allWorkers) {
+  auto row = [](const char *mn, const char *spec) -> const InsnDesc & {
+    for (const InsnDesc *d : variantsOf(mn))
+      if (std::string(d->spec) == spec) return *d;
+    throw std::logic_error(std::string("no row ") + mn);
+  };
+  auto add = [&](const InsnDesc &d, std::vector<int64_t> v) { bootOps_.push_back(decodeWord(encode(d, v.data()))); };
+  bootOps_.clear();
+  // run takes its vertex base relative to TMEM_REGION0_BASE_ADDR ([F] S2), runall absolute.
+  uint32_t base = allWorkers ? vertexBase : vertexBase - config_.memoryBase;
+  add(row("setzi", "mw:A, z20@0"), {1, entry});
+  add(row("setzi", "mw:A, z20@0"), {2, base & 0xFFFFF});
+  add(row(allWorkers ? "runall" : "run", "m:B, m:A, z16@0"), {1, 2, 0});
+  add(row("sync", "z4@0"), {2});
+  add(row("br", "m:A"), {10});
+  return bootBase_;
+}
+
+void Tile::issue(Context &c) {
+  const uint32_t pc = c.pc;
+  issuePc_ = pc;
+  issueContext_ = c.id;
+  const Op &main = fetch(c, pc);
+  const bool bundle = isBundle(c, pc);
+  const Op *aux = bundle ? &fetch(c, pc + 4) : nullptr;
+  const ModeMask mode = c.id == kSupervisor ? arch::kSupervisor : kWorker;
+  for (const Op *op : {&main, aux})
+    if (op && op->desc && !op->desc->allowedIn(mode))
+      raise(c, std::string("'") + op->desc->mnemonic + "' is not available in " +
+                   (c.id == kSupervisor ? "supervisor" : "worker") + " mode");
+
+  if (c.id == kSupervisor) {
+    // No forwarding: wait until every source register has been written back.
+    uint64_t need = 0;
+    for (unsigned i = 0; main.desc && i < main.desc->numOperands; ++i) {
+      const OperandDesc &d = main.desc->operands[i];
+      if (!d.isRegister() || d.isArf()) continue;
+      bool readsIt = !d.written || d.kind == OperandKind::MPostInc || d.kind == OperandKind::MPairPostInc ||
+                     d.kind == OperandKind::MAutoInc || std::string(main.desc->mnemonic).rfind("brnzdec", 0) == 0 ||
+                     std::string(main.desc->mnemonic).rfind("brzdec", 0) == 0 || std::string(main.desc->mnemonic) == "movnz";
+      if (!readsIt) continue;
+      for (unsigned r = 0; r < d.registerCount(); ++r) need = std::max(need, c.regReady[unsigned(main.v[i]) + r]);
+    }
+    if (cycle_ < need) {
+      ++c.stallCycles;
+      return;
+    }
+  }
+
+  c.branchTaken = false;
+  c.extraWorkerCycles = 0;
+  accessCount_ = 0;
+  c.pc = pc + (bundle ? 8 : 4);
+  unsigned supervisorDelay = 1;
+  if (bundle) {
+    c.deferArf = true;
+    c.deferredCount = 0;
+    main.fn(*this, c, main);
+    c.deferArf = false;
+    aux->fn(*this, c, *aux);
+    for (unsigned i = 0; i < c.deferredCount; ++i) c.a[c.deferredIndex[i]] = c.deferredValue[i];
+  } else {
+    main.fn(*this, c, main);
+  }
+  ++c.bundles;
+  if (trace_) trace_(cycle_, c.id, pc, describe(c, pc));
+  // rpt: zero-overhead loop back at the end of the body ([F] S5).
+  if (c.rptCount && !c.branchTaken && c.pc == c.rptEnd && --c.rptCount) c.pc = c.rptStart;
+
+  if (c.id == kSupervisor) {
+    const InsnDesc *d = main.desc;
+    if (c.branchTaken) supervisorDelay = config_.timing.supervisorTakenBranch;
+    else if (d->timing == TimingClass::RunWorker) supervisorDelay = config_.timing.runallCycles;
+    else if (d->timing == TimingClass::Csr && std::string(d->mnemonic) == "put" && main.v[0] == 80)
+      supervisorDelay = config_.timing.putCccsloadCycles;
+    supervisorDelay += c.extraWorkerCycles * kBarrelSlots;
+    c.ready = std::max(c.ready, cycle_ + supervisorDelay);
+    for (unsigned i = 0; i < d->numOperands; ++i) {
+      const OperandDesc &od = d->operands[i];
+      if (od.isRegister() && !od.isArf() && od.written)
+        for (unsigned r = 0; r < od.registerCount(); ++r)
+          c.regReady[unsigned(main.v[i]) + r] = cycle_ + config_.timing.supervisorResultLatency;
+    }
+  } else if (c.running) {
+    unsigned turns = 1 + c.extraWorkerCycles;
+    c.ready = cycle_ + kBarrelSlots * turns;
+  }
+}
+
+TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
+  for (unsigned i = 0; i < 7; ++i) {
+    Context fresh;
+    fresh.id = i;
+    fresh.workerBase = ctx_[i].workerBase;
+    ctx_[i] = fresh;
+  }
+  Context &sup = ctx_[kSupervisor];
+  sup.running = true;
+  sup.pc = pc;
+  sup.m[0] = m0;
+  sup.m[10] = kHaltAddress;
+  cycle_ = 0;
+  for (;; ++cycle_) {
+    if (cycle_ >= maxCycles) {
+      issuePc_ = sup.pc;
+      raise(sup, "no return to the caller within " + std::to_string(maxCycles) + " cycles");
+    }
+    Context &w = ctx_[1 + cycle_ % kBarrelSlots];
+    if (w.running) {
+      // A running worker owns its slot ([F] S3): it issues when ready, else the slot idles.
+      if (cycle_ >= w.ready) issue(w);
+      else ++w.stallCycles;
+      continue;
+    }
+    if (sup.waitingSync) {
+      if (anyWorkerRunning()) continue;
+      sup.waitingSync = false;
+      sup.ready = std::max(sup.ready, std::max(sup.syncCycle, lastWorkerExit()) + config_.timing.syncLocalCycles);
+    }
+    if (sup.pc == kHaltAddress && cycle_ >= sup.ready) {
+      if (anyWorkerRunning()) {
+        issuePc_ = kHaltAddress;
+        raise(sup, "the supervisor returned while workers are still running");
+      }
+      break;
+    }
+    if (cycle_ >= sup.ready) issue(sup);
+    else ++sup.stallCycles;
+  }
+  TileStats s;
+  s.cycles = cycle_;
+  for (unsigned i = 0; i < 7; ++i) {
+    s.bundles[i] = ctx_[i].bundles;
+    s.stallCycles[i] = ctx_[i].stallCycles;
+  }
+  return s;
+}
+
+} // namespace ipusim::sim

@@ -1,0 +1,156 @@
+// Control flow, worker exit, CSRs, starting workers and sync ([F] S2, S3; asm-dialect §3.1).
+#include "../Semantics.h"
+
+#include <cstdio>
+
+namespace ipusim::sim {
+
+namespace {
+void branch(Context &c, uint32_t target) {
+  c.pc = target;
+  c.branchTaken = true;
+}
+void exitWorker(Tile &t, Context &c, bool status) {
+  c.exitStatus = status ? 1 : 0;
+  c.running = false;
+  c.exitCycle = t.now();
+}
+std::string hex(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%x", v);
+  return b;
+}
+} // namespace
+
+IPU_SEMANTICS(br) { branch(c, c.m[op.v[0]]); }
+IPU_SEMANTICS(bri) { branch(c, uint32_t(op.v[0])); }
+IPU_SEMANTICS(brz) { if (c.m[op.v[0]] == 0) branch(c, uint32_t(op.v[1])); }
+IPU_SEMANTICS(brnz) { if (c.m[op.v[0]] != 0) branch(c, uint32_t(op.v[1])); }
+IPU_SEMANTICS(brneg) { if (int32_t(c.m[op.v[0]]) < 0) branch(c, uint32_t(op.v[1])); }
+IPU_SEMANTICS(brpos) { if (int32_t(c.m[op.v[0]]) > 0) branch(c, uint32_t(op.v[1])); }
+// brnzdec: if the register is not zero, decrement it and branch ([F] S2).
+IPU_SEMANTICS(brnzdec) {
+  uint32_t r = c.m[op.v[0]];
+  if (r == 0) return;
+  c.setM(unsigned(op.v[0]), r - 1);
+  branch(c, uint32_t(op.v[1]));
+}
+// brzdec: branch if the register is zero; decrement it either way ([F] S2).
+IPU_SEMANTICS(brzdec) {
+  uint32_t r = c.m[op.v[0]];
+  c.setM(unsigned(op.v[0]), r - 1);
+  if (r == 0) branch(c, uint32_t(op.v[1]));
+}
+IPU_SEMANTICS(call) {
+  c.setM(unsigned(op.v[0]), c.pc); // the link register gets the next instruction's address
+  branch(c, uint32_t(op.v[1]));
+}
+
+// rpt: the next (imm + 1) bundles run `count` times with no loop overhead ([F] S2, S5).
+IPU_SEMANTICS(rpt) {
+  uint32_t count = (isReg(op, 0) ? c.m[op.v[0]] : uint32_t(op.v[0])) &
+                   ((1u << t.config().repeatCountBits) - 1); // [F] S6: 16-bit count on ipu2
+  uint32_t body = c.pc, end = body + 8 * (uint32_t(op.v[1]) + 1);
+  if (body % 8) t.raise(c, "repeat body at " + hex(body) + " is not 8-byte aligned");
+  if (c.rptCount) t.raise(c, "rpt inside a repeat body");
+  if (count == 0) {
+    c.pc = end;
+    return;
+  }
+  c.rptCount = count;
+  c.rptStart = body;
+  c.rptEnd = end;
+}
+
+// Worker exits: the Boolean status goes to the supervisor (asm-dialect §3.1).
+IPU_SEMANTICS(exitz) { exitWorker(t, c, c.m[op.v[0]] == 0); }
+IPU_SEMANTICS(exitnz) { exitWorker(t, c, c.m[op.v[0]] != 0); }
+IPU_SEMANTICS(exitneg) { exitWorker(t, c, int32_t(c.m[op.v[0]]) < 0); }
+IPU_SEMANTICS(exitpos) { exitWorker(t, c, int32_t(c.m[op.v[0]]) > 0); }
+IPU_SEMANTICS(trap) { t.raise(c, "trap " + std::to_string(op.v[0])); }
+
+// CSRs (indices: asm-dialect §2.2 and arch/src/Registers.cpp).
+IPU_SEMANTICS(get) {
+  uint32_t v;
+  unsigned i = unsigned(op.v[1]);
+  if (c.id != kSupervisor) {
+    switch (i) {
+    case 1: v = c.wsr; break;
+    case 2: v = c.vertexBase; break;
+    case 3: v = c.workerBase; break;
+    case 4: v = c.rptCount; break;
+    case 96: v = uint32_t(t.now()); break;
+    case 97: v = uint32_t(t.now() >> 32); break;
+    default: t.raise(c, "worker CSR " + std::to_string(i) + " is not modelled yet");
+    }
+  } else {
+    switch (i) {
+    case 3: v = 0; break; // $TILE_ID: tile 0 of a single-tile run
+    case 32: v = c.fpIctl; break;
+    case 80: v = c.cccsload; break;
+    case 96: v = uint32_t(t.now()); break;
+    case 97: v = uint32_t(t.now() >> 32); break;
+    default:
+      if (i >= 33 && i <= 38) v = t.context(i - 32).workerBase;
+      else t.raise(c, "supervisor CSR " + std::to_string(i) + " is not modelled yet");
+    }
+  }
+  c.setM(unsigned(op.v[0]), v);
+}
+IPU_SEMANTICS(put) {
+  unsigned i = unsigned(op.v[0]);
+  uint32_t v = c.m[op.v[1]];
+  if (c.id == kSupervisor && i == 80) c.cccsload = v;
+  else if (c.id == kSupervisor && i == 32) c.fpIctl = v;
+  else if (c.id == kSupervisor && i >= 33 && i <= 38) t.context(i - 32).workerBase = v;
+  else t.raise(c, std::string(c.id == kSupervisor ? "supervisor" : "worker") + " CSR " + std::to_string(i) +
+                      " cannot be written (or is not modelled yet)");
+}
+IPU_SEMANTICS(uget) {
+  unsigned i = unsigned(op.v[1]) & 0xFF;
+  uint32_t v = 0;
+  switch (i) {
+  case 0: v = c.fpSts; break;
+  case 2: v = c.fpCtl; break;
+  case 3: case 4: case 5: case 6: v = c.prng[i - 3]; break;
+  case 7: v = c.prngSeed; break;
+  case 8: v = c.tas; break;
+  default: t.raise(c, "uget of CSR " + std::to_string(i) + " is not modelled yet");
+  }
+  c.setA(unsigned(op.v[0]), v);
+}
+IPU_SEMANTICS(uput) {
+  unsigned i = unsigned(op.v[0]) & 0xFF;
+  uint32_t v = c.a[op.v[1]];
+  switch (i) {
+  case 1: c.fpSts = 0; break; // $FP_CLR: clears the status (accumulators: with the AMP model)
+  case 2: c.fpCtl = v; break;
+  case 3: case 4: case 5: case 6: c.prng[i - 3] = v; break;
+  case 7: c.prngSeed = v; break;
+  case 8: c.tas = v; break;
+  default: t.raise(c, "uput of CSR " + std::to_string(i) + " is not modelled yet");
+  }
+}
+
+// run: one worker, vertex base relative to TMEM_REGION0_BASE_ADDR; runall: all six, worker n at
+// base + n * imm * 4; an exception if a worker is still running ([F] S2 runall.md; asm-dialect §3.1).
+IPU_SEMANTICS(run) {
+  uint32_t vbase = c.m[op.v[1]] + uint32_t(op.v[2]) * 4 + t.config().memoryBase;
+  for (unsigned w = 1; w <= 6; ++w)
+    if (!t.context(w).running) return t.startWorker(c, w, c.m[op.v[0]], vbase);
+  t.raise(c, "run with all six workers running");
+}
+IPU_SEMANTICS(runall) {
+  if (t.anyWorkerRunning()) t.raise(c, "runall while a worker is still running");
+  for (unsigned w = 1; w <= 6; ++w) t.startWorker(c, w, c.m[op.v[0]], c.m[op.v[1]] + (w - 1) * uint32_t(op.v[2]) * 4);
+}
+
+// sync LOCAL (zone 2, [RE] S8): the supervisor waits until its workers have exited.
+IPU_SEMANTICS(sync) {
+  if (op.v[0] != 2)
+    t.raise(c, "sync zone " + std::to_string(op.v[0]) + " needs the IPU model (sync controller); a tile run has only LOCAL");
+  c.waitingSync = true;
+  c.syncCycle = t.now();
+}
+
+} // namespace ipusim::sim

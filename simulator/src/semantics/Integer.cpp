@@ -1,0 +1,73 @@
+// Integer instructions of the MAIN (MRF) and AUX (ARF) pipelines ([F] S2; ipu-facts §3.1).
+// Where the ISA documentation is not public in detail, the behaviour chosen is stated.
+#include "../Semantics.h"
+
+namespace ipusim::sim {
+
+namespace {
+uint32_t a1(const Context &c, const Op &op) { return src(c, op, 1); }
+uint32_t a2(const Context &c, const Op &op) { return src(c, op, 2); }
+// Shifts by 32 or more give 0 (or the sign, for shrs): ours.
+uint32_t shl(uint32_t x, uint32_t n) { return n >= 32 ? 0 : x << n; }
+uint32_t shr(uint32_t x, uint32_t n) { return n >= 32 ? 0 : x >> n; }
+uint32_t shrs(uint32_t x, uint32_t n) { return uint32_t(int32_t(x) >> (n >= 32 ? 31 : n)); }
+} // namespace
+
+IPU_SEMANTICS(add) { setDst(c, op, a1(c, op) + a2(c, op)); }
+IPU_SEMANTICS(sub) { setDst(c, op, a1(c, op) - a2(c, op)); } // sub $d, x, y = x - y
+IPU_SEMANTICS(mul) { setDst(c, op, uint32_t(int32_t(a1(c, op)) * int32_t(a2(c, op)))); }
+IPU_SEMANTICS(and) { setDst(c, op, a1(c, op) & a2(c, op)); }
+IPU_SEMANTICS(andc) { setDst(c, op, a1(c, op) & ~a2(c, op)); }
+IPU_SEMANTICS(or) { setDst(c, op, a1(c, op) | a2(c, op)); }
+IPU_SEMANTICS(xor) { setDst(c, op, a1(c, op) ^ a2(c, op)); }
+IPU_SEMANTICS(xnor) { setDst(c, op, ~(a1(c, op) ^ a2(c, op))); }
+IPU_SEMANTICS(not) { setDst(c, op, ~a1(c, op)); }
+IPU_SEMANTICS(shl) { setDst(c, op, shl(a1(c, op), a2(c, op))); }
+IPU_SEMANTICS(shr) { setDst(c, op, shr(a1(c, op), a2(c, op))); }
+IPU_SEMANTICS(shrs) { setDst(c, op, shrs(a1(c, op), a2(c, op))); }
+IPU_SEMANTICS(min) { setDst(c, op, uint32_t(std::min(int32_t(a1(c, op)), int32_t(a2(c, op))))); }
+IPU_SEMANTICS(max) { setDst(c, op, uint32_t(std::max(int32_t(a1(c, op)), int32_t(a2(c, op))))); }
+IPU_SEMANTICS(cmpeq) { setDst(c, op, a1(c, op) == a2(c, op)); }
+IPU_SEMANTICS(cmpne) { setDst(c, op, a1(c, op) != a2(c, op)); }
+IPU_SEMANTICS(cmpslt) { setDst(c, op, int32_t(a1(c, op)) < int32_t(a2(c, op))); }
+IPU_SEMANTICS(cmpult) { setDst(c, op, a1(c, op) < a2(c, op)); }
+IPU_SEMANTICS(abs) { setDst(c, op, uint32_t(std::abs(int64_t(int32_t(a1(c, op)))))); }
+IPU_SEMANTICS(clz) { uint32_t x = a1(c, op); setDst(c, op, x ? uint32_t(__builtin_clz(x)) : 32); }
+IPU_SEMANTICS(popc) { setDst(c, op, uint32_t(__builtin_popcount(a1(c, op)))); }
+IPU_SEMANTICS(setzi) { setDst(c, op, uint32_t(op.v[1])); }
+IPU_SEMANTICS(atom) { c.setM(unsigned(op.v[0]), c.a[op.v[1]]); } // ARF to MRF, no conversion
+IPU_SEMANTICS(movnz) {                                             // $d = $b if $a != 0
+  if (c.m[op.v[1]] != 0) c.setM(unsigned(op.v[0]), c.m[op.v[2]]);
+}
+IPU_SEMANTICS(movz) { sem_movnz(t, c, op); }
+IPU_SEMANTICS(bitrev8) {
+  uint32_t x = a1(c, op), r = 0;
+  for (int b = 0; b < 32; ++b)
+    if (x >> b & 1) r |= 1u << ((b & ~7) | (7 - (b & 7)));
+  setDst(c, op, r);
+}
+IPU_SEMANTICS(swap8) { setDst(c, op, __builtin_bswap32(a1(c, op))); }
+IPU_SEMANTICS(swap16) { uint32_t x = a1(c, op); setDst(c, op, x << 16 | x >> 16); }
+// sort4x16lo/hi: the low (high) halves of the two sources, first source in the low half.
+IPU_SEMANTICS(sort4x16lo) { setDst(c, op, (a1(c, op) & 0xFFFF) | a2(c, op) << 16); }
+IPU_SEMANTICS(sort4x16hi) { setDst(c, op, a1(c, op) >> 16 | (a2(c, op) & 0xFFFF0000u)); }
+// roll16: the high half of the first source and the low half of the second ([I]).
+IPU_SEMANTICS(roll16) { setDst(c, op, a1(c, op) >> 16 | a2(c, op) << 16); }
+
+// 64-bit ARF logic.
+IPU_SEMANTICS(and64) { setPairA(c, unsigned(op.v[0]), pairA(c, unsigned(op.v[1])) & pairA(c, unsigned(op.v[2]))); }
+IPU_SEMANTICS(andc64) { setPairA(c, unsigned(op.v[0]), pairA(c, unsigned(op.v[1])) & ~pairA(c, unsigned(op.v[2]))); }
+IPU_SEMANTICS(or64) { setPairA(c, unsigned(op.v[0]), pairA(c, unsigned(op.v[1])) | pairA(c, unsigned(op.v[2]))); }
+IPU_SEMANTICS(not64) { setPairA(c, unsigned(op.v[0]), ~pairA(c, unsigned(op.v[1]))); }
+IPU_SEMANTICS(sort4x32lo) { setPairA(c, unsigned(op.v[0]), uint64_t(c.a[op.v[1]]) | uint64_t(c.a[op.v[2]]) << 32); }
+IPU_SEMANTICS(sort4x32hi) { setPairA(c, unsigned(op.v[0]), uint64_t(c.a[op.v[1] + 1]) | uint64_t(c.a[op.v[2] + 1]) << 32); }
+
+// tapack: three 21-bit addresses in an MRF pair (asm-dialect §2.6): bits 0-20, 21-41, 42-62.
+IPU_SEMANTICS(tapack) {
+  uint64_t packed = uint64_t(c.m[op.v[1]] & 0x1FFFFF) | uint64_t(c.m[op.v[2]] & 0x1FFFFF) << 21 |
+                    uint64_t(c.m[op.v[3]] & 0x1FFFFF) << 42;
+  c.setM(unsigned(op.v[0]), uint32_t(packed));
+  c.setM(unsigned(op.v[0]) + 1, uint32_t(packed >> 32));
+}
+
+} // namespace ipusim::sim

@@ -1,0 +1,161 @@
+// Loads and stores ([F] S2; asm-dialect §2.6): base + delta + offset scaled by the access size,
+// post-incrementing step forms, the triple-packed pace forms, and the AMP weight loads.
+#include "../Semantics.h"
+
+namespace ipusim::sim {
+
+namespace {
+
+/// Address of the `base, delta, offset` forms: operands 1, 2, 3.
+uint32_t effective(const Context &c, const Op &op, unsigned size) {
+  return c.m[op.v[1]] + c.m[op.v[2]] + src(c, op, 3) * size;
+}
+
+/// Address of the step forms (`base, delta+=, stride`), post-incrementing the delta register.
+uint32_t stepAddress(Context &c, const Op &op, unsigned size) {
+  uint32_t addr = c.m[op.v[1]] + c.m[op.v[2]];
+  int32_t stride = isReg(op, 3) ? int32_t(c.m[op.v[3]]) : op.v[3];
+  c.setM(unsigned(op.v[2]), c.m[op.v[2]] + uint32_t(stride) * size);
+  return addr;
+}
+
+template <class T> T load(Tile &t, const Context &c, uint32_t addr) {
+  t.loadAddress(c, addr, sizeof(T));
+  return t.memory().read<T>(addr);
+}
+template <class T> void store(Tile &t, const Context &c, uint32_t addr, T v) {
+  t.loadAddress(c, addr, sizeof(T));
+  t.memory().write<T>(addr, v);
+  t.invalidateCode(addr, sizeof(T));
+}
+
+void loadTo(Tile &t, Context &c, const Op &op, uint32_t addr, unsigned size, bool sign) {
+  uint32_t v = size == 4   ? load<uint32_t>(t, c, addr)
+               : size == 2 ? (sign ? uint32_t(int32_t(load<int16_t>(t, c, addr))) : load<uint16_t>(t, c, addr))
+                           : (sign ? uint32_t(int32_t(load<int8_t>(t, c, addr))) : load<uint8_t>(t, c, addr));
+  setDst(c, op, v);
+}
+
+void load64(Tile &t, Context &c, unsigned dst, uint32_t addr) { setPairA(c, dst, load<uint64_t>(t, c, addr)); }
+
+void load128(Tile &t, Context &c, unsigned dst, uint32_t addr) {
+  // [F] S2: 128-bit loads work only in interleaved memory.
+  if (!t.memory().interleaved(addr) && t.memory().contains(addr, 16))
+    t.raise(c, "ld128 from 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%x", addr); return std::string(b); }() +
+                   ", which is not in interleaved memory");
+  load64(t, c, dst, addr);
+  load64(t, c, dst + 2, addr + 8);
+}
+
+// ---- triple-packed addresses (tapack): three 21-bit addresses in an MRF pair ----
+struct Packed {
+  uint64_t bits;
+  uint32_t addr(unsigned k) const { return uint32_t(bits >> (21 * k)) & 0x1FFFFF; }
+  void add(unsigned k, int32_t delta) {
+    uint64_t a = (addr(k) + uint32_t(delta)) & 0x1FFFFF;
+    bits = (bits & ~(uint64_t(0x1FFFFF) << (21 * k))) | a << (21 * k);
+  }
+};
+Packed readPacked(const Context &c, unsigned r) { return {uint64_t(c.m[r]) | uint64_t(c.m[r + 1]) << 32}; }
+void writePacked(Context &c, unsigned r, Packed p) {
+  c.setM(r, uint32_t(p.bits));
+  c.setM(r + 1, uint32_t(p.bits >> 32));
+}
+/// The post-increment a 2-bit stride select gives, in bytes: 0 = one 64-bit atom, 1..3 = the
+/// signed 10-bit stride field 0..2 of the stride register, in atoms (asm-dialect §2.6).
+int32_t paceIncrement(uint32_t strides, unsigned select) {
+  if (select == 0) return 8;
+  int32_t field = int32_t(strides >> (10 * (select - 1)) & 0x3FF);
+  if (field & 0x200) field -= 0x400;
+  return field * 8;
+}
+
+} // namespace
+
+IPU_SEMANTICS(ld32) { loadTo(t, c, op, effective(c, op, 4), 4, false); }
+IPU_SEMANTICS(ldz16) { loadTo(t, c, op, effective(c, op, 2), 2, false); }
+IPU_SEMANTICS(lds16) { loadTo(t, c, op, effective(c, op, 2), 2, true); }
+IPU_SEMANTICS(ldz8) { loadTo(t, c, op, effective(c, op, 1), 1, false); }
+IPU_SEMANTICS(lds8) { loadTo(t, c, op, effective(c, op, 1), 1, true); }
+IPU_SEMANTICS(ld32step) { loadTo(t, c, op, stepAddress(c, op, 4), 4, false); }
+IPU_SEMANTICS(ldz16step) { loadTo(t, c, op, stepAddress(c, op, 2), 2, false); }
+IPU_SEMANTICS(lds16step) { loadTo(t, c, op, stepAddress(c, op, 2), 2, true); }
+IPU_SEMANTICS(ldz8step) { loadTo(t, c, op, stepAddress(c, op, 1), 1, false); }
+IPU_SEMANTICS(lds8step) { loadTo(t, c, op, stepAddress(c, op, 1), 1, true); }
+// ldb16: a half loaded into both halves of an ARF register.
+IPU_SEMANTICS(ldb16) { uint32_t h = load<uint16_t>(t, c, effective(c, op, 2)); c.setA(unsigned(op.v[0]), h | h << 16); }
+IPU_SEMANTICS(ldb16step) { uint32_t h = load<uint16_t>(t, c, stepAddress(c, op, 2)); c.setA(unsigned(op.v[0]), h | h << 16); }
+IPU_SEMANTICS(ld64) { load64(t, c, unsigned(op.v[0]), effective(c, op, 8)); }
+IPU_SEMANTICS(ld64step) { load64(t, c, unsigned(op.v[0]), stepAddress(c, op, 8)); }
+IPU_SEMANTICS(ld128) { load128(t, c, unsigned(op.v[0]), effective(c, op, 16)); }
+IPU_SEMANTICS(ld128step) { load128(t, c, unsigned(op.v[0]), stepAddress(c, op, 16)); }
+
+IPU_SEMANTICS(st32) { store<uint32_t>(t, c, effective(c, op, 4), src(c, op, 0)); }
+IPU_SEMANTICS(st32step) { store<uint32_t>(t, c, stepAddress(c, op, 4), src(c, op, 0)); }
+IPU_SEMANTICS(st64) { store<uint64_t>(t, c, effective(c, op, 8), pairA(c, unsigned(op.v[0]))); }
+IPU_SEMANTICS(st64step) { store<uint64_t>(t, c, stepAddress(c, op, 8), pairA(c, unsigned(op.v[0]))); }
+IPU_SEMANTICS(stm32) { store<uint32_t>(t, c, c.m[op.v[1]] + c.m[op.v[2]] * 4, c.m[op.v[0]]); }
+IPU_SEMANTICS(stm32step) {
+  uint32_t addr = c.m[op.v[1]];
+  c.setM(unsigned(op.v[1]), addr + c.m[op.v[2]] * 4);
+  store<uint32_t>(t, c, addr, c.m[op.v[0]]);
+}
+
+// Pace forms: address 0 and 1 are loaded, address 2 is stored (asm-dialect §2.6: "xx=outPtr,
+// yy=partialsInPtr, zz=inPtr"); each 2-bit select, lowest first, post-increments one address.
+IPU_SEMANTICS(ld2x64pace) {
+  Packed p = readPacked(c, unsigned(op.v[2]));
+  uint32_t strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  t.noteAccess(p.addr(0));
+  t.noteAccess(p.addr(1));
+  load64(t, c, unsigned(op.v[0]), p.addr(0));
+  load64(t, c, unsigned(op.v[1]), p.addr(1));
+  p.add(0, paceIncrement(strides, sel & 3));
+  p.add(1, paceIncrement(strides, sel >> 2 & 3));
+  writePacked(c, unsigned(op.v[2]), p);
+}
+IPU_SEMANTICS(ldst64pace) {
+  Packed p = readPacked(c, unsigned(op.v[2]));
+  uint32_t strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  t.noteAccess(p.addr(0));
+  t.noteAccess(p.addr(2));
+  uint64_t data = pairA(c, unsigned(op.v[1]));
+  load64(t, c, unsigned(op.v[0]), p.addr(0));
+  store<uint64_t>(t, c, p.addr(2), data);
+  p.add(0, paceIncrement(strides, sel & 3));
+  p.add(2, paceIncrement(strides, sel >> 2 & 3));
+  writePacked(c, unsigned(op.v[2]), p);
+}
+IPU_SEMANTICS(ld2xst64pace) {
+  Packed p = readPacked(c, unsigned(op.v[2]));
+  uint32_t strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  for (unsigned k = 0; k < 3; ++k) t.noteAccess(p.addr(k));
+  uint64_t data = pairA(c, unsigned(op.v[1]));
+  load64(t, c, unsigned(op.v[0]), p.addr(0));
+  load64(t, c, unsigned(op.v[0]) + 2, p.addr(1));
+  store<uint64_t>(t, c, p.addr(2), data);
+  for (unsigned k = 0; k < 3; ++k) p.add(k, paceIncrement(strides, sel >> (2 * k) & 3));
+  writePacked(c, unsigned(op.v[2]), p);
+}
+IPU_SEMANTICS(st64pace) {
+  Packed p = readPacked(c, unsigned(op.v[1]));
+  store<uint64_t>(t, c, p.addr(2), pairA(c, unsigned(op.v[0])));
+  p.add(2, paceIncrement(c.m[op.v[2]], uint32_t(op.v[3]) & 3));
+  writePacked(c, unsigned(op.v[1]), p);
+}
+
+// AMP weights: loaded from $CCCSLOAD, which post-increments ([F] S2).
+IPU_SEMANTICS(ld64putcs) {
+  uint64_t v = load<uint64_t>(t, c, c.cccsload);
+  unsigned k = unsigned(op.v[0]) % 64;
+  t.commonWeights()[k] = uint32_t(v);
+  t.commonWeights()[(k + 1) % 64] = uint32_t(v >> 32);
+  c.cccsload += 8;
+}
+IPU_SEMANTICS(ld128putcs) {
+  if (!t.memory().interleaved(c.cccsload)) t.raise(c, "ld128putcs needs $CCCSLOAD in interleaved memory");
+  for (unsigned i = 0; i < 4; ++i) t.commonWeights()[(unsigned(op.v[0]) + i) % 64] = load<uint32_t>(t, c, c.cccsload + 4 * i);
+  c.cccsload += 16;
+}
+
+} // namespace ipusim::sim

@@ -1,0 +1,147 @@
+// ipusim run-tile: one tile image on one simulated tile, with JSON stats (docs/tile-timing.md).
+#include "RunTile.h"
+
+#include "ipusim/arch/Config.h"
+#include "ipusim/cc/Object.h"
+#include "ipusim/sim/Tile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+namespace ipusim::tools {
+
+namespace {
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+uint32_t parseAddress(const std::string &text, const std::string &what) {
+  try {
+    size_t used;
+    unsigned long v = std::stoul(text, &used, 0);
+    if (used != text.size() || v > 0xFFFFFFFFul) throw std::invalid_argument(text);
+    return uint32_t(v);
+  } catch (const std::exception &) {
+    throw BadInput("ipusim: error: " + what + ": '" + text + "' is not a number");
+  }
+}
+
+void checkRange(const sim::TileMemory &mem, uint32_t addr, uint64_t len, const std::string &what) {
+  if (addr < mem.base() || addr + len > mem.end()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "ipusim: error: %s: 0x%x..0x%llx is outside tile memory 0x%x..0x%x", what.c_str(),
+                  addr, static_cast<unsigned long long>(addr + len), mem.base(), mem.end());
+    throw BadInput(buf);
+  }
+}
+
+} // namespace
+
+int runTile(const RunTileOptions &o) {
+  try {
+    bool isFile = o.config.find('/') != std::string::npos ||
+                  (o.config.size() > 5 && o.config.compare(o.config.size() - 5, 5, ".toml") == 0);
+    arch::SystemConfig cfg = isFile ? arch::loadConfig(o.config) : arch::loadNamedConfig(o.config);
+    cc::ObjectFile image = cc::readElfFile(o.image);
+    if (!image.linked) throw BadInput(o.image + ": error: not a linked tile image (link it with ipu-ld)");
+    if (o.mode != "supervisor" && o.mode != "worker" && o.mode != "multi")
+      throw BadInput("ipusim: error: --mode must be supervisor, worker or multi, not '" + o.mode + "'");
+    int entrySym = image.findSymbol(o.entry);
+    if (entrySym < 0) throw BadInput(o.image + ": error: no symbol '" + o.entry + "'");
+    uint32_t entry = image.symbols[size_t(entrySym)].value;
+    uint32_t vertexBase = parseAddress(o.vertexBase, "--vertex-base");
+
+    sim::Tile tile(cfg.tile);
+    sim::TileMemory &mem = tile.memory();
+    for (const cc::Section &s : image.sections) {
+      if (!(s.flags & 2) || s.size == 0) continue;
+      checkRange(mem, s.addr, s.size, o.image + " section " + s.name);
+      if (!s.isNobits()) std::copy(s.data.begin(), s.data.end(), mem.at(s.addr));
+    }
+    for (const std::string &spec : o.loads) {
+      auto at = spec.rfind('@');
+      if (at == std::string::npos) throw BadInput("ipusim: error: --load wants FILE@ADDR, not '" + spec + "'");
+      std::string file = spec.substr(0, at);
+      std::ifstream in(file, std::ios::binary);
+      if (!in) throw BadInput(file + ": error: cannot open file");
+      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      uint32_t addr = parseAddress(spec.substr(at + 1), "--load");
+      checkRange(mem, addr, bytes.size(), "--load " + spec);
+      std::copy(bytes.begin(), bytes.end(), mem.at(addr));
+    }
+    struct Dump { uint32_t addr, len; std::string file; };
+    std::vector<Dump> dumps;
+    for (const std::string &spec : o.dumps) {
+      auto c1 = spec.find(':'), c2 = spec.find(':', c1 == std::string::npos ? c1 : c1 + 1);
+      if (c1 == std::string::npos || c2 == std::string::npos)
+        throw BadInput("ipusim: error: --dump wants ADDR:LEN:FILE, not '" + spec + "'");
+      Dump d{parseAddress(spec.substr(0, c1), "--dump"), parseAddress(spec.substr(c1 + 1, c2 - c1 - 1), "--dump"),
+             spec.substr(c2 + 1)};
+      checkRange(mem, d.addr, d.len, "--dump " + spec);
+      dumps.push_back(d);
+    }
+
+    tile.setSourceLookup([&image](uint32_t pc) -> std::string {
+      for (uint32_t s = 0; s < image.sections.size(); ++s) {
+        const cc::Section &sec = image.sections[s];
+        if (pc >= sec.addr && pc < sec.addr + sec.size)
+          if (const cc::LineEntry *e = image.lineAt(s, pc - sec.addr)) return image.location(*e);
+      }
+      return "";
+    });
+    std::ofstream trace;
+    if (!o.trace.empty()) {
+      trace.open(o.trace);
+      if (!trace) throw BadInput(o.trace + ": error: cannot write file");
+      tile.setTraceHook([&trace](uint64_t cycle, unsigned ctx, uint32_t pc, const std::string &text) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%10llu  %s  %05x  ", static_cast<unsigned long long>(cycle),
+                      ctx ? ("w" + std::to_string(ctx - 1)).c_str() : "s ", pc);
+        trace << buf << text << "\n";
+      });
+    }
+
+    sim::TileStats stats;
+    try {
+      uint32_t start = o.mode == "supervisor" ? entry : tile.installWorkerLauncher(entry, vertexBase, o.mode == "multi");
+      stats = tile.runSupervisor(start, o.mode == "supervisor" ? vertexBase : 0);
+    } catch (const sim::SimException &e) {
+      std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
+      return 2;
+    }
+
+    for (const Dump &d : dumps) {
+      std::ofstream out(d.file, std::ios::binary);
+      out.write(reinterpret_cast<const char *>(mem.at(d.addr)), d.len);
+      if (!out) throw BadInput(d.file + ": error: cannot write file");
+    }
+    // exit_status: true (1) if every worker that ran exited with a true status.
+    int status = 1;
+    for (unsigned w = 1; w <= 6; ++w)
+      if (tile.context(w).exitStatus == 0) status = 0;
+    nlohmann::ordered_json j;
+    j["cycles"] = stats.cycles;
+    j["exit_status"] = status;
+    nlohmann::ordered_json ctx;
+    for (unsigned i = 0; i < 7; ++i) {
+      if (i && stats.bundles[i] == 0) continue;
+      ctx[i ? "worker" + std::to_string(i - 1) : "supervisor"] = {{"bundles", stats.bundles[i]},
+                                                                    {"stall_cycles", stats.stallCycles[i]}};
+    }
+    j["contexts"] = ctx;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  } catch (const BadInput &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+  } catch (const std::exception &e) {
+    std::string m = e.what();
+    std::fprintf(stderr, "%s%s", m.c_str(), !m.empty() && m.back() == '\n' ? "" : "\n");
+  }
+  return 1;
+}
+
+} // namespace ipusim::tools

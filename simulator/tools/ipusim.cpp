@@ -1,0 +1,25 @@
+// ipusim: the simulator's command line. Subcommands arrive with their issues; today: run-tile.
+#include "RunTile.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  CLI::App app{"ipusim: cycle-level simulator of Graphcore Mk2 IPU systems"};
+  app.require_subcommand(1);
+  ipusim::tools::RunTileOptions rt;
+  CLI::App *runTile = app.add_subcommand("run-tile", "run an entry point of a tile image on one tile");
+  runTile->add_option("image", rt.image, "linked tile image (ipu-ld output)")->required();
+  runTile->add_option("--entry", rt.entry, "symbol to start")->required();
+  runTile->add_option("--mode", rt.mode,
+                      "supervisor: called with the vertex base in $m0, returns with br $lr; worker: started with "
+                      "run on one worker; multi: started with runall on all six")
+      ->check(CLI::IsMember({"supervisor", "worker", "multi"}));
+  runTile->add_option("--vertex-base", rt.vertexBase, "vertex state address");
+  runTile->add_option("--load", rt.loads, "FILE@ADDR: copy a file into tile memory before the run");
+  runTile->add_option("--dump", rt.dumps, "ADDR:LEN:FILE: write tile memory to a file after the run");
+  runTile->add_option("--config", rt.config, "machine config name or .toml file (default mk2)");
+  runTile->add_option("--trace", rt.trace, "write every issued instruction (cycle, context, pc, text)");
+  CLI11_PARSE(app, argc, argv);
+  if (*runTile) return ipusim::tools::runTile(rt);
+  return 1;
+}
