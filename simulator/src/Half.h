@@ -26,6 +26,7 @@ inline uint16_t doubleToHalf(double d) {
   uint16_t sign = std::signbit(d) ? 0x8000 : 0;
   double a = std::fabs(d);
   if (std::isnan(d)) return sign | 0x7E00;
+  if (a == 0) return sign;
   if (a >= 65520.0) return sign | 0x7C00; // rounds to infinity (max finite is 65504)
   int e;
   std::frexp(a, &e); // a = f * 2^e, f in [0.5, 1)

@@ -3,6 +3,7 @@
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/cc/Object.h"
+#include "ipusim/sim/Image.h"
 #include "ipusim/sim/Tile.h"
 
 #include <nlohmann/json.hpp>
@@ -47,7 +48,6 @@ int runTile(const RunTileOptions &o) {
                   (o.config.size() > 5 && o.config.compare(o.config.size() - 5, 5, ".toml") == 0);
     arch::SystemConfig cfg = isFile ? arch::loadConfig(o.config) : arch::loadNamedConfig(o.config);
     cc::ObjectFile image = cc::readElfFile(o.image);
-    if (!image.linked) throw BadInput(o.image + ": error: not a linked tile image (link it with ipu-ld)");
     if (o.mode != "supervisor" && o.mode != "worker" && o.mode != "multi")
       throw BadInput("ipusim: error: --mode must be supervisor, worker or multi, not '" + o.mode + "'");
     int entrySym = image.findSymbol(o.entry);
@@ -57,11 +57,7 @@ int runTile(const RunTileOptions &o) {
 
     sim::Tile tile(cfg.tile);
     sim::TileMemory &mem = tile.memory();
-    for (const cc::Section &s : image.sections) {
-      if (!(s.flags & 2) || s.size == 0) continue;
-      checkRange(mem, s.addr, s.size, o.image + " section " + s.name);
-      if (!s.isNobits()) std::copy(s.data.begin(), s.data.end(), mem.at(s.addr));
-    }
+    sim::loadImage(tile, image, o.image);
     for (const std::string &spec : o.loads) {
       auto at = spec.rfind('@');
       if (at == std::string::npos) throw BadInput("ipusim: error: --load wants FILE@ADDR, not '" + spec + "'");
@@ -85,14 +81,6 @@ int runTile(const RunTileOptions &o) {
       dumps.push_back(d);
     }
 
-    tile.setSourceLookup([&image](uint32_t pc) -> std::string {
-      for (uint32_t s = 0; s < image.sections.size(); ++s) {
-        const cc::Section &sec = image.sections[s];
-        if (pc >= sec.addr && pc < sec.addr + sec.size)
-          if (const cc::LineEntry *e = image.lineAt(s, pc - sec.addr)) return image.location(*e);
-      }
-      return "";
-    });
     std::ofstream trace;
     if (!o.trace.empty()) {
       trace.open(o.trace);

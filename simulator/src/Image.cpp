@@ -1,0 +1,30 @@
+#include "ipusim/sim/Image.h"
+
+#include <cstdio>
+
+namespace ipusim::sim {
+
+void loadImage(Tile &tile, const cc::ObjectFile &image, const std::string &name) {
+  if (!image.linked) throw std::runtime_error(name + ": error: not a linked tile image (link it with ipu-ld)");
+  TileMemory &mem = tile.memory();
+  for (const cc::Section &s : image.sections) {
+    if (!(s.flags & 2) || s.size == 0) continue;
+    if (!mem.contains(s.addr, s.size)) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, ": error: section %s at 0x%x..0x%x is outside tile memory", s.name.c_str(),
+                    s.addr, s.addr + s.size);
+      throw std::runtime_error(name + buf);
+    }
+    if (!s.isNobits()) std::copy(s.data.begin(), s.data.end(), mem.at(s.addr));
+  }
+  tile.setSourceLookup([&image](uint32_t pc) -> std::string {
+    for (uint32_t s = 0; s < image.sections.size(); ++s) {
+      const cc::Section &sec = image.sections[s];
+      if (pc >= sec.addr && pc < sec.addr + sec.size)
+        if (const cc::LineEntry *e = image.lineAt(s, pc - sec.addr)) return image.location(*e);
+    }
+    return "";
+  });
+}
+
+} // namespace ipusim::sim

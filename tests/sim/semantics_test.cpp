@@ -1,0 +1,265 @@
+// Instruction semantics on the ISS: integer, memory addressing forms, and IEEE binary32/binary16
+// results checked against the host's IEEE arithmetic and hand-computed binary16 roundings.
+#include "SimUtil.h"
+
+#include "../../simulator/src/Half.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+/// Runs a worker body that reads its inputs from the vertex state at 0x70000 and writes results
+/// after them.
+TileRun worker(const std::string &body, std::initializer_list<uint32_t> inputs) {
+  return runAsm("w:\n" + body + "\n  exitz $mzero\n", "w", Mode::Worker, 0x70000,
+                [&](sim::Tile &t) { putWords(t, 0x70000, inputs); });
+}
+
+TEST(Semantics, IntegerAlu) {
+  auto r = worker(R"(
+  ld32 $m0, $mvertex_base, 0
+  ld32 $m1, $mvertex_base, 1
+  sub $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 4
+  mul $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 5
+  shrs $m2, $m1, 4
+  st32 $m2, $mvertex_base, 6
+  shr $m2, $m1, 4
+  st32 $m2, $mvertex_base, 7
+  cmpslt $m2, $m1, $m0
+  st32 $m2, $mvertex_base, 8
+  cmpult $m2, $m1, $m0
+  st32 $m2, $mvertex_base, 9
+  min $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 10
+  clz $m2, $m0
+  st32 $m2, $mvertex_base, 11
+  popc $m2, $m1
+  st32 $m2, $mvertex_base, 12
+  sub $m2, 100, $m0
+  st32 $m2, $mvertex_base, 13
+  ldconst $m3, 0xDEADBEEF
+  st32 $m3, $mvertex_base, 14
+)",
+                  {7, 0xFFFFFF00u});
+  EXPECT_EQ(r.word(0x70010), 7u - 0xFFFFFF00u);
+  EXPECT_EQ(r.word(0x70014), uint32_t(7 * -256));
+  EXPECT_EQ(r.word(0x70018), 0xFFFFFFF0u);
+  EXPECT_EQ(r.word(0x7001C), 0x0FFFFFF0u);
+  EXPECT_EQ(r.word(0x70020), 1u); // -256 < 7 signed
+  EXPECT_EQ(r.word(0x70024), 0u); // not unsigned
+  EXPECT_EQ(r.word(0x70028), 0xFFFFFF00u);
+  EXPECT_EQ(r.word(0x7002C), 29u);
+  EXPECT_EQ(r.word(0x70030), 24u);
+  EXPECT_EQ(r.word(0x70034), 93u);
+  EXPECT_EQ(r.word(0x70038), 0xDEADBEEFu);
+}
+
+TEST(Semantics, LoadStoreForms) {
+  // Offsets scale with the access size; step forms post-increment the delta register.
+  auto r = worker(R"(
+  setzi $m0, 0x70000
+  setzi $m1, 4
+  ld32 $m2, $m0, $m1, 1         // 0x70000 + 4 + 1*4
+  st32 $m2, $m0, 8
+  ldz16 $m3, $m0, 1             // the high half of word 0
+  st32 $m3, $m0, 9
+  lds8 $m3, $m0, 3              // byte 3 of word 0, sign-extended
+  st32 $m3, $m0, 10
+  zero $m4
+  ld32step $m5, $m0, $m4+=, 2   // 0x70000, then $m4 += 8
+  st32 $m4, $m0, 11
+  ld64 $a0:1, $m0, 0
+  st64 $a0:1, $m0, 6
+  ldb16 $a2, $m0, 0
+  st32 $a2, $m0, 14
+)",
+                  {0x8123ABCD, 0x11, 0x22, 0x33});
+  EXPECT_EQ(r.word(0x70020), 0x22u);
+  EXPECT_EQ(r.word(0x70024), 0x8123u);
+  EXPECT_EQ(r.word(0x70028), 0xFFFFFF81u);
+  EXPECT_EQ(r.word(0x7002C), 8u);
+  EXPECT_EQ(r.word(0x70030), 0x8123ABCDu);
+  EXPECT_EQ(r.word(0x70034), 0x11u);
+  EXPECT_EQ(r.word(0x70038), 0xABCDABCDu);
+}
+
+TEST(Semantics, PaceLoadsWithStrides) {
+  // tapack packs three addresses; stride select 0b01 takes stride field 0 (in 64-bit atoms).
+  auto r = worker(R"(
+  setzi $m0, 0x60000
+  setzi $m1, 0x60100
+  setzi $m2, 0x60200
+  tapack $m4:5, $m0, $m1, $m2
+  setzi $m6, 2                         // stride field 0 = 2 atoms
+  ld2x64pace $a0:1, $a2:3, $m4:5+=, $m6, 0b0001
+  ld2x64pace $a4:5, $a6:7, $m4:5+=, $m6, 0b0001
+  st64pace $a4:5, $m4:5+=, $m6, 0b00
+  st64pace $a6:7, $m4:5+=, $m6, 0b00
+  st32 $a0, $mvertex_base, 0
+  st32 $a2, $mvertex_base, 1
+)",
+                  {});
+  (void)r;
+  auto t = runAsm(R"(
+w:
+  setzi $m0, 0x60000
+  setzi $m1, 0x60100
+  setzi $m2, 0x60200
+  tapack $m4:5, $m0, $m1, $m2
+  setzi $m6, 2
+  ld2x64pace $a0:1, $a2:3, $m4:5+=, $m6, 0b0001
+  ld2x64pace $a4:5, $a6:7, $m4:5+=, $m6, 0b0001
+  st64pace $a4:5, $m4:5+=, $m6, 0b00
+  st64pace $a6:7, $m4:5+=, $m6, 0b00
+  exitz $mzero
+)",
+                  "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+                    for (uint32_t i = 0; i < 8; ++i) {
+                      t.memory().write<uint32_t>(0x60000 + 8 * i, 100 + i); // stream 0
+                      t.memory().write<uint32_t>(0x60100 + 8 * i, 200 + i); // stream 1
+                    }
+                  });
+  // Stream 0 advanced by 2 atoms: the second load read atom 2; stream 1 by one atom.
+  EXPECT_EQ(t.word(0x60200), 102u);
+  EXPECT_EQ(t.word(0x60208), 201u);
+}
+
+TEST(Semantics, Float32MatchesHostIeee) {
+  float x = 1.1f, y = 3.3e-3f;
+  auto r = worker(R"(
+  ld32 $a0, $mvertex_base, 0
+  ld32 $a1, $mvertex_base, 1
+  f32add $a2, $a0, $a1
+  st32 $a2, $mvertex_base, 4
+  f32sub $a2, $a0, $a1
+  st32 $a2, $mvertex_base, 5
+  f32mul $a2, $a0, $a1
+  st32 $a2, $mvertex_base, 6
+  f32div $a2, $a0, $a1
+  st32 $a2, $mvertex_base, 7
+  f32sqrt $a2, $a0
+  st32 $a2, $mvertex_base, 8
+  f32cmplt $a2, $a1, $a0
+  st32 $a2, $mvertex_base, 9
+  ld64 $a4:5, $mvertex_base, 0
+  f32v2mul $a4:5, $a0:B, $a4:5
+  st64 $a4:5, $mvertex_base, 5
+  f32tof16 $a2, $a0
+  st32 $a2, $mvertex_base, 12
+  f32toi32 $a2, $a0
+  st32 $a2, $mvertex_base, 13
+)",
+                  {bits(x), bits(y)});
+  EXPECT_EQ(r.f32(0x70010), x + y);
+  EXPECT_EQ(r.f32(0x70014), x - y);
+  EXPECT_EQ(r.f32(0x70018), x * y);
+  EXPECT_EQ(r.f32(0x7001C), x / y);
+  EXPECT_EQ(r.f32(0x70020), std::sqrt(x));
+  EXPECT_EQ(r.word(0x70024), 0xFFFFFFFFu);
+  EXPECT_EQ(r.f32(0x70028), x * x);
+  EXPECT_EQ(r.f32(0x7002C), y * x);
+  EXPECT_EQ(r.word(0x70030), 0x3C66u); // 1.1 in binary16: 1.099609375
+  EXPECT_EQ(r.word(0x70034), 1u);
+}
+
+TEST(Half, ConversionsRoundToNearestEven) {
+  using sim::doubleToHalf;
+  using sim::halfToFloat;
+  EXPECT_EQ(doubleToHalf(1.0), 0x3C00);
+  EXPECT_EQ(doubleToHalf(1.0 + std::ldexp(1, -11)), 0x3C00);     // tie: to the even 1.0
+  EXPECT_EQ(doubleToHalf(1.0 + 3 * std::ldexp(1, -11)), 0x3C02); // tie: to the even 1 + 2^-9
+  EXPECT_EQ(doubleToHalf(65504.0), 0x7BFF);                      // largest finite
+  EXPECT_EQ(doubleToHalf(65519.0), 0x7BFF);
+  EXPECT_EQ(doubleToHalf(65520.0), 0x7C00); // rounds to infinity
+  EXPECT_EQ(doubleToHalf(-1e9), 0xFC00);
+  EXPECT_EQ(doubleToHalf(std::ldexp(1, -24)), 0x0001);        // smallest subnormal
+  EXPECT_EQ(doubleToHalf(std::ldexp(1, -25)), 0x0000);        // tie: to zero
+  EXPECT_EQ(doubleToHalf(1.5 * std::ldexp(1, -24)), 0x0002);  // tie: to the even 2 units
+  EXPECT_EQ(doubleToHalf(std::ldexp(1, -14)), 0x0400);        // smallest normal
+  EXPECT_EQ(doubleToHalf(std::ldexp(1023, -24)), 0x03FF);     // largest subnormal
+  EXPECT_EQ(doubleToHalf(-0.0), 0x8000);
+  EXPECT_EQ(doubleToHalf(NAN) & 0x7E00, 0x7E00);
+  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(halfToFloat(0x7BFF), 65504.0f);
+  EXPECT_TRUE(std::isinf(halfToFloat(0xFC00)));
+  EXPECT_TRUE(std::isnan(halfToFloat(0x7E00)));
+  // Every binary16 value converts to binary32 and back unchanged.
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7C00) == 0x7C00 && (h & 0x3FF)) continue; // NaNs keep their sign only
+    ASSERT_EQ(doubleToHalf(halfToFloat(uint16_t(h))), h) << std::hex << h;
+  }
+}
+
+TEST(Semantics, Float16Vectors) {
+  // f16v4add of (1, 1, 65504, 2^-24) + (2^-11, 3*2^-11, 16, 2^-24): the ties round to even,
+  // the overflow to infinity, and 2^-24 + 2^-24 = 2^-23 exactly.
+  auto r = worker(R"(
+  ld64 $a0:1, $mvertex_base, 0
+  ld64 $a2:3, $mvertex_base, 1
+  f16v4add $a4:5, $a0:1, $a2:3
+  st64 $a4:5, $mvertex_base, 2
+  f16v4mul $a4:5, $a2:BL, $a0:1
+  st64 $a4:5, $mvertex_base, 3
+  f16v2tof32 $a4:5, $a0
+  st64 $a4:5, $mvertex_base, 4
+  f16v4cmplt $a4:5, $a0:1, $a2:3
+  st64 $a4:5, $mvertex_base, 5
+)",
+                  {0x3C003C00, 0x00017BFF, 0x16001000, 0x00014C00});
+  // Inputs: a = {0x3C00, 0x3C00, 0x7BFF, 0x0001}; b = {0x1000 (2^-11), 0x1600 (3*2^-11), 0x4C00 (16), 0x0001}.
+  EXPECT_EQ(r.word(0x70010), 0x3C023C00u);
+  EXPECT_EQ(r.word(0x70014), 0x00027C00u);
+  // a * b[0] (2^-11 broadcast from the low half): 2^-11, 2^-11, 65504*2^-11 = 31.98, 2^-35 -> 0.
+  EXPECT_EQ(r.word(0x70018), 0x10001000u);
+  EXPECT_EQ(r.word(0x7001C), uint32_t(sim::doubleToHalf(65504.0 * std::ldexp(1, -11))));
+  EXPECT_EQ(r.f32(0x70020), 1.0f);
+  EXPECT_EQ(r.f32(0x70024), 1.0f);
+  EXPECT_EQ(r.word(0x70028), 0x00000000u); // 1 < 2^-11? no; 1 < 3*2^-11? no
+  EXPECT_EQ(r.word(0x7002C), 0x00000000u); // 65504 < 16? no; 2^-24 < 2^-24? no
+}
+
+TEST(Exceptions, ReportContextPcInstructionAndReason) {
+  try {
+    runAsm(R"(
+w:
+  setzi $m0, 0x70002
+  ld32 $m1, $m0, 0
+  exitz $mzero
+)",
+           "w", Mode::Worker);
+    FAIL() << "no exception";
+  } catch (const sim::SimException &e) {
+    EXPECT_EQ(e.context, 1u);
+    EXPECT_EQ(e.pc, 0x4C004u);
+    EXPECT_EQ(std::string(e.what()),
+              "ipu 0, tile 0, context 1 (worker 1), pc 0x4c004 (ld32 $m1, $m0, $mzero, 0) at t.s:4:3: misaligned "
+              "4-byte access at 0x70002");
+  }
+}
+
+TEST(Exceptions, MemoryAndFetchLimits) {
+  auto reason = [](const std::string &body, Mode mode = Mode::Worker) {
+    try {
+      runAsm("w:\n" + body + "\n  exitz $mzero\n", "w", mode);
+    } catch (const sim::SimException &e) {
+      return e.reason;
+    }
+    return std::string("no exception");
+  };
+  EXPECT_EQ(reason("  setzi $m0, 0xE8000\n  ld32 $m1, $m0, 0"),
+            "4-byte access at 0xe8000 is outside tile memory 0x4c000..0xe8000");
+  EXPECT_EQ(reason("  setzi $m0, 0x60000\n  ld128 $a0:3, $m0, 0"), "ld128 from 0x60000, which is not in interleaved memory");
+  EXPECT_EQ(reason("  setzi $m0, 0x80000\n  br $m0"), "instruction fetch outside the executable region 0");
+  EXPECT_EQ(reason("  trap 3"), "trap 3");
+  EXPECT_EQ(reason("  .supervisor\n  runall $m0, $m0, 0\n  runall $m0, $m0, 0", Mode::Supervisor),
+            "runall while a worker is still running");
+}
+
+} // namespace

@@ -1,0 +1,145 @@
+// Barrel timing of one tile, with every cycle count derived by hand in the comment above it from
+// the rules of docs/tile-timing.md (ipu-facts §2.1, asm-dialect §3.4; parameters from mk2.toml:
+// supervisor result latency 6, taken branch 6, runall 6, sync LOCAL 6, worker start 6).
+#include "SimUtil.h"
+
+#include <gtest/gtest.h>
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+TEST(TileTiming, SupervisorWaitsForItsProducers) {
+  // c0 setzi $m1; c6 add (needs $m1: 0+6); c7 add (needs $m0, ready from the start);
+  // c12 st32 (needs $m2: 6+6); c13 br $lr taken: the halt address is reached at 13+6 = 19.
+  auto r = runAsm(R"(
+  .supervisor
+f:
+  setzi $m1, 5
+  add $m2, $m1, 1
+  add $m3, $m0, 2
+  st32 $m2, $m0, 0
+  br $lr
+)",
+                  "f", Mode::Supervisor);
+  EXPECT_EQ(r.stats.cycles, 19u);
+  EXPECT_EQ(r.word(0x70000), 6u);
+  EXPECT_EQ(r.stats.bundles[0], 5u);
+  EXPECT_EQ(r.stats.stallCycles[0], 5u + 4u + 5u); // cycles 1-5, 8-11, 14-18
+}
+
+TEST(TileTiming, SupervisorTakenBranchesRefillThePipeline) {
+  // c0 brz taken -> c6 brnz not taken -> c7 br $lr taken -> 13.
+  auto r = runAsm(R"(
+  .supervisor
+f:
+  brz $mzero, 1f
+  setzi $m2, 7
+1:
+  brnz $mzero, 2f
+  br $lr
+2:
+  trap 1
+)",
+                  "f", Mode::Supervisor);
+  EXPECT_EQ(r.stats.cycles, 13u);
+  EXPECT_EQ(r.stats.bundles[0], 3u);
+}
+
+TEST(TileTiming, OneWorkerIssuesOnceEverySixCycles) {
+  // Launcher (supervisor): c0 setzi $m1, c1 setzi $m2, c7 run (needs $m2: 1+6); the worker may
+  // start at 7+6 = 13 and owns slot 0, so it issues at 18, 24, 30 and exits at 36. The supervisor
+  // issues sync at 13 (slot 1 is free), resumes at max(13, 36)+6 = 42 and returns: 42+6 = 48.
+  auto r = runAsm(R"(
+w:
+  setzi $m0, 1
+  add $m0, $m0, 1
+  st32 $m0, $mvertex_base, 0
+  exitz $mzero
+)",
+                  "w", Mode::Worker);
+  EXPECT_EQ(r.stats.cycles, 48u);
+  EXPECT_EQ(r.word(0x70000), 2u);
+  EXPECT_EQ(r.stats.bundles[1], 4u);
+  EXPECT_EQ(r.tile->context(1).exitStatus, 1);
+  EXPECT_EQ(r.tile->context(1).exitCycle, 36u);
+}
+
+TEST(TileTiming, SixWorkersShareTheBarrel) {
+  // runall at c7; worker k (context k, slot k-1) may start at 13: contexts 2..6 issue first at
+  // 13..17 and context 1 at 18; four bundles each, six cycles apart: context 2 exits at 31 and
+  // context 1, the last, at 36. All slots are the workers' from c8; the first free supervisor
+  // slot is 37 (context 2's): sync issues there, resumes at max(37, 36)+6 = 43: br $lr -> 49.
+  auto r = runAsm(R"(
+w:
+  get $m0, $WSR
+  and $m0, $m0, 7
+  st32 $m0, $mvertex_base, $mzero, $m0
+  exitz $mzero
+)",
+                  "w", Mode::Multi);
+  EXPECT_EQ(r.stats.cycles, 49u);
+  for (uint32_t k = 0; k < 6; ++k) EXPECT_EQ(r.word(0x70000 + 4 * k), k);
+  for (unsigned c = 1; c <= 6; ++c) EXPECT_EQ(r.stats.bundles[c], 4u);
+  EXPECT_EQ(r.tile->context(2).exitCycle, 31u);
+  EXPECT_EQ(r.tile->context(1).exitCycle, 36u);
+}
+
+TEST(TileTiming, RptLoopsHaveNoOverhead) {
+  // The worker issues setzi, nop, the rpt bundle, 3 x 2 body bundles, st32 and exitz: 11 issues
+  // at 18, 24, ... 78 (exit). sync resumes at 78+6 = 84; br $lr -> 90.
+  auto r = runAsm(R"(
+  .align 8
+w:
+  setzi $m1, 3
+  nop
+  { rpt $m1, 1 ; fnop }
+  { add $m2, $m2, 1 ; fnop }
+  { nop ; fnop }
+  st32 $m2, $mvertex_base, 0
+  exitz $mzero
+)",
+                  "w", Mode::Worker);
+  EXPECT_EQ(r.word(0x70000), 3u);
+  EXPECT_EQ(r.stats.bundles[1], 11u);
+  EXPECT_EQ(r.stats.cycles, 90u);
+}
+
+TEST(TileTiming, DataDependentFpInstructionsOccupyTheWorker) {
+  // f32div occupies 5 worker turns ([tile.fp_worker_cycles] f32div = 5, from S5's 10 cycles per
+  // 2 floats): issues at 18, 24, 30 (div), 60, 66 (exit); sync -> 72; br $lr -> 78.
+  auto r = runAsm(R"(
+w:
+  ld32 $a0, $mvertex_base, 0
+  ld32 $a1, $mvertex_base, 1
+  f32div $a2, $a0, $a1
+  st32 $a2, $mvertex_base, 2
+  exitz $mzero
+)",
+                  "w", Mode::Worker, 0x70000, [](sim::Tile &t) { putWords(t, 0x70000, {bits(1.0f), bits(3.0f)}); });
+  EXPECT_EQ(r.f32(0x70008), 1.0f / 3.0f);
+  EXPECT_EQ(r.stats.cycles, 78u);
+  EXPECT_EQ(r.stats.stallCycles[1], 5u); // its slot at 12 (before its start at 13), then 36, 42, 48, 54
+}
+
+TEST(TileTiming, TwoAccessesToOneMemoryElementStall) {
+  // ld2x64pace reads two addresses. In different 16 KiB elements it takes one turn; in the same
+  // element the second access waits (memory_conflict_stall = 6 cycles = one more turn).
+  auto program = R"(
+w:
+  ld32 $m0, $mvertex_base, 0
+  ld32 $m1, $mvertex_base, 1
+  tapack $m2:3, $m0, $m1, $mzero
+  ld2x64pace $a0:1, $a2:3, $m2:3+=, $mzero, 0
+  exitz $mzero
+)";
+  auto apart = runAsm(program, "w", Mode::Worker, 0x70000, [](sim::Tile &t) { putWords(t, 0x70000, {0x60000, 0x64000}); });
+  auto together = runAsm(program, "w", Mode::Worker, 0x70000, [](sim::Tile &t) { putWords(t, 0x70000, {0x60000, 0x60008}); });
+  EXPECT_EQ(together.stats.cycles, apart.stats.cycles + 6);
+  // In the interleaved region, even and odd 64-bit words are in different elements.
+  auto interleaved = runAsm(program, "w", Mode::Worker, 0x70000, [](sim::Tile &t) { putWords(t, 0x70000, {0x90000, 0x90008}); });
+  EXPECT_EQ(interleaved.stats.cycles, apart.stats.cycles);
+}
+
+} // namespace

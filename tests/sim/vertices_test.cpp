@@ -1,0 +1,1 @@
+// Vertices in the real dialect (written next).
