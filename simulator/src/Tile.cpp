@@ -76,15 +76,8 @@ void Tile::invalidateCode(uint32_t addr, unsigned bytes) {
 }
 
 const Op &Tile::fetch(Context &c, uint32_t pc) {
-  if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return bootOps_[(pc - bootBase_) / 4];
-  if (pc & 3) raise(c, "misaligned instruction fetch");
-  if (!memory_.executable(pc)) raise(c, "instruction fetch outside the executable region 0");
-  uint32_t i = (pc - memory_.base()) / 4;
-  if (!decodedValid_[i]) {
-    decoded_[i] = decodeWord(memory_.read<uint32_t>(pc));
-    decodedValid_[i] = 1;
-  }
-  return decoded_[i];
+  if (const Op *op = peek(pc)) return *op;
+  raise(c, pc & 3 ? "misaligned instruction fetch" : "instruction fetch outside the executable region 0");
 }
 
 bool Tile::isBundle(Context &c, uint32_t pc) {
@@ -92,8 +85,18 @@ bool Tile::isBundle(Context &c, uint32_t pc) {
   return pc % 8 == 0 && (fetch(c, pc).word & kCoissueBit);
 }
 
-std::string Tile::describe(const Context &c, uint32_t pc) {
-  Context &cc = const_cast<Context &>(c);
+const Op *Tile::peek(uint32_t pc) {
+  if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return &bootOps_[(pc - bootBase_) / 4];
+  if (pc & 3 || !memory_.executable(pc)) return nullptr;
+  uint32_t i = (pc - memory_.base()) / 4;
+  if (!decodedValid_[i]) {
+    decoded_[i] = decodeWord(memory_.read<uint32_t>(pc));
+    decodedValid_[i] = 1;
+  }
+  return &decoded_[i];
+}
+
+std::string Tile::describe(uint32_t pc) {
   auto text = [&](const Op &op) -> std::string {
     if (!op.desc) {
       char buf[24];
@@ -109,20 +112,14 @@ std::string Tile::describe(const Context &c, uint32_t pc) {
     }
     return s;
   };
-  try {
-    const Op &op = fetch(cc, pc);
-    if (pc % 8 == 0 && (op.word & kCoissueBit) && (pc + 4 < memory_.end() || pc >= bootBase_))
-      return "{ " + text(op) + " ; " + text(fetch(cc, pc + 4)) + " }";
-    return text(op);
-  } catch (const SimException &) {
-    return "no instruction";
-  }
+  const Op *op = peek(pc);
+  if (!op) return "no instruction";
+  const Op *second = pc % 8 == 0 && (op->word & kCoissueBit) ? peek(pc + 4) : nullptr;
+  return second ? "{ " + text(*op) + " ; " + text(*second) + " }" : text(*op);
 }
 
 void Tile::raise(const Context &c, const std::string &reason) {
-  uint32_t pc = issuePc_;
-  std::string insn = (pc >= memory_.base() && pc < memory_.end()) || pc >= bootBase_ ? describe(c, pc) : "no instruction";
-  throw SimException(ipu_, tileId_, c.id, pc, insn, reason, source_ ? source_(pc) : "");
+  throw SimException(ipu_, tileId_, c.id, issuePc_, describe(issuePc_), reason, source_ ? source_(issuePc_) : "");
 }
 
 uint32_t Tile::loadAddress(const Context &c, uint32_t addr, unsigned bytes) {
@@ -245,7 +242,7 @@ void Tile::issue(Context &c) {
     main.fn(*this, c, main);
   }
   ++c.bundles;
-  if (trace_) trace_(cycle_, c.id, pc, describe(c, pc));
+  if (trace_) trace_(cycle_, c.id, pc, describe(pc));
   // rpt: zero-overhead loop back at the end of the body ([F] S5).
   if (c.rptCount && !c.branchTaken && c.pc == c.rptEnd && --c.rptCount) c.pc = c.rptStart;
 

@@ -247,7 +247,7 @@ w:
 TEST(Exceptions, MemoryAndFetchLimits) {
   auto reason = [](const std::string &body, Mode mode = Mode::Worker) {
     try {
-      runAsm("w:\n" + body + "\n  exitz $mzero\n", "w", mode);
+      runAsm("w:\n" + body + (mode == Mode::Worker ? "\n  exitz $mzero\n" : "\n  br $lr\n"), "w", mode);
     } catch (const sim::SimException &e) {
       return e.reason;
     }

@@ -142,7 +142,8 @@ private:
   Op decodeWord(uint32_t word) const;
   bool isBundle(Context &c, uint32_t pc);
   void issue(Context &c);
-  std::string describe(const Context &c, uint32_t pc);
+  const Op *peek(uint32_t pc); ///< the decoded instruction at pc, or nullptr if pc is not fetchable
+  std::string describe(uint32_t pc);
 };
 
 } // namespace ipusim::sim
