@@ -96,7 +96,7 @@ int runTile(const RunTileOptions &o) {
     sim::TileStats stats;
     try {
       uint32_t start = o.mode == "supervisor" ? entry : tile.installWorkerLauncher(entry, vertexBase, o.mode == "multi");
-      stats = tile.runSupervisor(start, o.mode == "supervisor" ? vertexBase : 0);
+      stats = tile.runSupervisor(start, o.mode == "supervisor" ? vertexBase : 0, o.maxCycles);
     } catch (const sim::SimException &e) {
       std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
       return 2;

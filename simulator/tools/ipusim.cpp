@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
   runTile->add_option("--load", rt.loads, "FILE@ADDR: copy a file into tile memory before the run");
   runTile->add_option("--dump", rt.dumps, "ADDR:LEN:FILE: write tile memory to a file after the run");
   runTile->add_option("--config", rt.config, "machine config name or .toml file (default mk2)");
+  runTile->add_option("--max-cycles", rt.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
   runTile->add_option("--trace", rt.trace, "write every issued instruction (cycle, context, pc, text)");
   CLI11_PARSE(app, argc, argv);
   if (*runTile) return ipusim::tools::runTile(rt);
