@@ -64,6 +64,20 @@ Op Tile::decodeWord(uint32_t word) const {
     return op;
   }
   for (unsigned i = 0; i < op.desc->numOperands; ++i) op.v[i] = int32_t(decodeOperand(op.desc->operands[i], word));
+  op.modes = op.desc->modes;
+  const std::string mn = op.desc->mnemonic;
+  // Instructions that read their destination too: the decrementing branches and movnz.
+  const bool readsDst = mn == "brnzdec" || mn == "brzdec" || mn == "movnz" || mn == "movz";
+  for (unsigned i = 0; i < op.desc->numOperands; ++i) {
+    const OperandDesc &d = op.desc->operands[i];
+    if (!d.isRegister() || d.isArf()) continue;
+    uint16_t bitsOf = uint16_t(((1u << d.registerCount()) - 1) << unsigned(op.v[i])) & 0x7FFF;
+    bool postInc = d.kind == OperandKind::MPostInc || d.kind == OperandKind::MPairPostInc || d.kind == OperandKind::MAutoInc;
+    if (!d.written || postInc || readsDst) op.readsM |= bitsOf;
+    if (d.written) op.writesM |= bitsOf;
+  }
+  if (op.desc->timing == TimingClass::RunWorker) op.delay = Op::RunWorker;
+  if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
   return op;
@@ -203,23 +217,16 @@ void Tile::issue(Context &c) {
   const bool bundle = isBundle(c, pc);
   const Op *aux = bundle ? &fetch(c, pc + 4) : nullptr;
   const ModeMask mode = c.id == kSupervisor ? arch::kSupervisor : kWorker;
-  for (const Op *op : {&main, aux})
-    if (op && op->desc && !op->desc->allowedIn(mode))
-      raise(c, std::string("'") + op->desc->mnemonic + "' is not available in " +
-                   (c.id == kSupervisor ? "supervisor" : "worker") + " mode");
-
+  if (!(main.modes & mode) || (aux && !(aux->modes & mode))) {
+    const Op &bad = (main.modes & mode) ? *aux : main;
+    if (!bad.desc) bad.fn(*this, c, bad); // an invalid encoding reports itself
+    raise(c, std::string("'") + bad.desc->mnemonic + "' is not available in " +
+                 (c.id == kSupervisor ? "supervisor" : "worker") + " mode");
+  }
   if (c.id == kSupervisor) {
     // No forwarding: wait until every source register has been written back.
     uint64_t need = 0;
-    for (unsigned i = 0; main.desc && i < main.desc->numOperands; ++i) {
-      const OperandDesc &d = main.desc->operands[i];
-      if (!d.isRegister() || d.isArf()) continue;
-      bool readsIt = !d.written || d.kind == OperandKind::MPostInc || d.kind == OperandKind::MPairPostInc ||
-                     d.kind == OperandKind::MAutoInc || std::string(main.desc->mnemonic).rfind("brnzdec", 0) == 0 ||
-                     std::string(main.desc->mnemonic).rfind("brzdec", 0) == 0 || std::string(main.desc->mnemonic) == "movnz";
-      if (!readsIt) continue;
-      for (unsigned r = 0; r < d.registerCount(); ++r) need = std::max(need, c.regReady[unsigned(main.v[i]) + r]);
-    }
+    for (uint32_t r = main.readsM; r; r &= r - 1) need = std::max(need, c.regReady[__builtin_ctz(r)]);
     if (cycle_ < need) {
       ++c.stallCycles;
       return;
@@ -247,22 +254,15 @@ void Tile::issue(Context &c) {
   if (c.rptCount && !c.branchTaken && c.pc == c.rptEnd && --c.rptCount) c.pc = c.rptStart;
 
   if (c.id == kSupervisor) {
-    const InsnDesc *d = main.desc;
     if (c.branchTaken) supervisorDelay = config_.timing.supervisorTakenBranch;
-    else if (d->timing == TimingClass::RunWorker) supervisorDelay = config_.timing.runallCycles;
-    else if (d->timing == TimingClass::Csr && std::string(d->mnemonic) == "put" && main.v[0] == 80)
-      supervisorDelay = config_.timing.putCccsloadCycles;
+    else if (main.delay == Op::RunWorker) supervisorDelay = config_.timing.runallCycles;
+    else if (main.delay == Op::PutCccsload) supervisorDelay = config_.timing.putCccsloadCycles;
     supervisorDelay += c.extraWorkerCycles * kBarrelSlots;
     c.ready = std::max(c.ready, cycle_ + supervisorDelay);
-    for (unsigned i = 0; i < d->numOperands; ++i) {
-      const OperandDesc &od = d->operands[i];
-      if (od.isRegister() && !od.isArf() && od.written)
-        for (unsigned r = 0; r < od.registerCount(); ++r)
-          c.regReady[unsigned(main.v[i]) + r] = cycle_ + config_.timing.supervisorResultLatency;
-    }
+    for (uint32_t r = main.writesM; r; r &= r - 1)
+      c.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
   } else if (c.running) {
-    unsigned turns = 1 + c.extraWorkerCycles;
-    c.ready = cycle_ + kBarrelSlots * turns;
+    c.ready = cycle_ + kBarrelSlots * (1 + c.extraWorkerCycles);
   }
 }
 

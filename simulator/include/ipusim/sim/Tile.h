@@ -28,6 +28,10 @@ struct Op {
   const arch::InsnDesc *desc = nullptr;
   uint32_t word = 0;
   int32_t v[arch::kMaxOperands] = {}; ///< decodeOperand() of each operand
+  // Precomputed at decode time for the timing model:
+  uint16_t readsM = 0, writesM = 0; ///< MRF registers read / written (bit r = $mr; $m15 never)
+  uint8_t modes = 0;                ///< arch::ModeMask the instruction may run in
+  enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
 };
 
 constexpr unsigned kSupervisor = 0; ///< context number of the supervisor; workers are 1..6
