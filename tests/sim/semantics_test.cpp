@@ -266,3 +266,61 @@ TEST(Exceptions, MemoryAndFetchLimits) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Semantics, HardwarePrngIsXoroshiro128aox) {
+  // With s0 = 1, s1 = 2: sx = 3, sa = 0, so the first output is 3; the state becomes
+  // s0 = rotl(1, 55) ^ 3 ^ (3 << 14) = 0x008000000000C003, s1 = rotl(3, 36) = 0x0000003000000000,
+  // whose AND is 0: the second output is their XOR, 0x008000300000C003 (arXiv:2203.04058).
+  auto r = worker(R"(
+  setzi $a0, 1
+  uput $PRNG_0_0, $a0
+  uput $PRNG_0_1, $azero
+  setzi $a0, 2
+  uput $PRNG_1_0, $a0
+  uput $PRNG_1_1, $azero
+  urand64 $a2:3
+  st64 $a2:3, $mvertex_base, 0
+  urand64 $a2:3
+  st64 $a2:3, $mvertex_base, 1
+)",
+                  {});
+  EXPECT_EQ(r.word(0x70000), 3u);
+  EXPECT_EQ(r.word(0x70004), 0u);
+  EXPECT_EQ(r.word(0x70008), 0x0000C003u);
+  EXPECT_EQ(r.word(0x7000C), 0x00800030u);
+}
+
+TEST(Semantics, AccumulatorsModel) {
+  // ZAACC clears; two f32v4acc of (1, 2, 3, 4) leave AACC[0..3] = (2, 4, 6, 8); each
+  // f32v2gina k swaps AACC[2k], AACC[2k+1] out for zeros. f32v2axpy with $TAS = 2 returns the
+  // previous AACC[0]/AACC[2] while 2x + y goes in.
+  auto r = worker(R"(
+  setzi $a0, 8
+  uput $FP_CLR, $a0
+  ld64 $a0:1, $mvertex_base, 0
+  ld64 $a2:3, $mvertex_base, 1
+  f32v4acc $a0:3
+  f32v4acc $a0:3
+  f32v2gina $a4:5, $azeros, 0
+  st64 $a4:5, $mvertex_base, 4
+  f32v2gina $a4:5, $azeros, 1
+  st64 $a4:5, $mvertex_base, 5
+  ld32 $a6, $mvertex_base, 4
+  uput $TAS, $a6
+  f32v2axpy $a4:5, $a0:1, $a2:3
+  f32v2axpy $a4:5, $a0:1, $a2:3
+  st64 $a4:5, $mvertex_base, 6
+)",
+                  {bits(1), bits(2), bits(3), bits(4), bits(2)});
+  EXPECT_EQ(r.f32(0x70020), 2.0f);
+  EXPECT_EQ(r.f32(0x70024), 4.0f);
+  EXPECT_EQ(r.f32(0x70028), 6.0f);
+  EXPECT_EQ(r.f32(0x7002C), 8.0f);
+  // axpy: 2 * (1, 2) + (3, 4) = (5, 8) went in first and comes out of the second.
+  EXPECT_EQ(r.f32(0x70030), 5.0f);
+  EXPECT_EQ(r.f32(0x70034), 8.0f);
+}
+
+} // namespace

@@ -1,7 +1,9 @@
 // Control flow, worker exit, CSRs, starting workers and sync ([F] S2, S3; asm-dialect §3.1).
 #include "../Semantics.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 namespace ipusim::sim {
 
@@ -123,7 +125,10 @@ IPU_SEMANTICS(uput) {
   unsigned i = unsigned(op.v[0]) & 0xFF;
   uint32_t v = c.a[op.v[1]];
   switch (i) {
-  case 1: c.fpSts = 0; break; // $FP_CLR: clears the status (accumulators: with the AMP model)
+  case 1: // $FP_CLR: clears the status; the ZAACC bit (0x8, TileConstants.hpp) zeroes the accumulators
+    c.fpSts = 0;
+    if (v & 0x8) std::fill(std::begin(c.aacc), std::end(c.aacc), 0.0f);
+    break;
   case 2: c.fpCtl = v; break;
   case 3: case 4: case 5: case 6: c.prng[i - 3] = v; break;
   case 7: c.prngSeed = v; break;

@@ -46,6 +46,7 @@ struct Context {
   // Worker CSRs.
   uint32_t wsr = 0, vertexBase = 0, workerBase = 0;
   uint32_t fpCtl = 0, fpSts = 0, tas = 0, prng[4] = {}, prngSeed = 0;
+  float aacc[16] = {};  ///< $AACC accumulators (binary32)
   // Supervisor CSRs.
   uint32_t cccsload = 0, fpIctl = 0;
   // Zero-overhead loop state (rpt).
