@@ -20,28 +20,42 @@ inline float halfToFloat(uint16_t h) {
   return f;
 }
 
-/// Rounds a double to binary16 once (so f16 add, sub and mul computed exactly in double and
-/// rounded here are correctly rounded: their exact results need at most 40 significant bits).
-inline uint16_t doubleToHalf(double d) {
+/// Rounds a double to binary16 once, `round` taking a value scaled so that the binary16 result's
+/// last place is 1 to an integral value. Computed exactly in double and rounded here, f16 add,
+/// sub and mul are correctly rounded: their exact results need at most 40 significant bits.
+template <class Round> uint16_t toHalf(double d, Round round) {
   uint16_t sign = std::signbit(d) ? 0x8000 : 0;
   double a = std::fabs(d);
   if (std::isnan(d)) return sign | 0x7E00;
   if (a == 0) return sign;
-  if (a >= 65520.0) return sign | 0x7C00; // rounds to infinity (max finite is 65504)
+  if (std::isinf(a)) return sign | 0x7C00;
   int e;
   std::frexp(a, &e); // a = f * 2^e, f in [0.5, 1)
   e -= 1;            // a = g * 2^e, g in [1, 2)
   if (e < -14) {     // subnormal (or zero): units of 2^-24
-    double q = std::nearbyint(std::ldexp(a, 24));
+    double q = round(std::ldexp(a, 24));
     return sign | uint16_t(q); // q == 1024 encodes the smallest normal correctly
   }
-  double q = std::nearbyint(std::ldexp(a, 10 - e)); // in [1024, 2048]
+  if (e > 15) return sign | 0x7C00;
+  double q = round(std::ldexp(a, 10 - e)); // in [1024, 2048]
   if (q == 2048.0) {
     q = 1024.0;
     ++e;
   }
   if (e > 15) return sign | 0x7C00;
   return sign | uint16_t((e + 15) << 10) | uint16_t(uint32_t(q) - 1024);
+}
+
+/// Round to nearest, ties to even (the IEEE default).
+inline uint16_t doubleToHalf(double d) {
+  return toHalf(d, [](double q) { return std::nearbyint(q); });
+}
+
+/// Stochastic rounding: up with probability equal to the discarded fraction, using `random`
+/// (32 uniform bits).
+inline uint16_t doubleToHalfStochastic(double d, uint32_t random) {
+  double u = double(random) * 0x1p-32;
+  return toHalf(d, [u](double q) { return std::floor(q + u); });
 }
 
 inline uint16_t floatToHalf(float f) { return doubleToHalf(double(f)); }

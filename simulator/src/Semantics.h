@@ -23,6 +23,10 @@ struct RegisterHandler {
   static void sem_##name([[maybe_unused]] Tile &t, [[maybe_unused]] Context &c,                 \
                          [[maybe_unused]] const Op &op)
 
+/// The next 64 bits of the context's hardware PRNG (src/semantics/Random.cpp).
+uint64_t nextRandom(Context &c);
+inline uint32_t nextRandom32(Context &c) { return uint32_t(nextRandom(c)); }
+
 inline bool isReg(const Op &op, unsigned i) { return op.desc->operands[i].isRegister(); }
 inline bool isArf(const Op &op, unsigned i) { return op.desc->operands[i].isArf(); }
 

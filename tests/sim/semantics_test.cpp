@@ -324,3 +324,83 @@ TEST(Semantics, AccumulatorsModel) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Semantics, FloatingPointFlagsAndTraps) {
+  // $FP_STS: invalid 1, divide by zero 2, overflow 4 (TileConstants.hpp, ours).
+  auto r = worker(R"(
+  ld32 $a0, $mvertex_base, 0
+  ld32 $a1, $mvertex_base, 1
+  f32mul $a2, $a0, $a0
+  uget $a3, $FP_STS
+  st32 $a3, $mvertex_base, 4
+  f32div $a2, $a1, $a1
+  uget $a3, $FP_STS
+  st32 $a3, $mvertex_base, 5
+  f32div $a2, $a0, $a1
+  uget $a3, $FP_STS
+  st32 $a3, $mvertex_base, 6
+  setzi $a4, 16
+  uput $FP_CTL, $a4
+  f32mul $a2, $a0, $a0
+  st32 $a2, $mvertex_base, 7
+)",
+                  {bits(1e38f), bits(0.0f)});
+  EXPECT_EQ(r.word(0x70010), 4u);     // 1e38 * 1e38 overflows
+  EXPECT_EQ(r.word(0x70014), 4u | 1); // 0 / 0 is invalid
+  EXPECT_EQ(r.word(0x70018), 4u | 1 | 2);
+  EXPECT_TRUE(std::isnan(r.f32(0x7001C))); // NANOO: overflow gives NaN
+  try {
+    worker("  ld32 $a0, $mvertex_base, 0\n  setzi $a4, 4\n  uput $FP_CTL, $a4\n  f32mul $a2, $a0, $a0", {bits(1e38f)});
+    FAIL() << "no trap";
+  } catch (const sim::SimException &e) {
+    EXPECT_EQ(e.reason, "floating-point exception: overflow");
+    EXPECT_EQ(e.instruction, "f32mul $a2, $a0, $a0");
+  }
+}
+
+/// The published xoroshiro128aox, as a reference for the stochastic-rounding test.
+struct Aox {
+  uint64_t s0, s1;
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t next() {
+    uint64_t sx = s0 ^ s1, sa = s0 & s1, r = sx ^ (rotl(sa, 1) | rotl(sa, 2));
+    s0 = rotl(s0, 55) ^ sx ^ (sx << 14);
+    s1 = rotl(sx, 36);
+    return r;
+  }
+};
+
+TEST(Semantics, StochasticRoundingUsesThePrng) {
+  // 1 + 2^-12 lies a quarter of the way from 1 (0x3C00) to 1 + 2^-10 (0x3C01): with ESR it rounds
+  // up when the PRNG's 32 bits, as a fraction, are at least 0.75.
+  std::string body = R"(
+  ld32 $a0, $mvertex_base, 0
+  ld32 $a2, $mvertex_base, 1
+  uput $PRNG_0_0, $a2
+  ld32 $a2, $mvertex_base, 2
+  uput $PRNG_0_1, $a2
+  ld32 $a2, $mvertex_base, 3
+  uput $PRNG_1_0, $a2
+  ld32 $a2, $mvertex_base, 4
+  uput $PRNG_1_1, $a2
+  setzi $a2, 8
+  uput $FP_CTL, $a2
+)";
+  for (int i = 0; i < 16; ++i) body += "  f32tof16 $a1, $a0\n  st32 $a1, $mvertex_base, " + std::to_string(8 + i) + "\n";
+  uint64_t s0 = 0x9E3779B97F4A7C15ull, s1 = 0xBF58476D1CE4E5B9ull;
+  auto r = worker(body, {bits(1.0f + 0x1p-12f), uint32_t(s0), uint32_t(s0 >> 32), uint32_t(s1), uint32_t(s1 >> 32)});
+  Aox ref{s0, s1};
+  int ups = 0;
+  for (int i = 0; i < 16; ++i) {
+    double u = double(uint32_t(ref.next())) * 0x1p-32;
+    uint32_t expect = u >= 0.75 ? 0x3C01 : 0x3C00;
+    ups += expect == 0x3C01;
+    EXPECT_EQ(r.word(0x70020 + 4 * i), expect) << i;
+  }
+  EXPECT_GT(ups, 0); // the seed exercises both directions
+  EXPECT_LT(ups, 16);
+}
+
+} // namespace

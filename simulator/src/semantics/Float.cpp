@@ -1,6 +1,7 @@
 // Floating-point instructions of the AUX pipeline: IEEE binary32 and binary16, scalar and SIMD
-// ([F] S2; ipu-facts §3.1). Rounding is to nearest even; $FP_CTL rounding modes, stochastic
-// rounding and exception flags are not modelled yet (docs/tile-timing.md, "Not modelled yet").
+// ([F] S2; ipu-facts §3.1). Results round to nearest even, or stochastically when $FP_CTL.ESR is
+// set; invalid, divide-by-zero and overflow set $FP_STS and trap when $FP_CTL enables them
+// (bit layout: TileConstants.hpp, ours; docs/tile-timing.md).
 // Data-dependent instructions occupy the worker for the cycles of [tile.fp_worker_cycles].
 #include "../Half.h"
 #include "../Semantics.h"
@@ -15,9 +16,30 @@ namespace {
 constexpr uint32_t kTrue32 = 0xFFFFFFFF; // TFPU_FP32_TRUE (TileConstants.hpp)
 constexpr uint16_t kTrue16 = 0xFFFF;
 
+// $FP_STS flags and $FP_CTL enables (TileConstants.hpp, ours): invalid, divide by zero, overflow;
+// ESR turns on stochastic rounding of binary16 results, NANOO makes overflows NaN.
+constexpr uint32_t kInvalid = 1, kDivZero = 2, kOverflow = 4, kStochastic = 8, kNanOnOverflow = 16;
+
 void multiCycle(Tile &t, Context &c, const Op &op) {
   auto it = t.config().timing.fpWorkerCycles.find(op.desc->mnemonic);
   if (it != t.config().timing.fpWorkerCycles.end()) c.extraWorkerCycles += it->second - 1;
+}
+
+/// The flags one lane raises: a NaN from non-NaN inputs is invalid; an infinity from finite
+/// inputs is an overflow, or a division by zero when the divisor is zero.
+uint32_t laneFlags(double r, double x, double y, bool division) {
+  if (std::isnan(r) && !std::isnan(x) && !std::isnan(y)) return kInvalid;
+  if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) return division && y == 0 ? kDivZero : kOverflow;
+  return 0;
+}
+
+/// Records the flags in $FP_STS and traps if $FP_CTL enables any of them.
+void raiseFlags(Tile &t, Context &c, uint32_t flags) {
+  c.fpSts |= flags;
+  uint32_t trap = flags & c.fpCtl & (kInvalid | kDivZero | kOverflow);
+  if (!trap) return;
+  t.raise(c, std::string("floating-point exception: ") +
+                 (trap & kInvalid ? "invalid operation" : trap & kDivZero ? "division by zero" : "overflow"));
 }
 
 /// Lane k of a source operand: 32-bit lanes of a register group, or a broadcast scalar.
@@ -38,39 +60,68 @@ uint16_t lane16(const Context &c, const Op &op, unsigned i, unsigned k) {
 /// Lanes of the destination (operand 0): 32-bit registers it spans.
 unsigned words(const Op &op) { return op.desc->operands[0].registerCount(); }
 
-template <class F> void binary32(Context &c, const Op &op, F f) {
-  uint32_t out[4];
+/// Rounds to binary16 as $FP_CTL says: to nearest even, or stochastically with the PRNG.
+uint16_t roundHalf(Context &c, double x) {
+  if (!(c.fpCtl & kStochastic)) return doubleToHalf(x);
+  return doubleToHalfStochastic(x, nextRandom32(c));
+}
+
+/// Arithmetic on binary32 lanes; `f` gives the exact-as-possible result in double.
+template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
+  uint32_t out[4], flags = 0;
   unsigned n = words(op);
-  for (unsigned k = 0; k < n; ++k) out[k] = f(asFloat(lane32(c, op, 1, k)), asFloat(lane32(c, op, 2, k)));
+  for (unsigned k = 0; k < n; ++k) {
+    float x = asFloat(lane32(c, op, 1, k)), y = op.desc->numOperands > 2 ? asFloat(lane32(c, op, 2, k)) : 0.0f;
+    float r = float(f(x, y));
+    uint32_t lf = laneFlags(r, x, y, division);
+    if ((lf & kOverflow) && (c.fpCtl & kNanOnOverflow)) r = std::numeric_limits<float>::quiet_NaN();
+    flags |= lf;
+    out[k] = asBits(r);
+  }
+  raiseFlags(t, c, flags);
   for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, out[k]);
 }
-template <class F> void binary16(Context &c, const Op &op, F f) {
-  uint32_t out[2] = {0, 0};
+/// Arithmetic on binary16 lanes, computed in double and rounded once.
+template <class F> void arith16(Tile &t, Context &c, const Op &op, F f) {
+  uint32_t out[2] = {0, 0}, flags = 0;
   unsigned n = words(op) * 2;
-  for (unsigned k = 0; k < n; ++k)
-    out[k / 2] |= uint32_t(f(double(halfToFloat(lane16(c, op, 1, k))), double(halfToFloat(lane16(c, op, 2, k)))))
-                  << (16 * (k % 2));
+  for (unsigned k = 0; k < n; ++k) {
+    double x = halfToFloat(lane16(c, op, 1, k)), y = op.desc->numOperands > 2 ? halfToFloat(lane16(c, op, 2, k)) : 0.0;
+    uint16_t h = roundHalf(c, f(x, y));
+    double r = halfToFloat(h);
+    uint32_t lf = laneFlags(r, x, y, false);
+    if ((lf & kOverflow) && (c.fpCtl & kNanOnOverflow)) h = 0x7E00;
+    flags |= lf;
+    out[k / 2] |= uint32_t(h) << (16 * (k % 2));
+  }
+  raiseFlags(t, c, flags);
   for (unsigned k = 0; k < n / 2; ++k) c.setA(unsigned(op.v[0]) + k, out[k]);
 }
-template <class F> void unary32(Context &c, const Op &op, F f) {
+/// Comparisons: all ones for true, zero for false; NaN operands are invalid.
+template <class F> void compare32(Tile &t, Context &c, const Op &op, F f) {
+  uint32_t out[2], flags = 0;
   unsigned n = words(op);
-  uint32_t out[4];
-  for (unsigned k = 0; k < n; ++k) out[k] = asBits(f(asFloat(lane32(c, op, 1, k))));
+  for (unsigned k = 0; k < n; ++k) {
+    float x = asFloat(lane32(c, op, 1, k)), y = asFloat(lane32(c, op, 2, k));
+    if (std::isnan(x) || std::isnan(y)) flags |= kInvalid;
+    out[k] = f(x, y) ? kTrue32 : 0;
+  }
+  raiseFlags(t, c, flags);
   for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, out[k]);
 }
-template <class F> void unary16(Context &c, const Op &op, F f) {
-  uint32_t out[2] = {0, 0};
+template <class F> void compare16(Tile &t, Context &c, const Op &op, F f) {
+  uint32_t out[2] = {0, 0}, flags = 0;
   unsigned n = words(op) * 2;
-  for (unsigned k = 0; k < n; ++k)
-    out[k / 2] |= uint32_t(doubleToHalf(f(double(halfToFloat(lane16(c, op, 1, k)))))) << (16 * (k % 2));
+  for (unsigned k = 0; k < n; ++k) {
+    double x = halfToFloat(lane16(c, op, 1, k)), y = halfToFloat(lane16(c, op, 2, k));
+    if (std::isnan(x) || std::isnan(y)) flags |= kInvalid;
+    out[k / 2] |= uint32_t(f(x, y) ? kTrue16 : 0) << (16 * (k % 2));
+  }
+  raiseFlags(t, c, flags);
   for (unsigned k = 0; k < n / 2; ++k) c.setA(unsigned(op.v[0]) + k, out[k]);
 }
 
-uint16_t h(double x) { return doubleToHalf(x); }
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-// Comparisons: all ones for true, zero for false.
-uint32_t t32(bool b) { return b ? kTrue32 : 0; }
-uint16_t t16(bool b) { return b ? kTrue16 : 0; }
 float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), hi); }
 
 } // namespace
@@ -78,7 +129,7 @@ float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), h
 // ---- binary32 scalar and f32v2 (lanes follow the destination's size) ----
 #define F32_BINARY(name, expr)                                                                  \
   IPU_SEMANTICS(name) {                                                                         \
-    binary32(c, op, [](float x, float y) { return asBits(expr); });                             \
+    arith32(t, c, op, false, [](float x, float y) { return expr; });                            \
   }
 F32_BINARY(f32add, x + y)
 F32_BINARY(f32sub, x - y)
@@ -97,7 +148,7 @@ F32_BINARY(f32v2absmax, std::fmax(std::fabs(x), std::fabs(y)))
 #undef F32_BINARY
 #define F32_COMPARE(name, expr)                                                                 \
   IPU_SEMANTICS(name) {                                                                         \
-    binary32(c, op, [](float x, float y) { return t32(expr); });                                \
+    compare32(t, c, op, [](float x, float y) { return expr; });                                 \
   }
 F32_COMPARE(f32cmpeq, x == y)
 F32_COMPARE(f32cmpne, x != y)
@@ -127,37 +178,39 @@ IPU_SEMANTICS(f32v2clamp) {
 }
 
 // ---- data-dependent binary32 ----
-#define F32_UNARY(name, expr, slow)                                                             \
+#define F32_UNARY(name, expr, division)                                                         \
   IPU_SEMANTICS(name) {                                                                         \
-    if (slow) multiCycle(t, c, op);                                                             \
-    unary32(c, op, [](float x) { return float(expr); });                                        \
+    multiCycle(t, c, op);                                                                       \
+    arith32(t, c, op, division, [](float x, float) { return float(expr); });                    \
   }
-F32_UNARY(f32sqrt, std::sqrt(x), true)
-F32_UNARY(f32exp, std::exp(x), true)
-F32_UNARY(f32exp2, std::exp2(x), true)
-F32_UNARY(f32ln, std::log(x), true)
-F32_UNARY(f32log2, std::log2(x), true)
-F32_UNARY(f32sigm, sigmoid(double(x)), true)
-F32_UNARY(f32tanh, std::tanh(x), true)
-F32_UNARY(f32oox, 1.0f / x, true)
-F32_UNARY(f32oorx, 1.0 / std::sqrt(double(x)), true)
+F32_UNARY(f32sqrt, std::sqrt(x), false)
+F32_UNARY(f32exp, std::exp(x), false)
+F32_UNARY(f32exp2, std::exp2(x), false)
+F32_UNARY(f32ln, std::log(x), false)
+F32_UNARY(f32log2, std::log2(x), false)
+F32_UNARY(f32sigm, sigmoid(double(x)), false)
+F32_UNARY(f32tanh, std::tanh(x), false)
+F32_UNARY(f32oox, 1.0f / x, false)
+F32_UNARY(f32oorx, 1.0 / std::sqrt(double(x)), false)
 #undef F32_UNARY
 IPU_SEMANTICS(f32div) {
   multiCycle(t, c, op);
-  binary32(c, op, [](float x, float y) { return asBits(x / y); });
+  arith32(t, c, op, true, [](float x, float y) { return x / y; });
 }
 
 // ---- conversions ----
-IPU_SEMANTICS(f32tof16) { c.setA(unsigned(op.v[0]), floatToHalf(asFloat(c.a[op.v[1]]))); }
+IPU_SEMANTICS(f32tof16) { c.setA(unsigned(op.v[0]), roundHalf(c, asFloat(c.a[op.v[1]]))); }
 IPU_SEMANTICS(f16tof32) { c.setA(unsigned(op.v[0]), asBits(halfToFloat(uint16_t(c.a[op.v[1]])))); }
 IPU_SEMANTICS(f32v2tof16) {
   unsigned s = unsigned(op.v[1]);
-  c.setA(unsigned(op.v[0]), floatToHalf(asFloat(c.a[s])) | uint32_t(floatToHalf(asFloat(c.a[s + 1]))) << 16);
+  uint32_t lo = roundHalf(c, asFloat(c.a[s])), hi = roundHalf(c, asFloat(c.a[s + 1]));
+  c.setA(unsigned(op.v[0]), lo | hi << 16);
 }
 IPU_SEMANTICS(f32v4tof16) {
   unsigned s = unsigned(op.v[1]);
-  uint32_t lo = floatToHalf(asFloat(c.a[s])) | uint32_t(floatToHalf(asFloat(c.a[s + 1]))) << 16;
-  uint32_t hi = floatToHalf(asFloat(c.a[s + 2])) | uint32_t(floatToHalf(asFloat(c.a[s + 3]))) << 16;
+  uint32_t h[4];
+  for (unsigned k = 0; k < 4; ++k) h[k] = roundHalf(c, asFloat(c.a[s + k]));
+  uint32_t lo = h[0] | h[1] << 16, hi = h[2] | h[3] << 16;
   c.setA(unsigned(op.v[0]), lo);
   c.setA(unsigned(op.v[0]) + 1, hi);
 }
@@ -192,42 +245,47 @@ IPU_SEMANTICS(f32int) {
 }
 
 // ---- binary16: f16v2 in one register, f16v4 in a pair ----
-#define F16_BINARY(name, expr)                                                                  \
+#define F16_ARITH(name, expr)                                                                   \
   IPU_SEMANTICS(name) {                                                                         \
-    binary16(c, op, [](double x, double y) { return expr; });                                   \
+    arith16(t, c, op, [](double x, double y) { return expr; });                                 \
   }
-F16_BINARY(f16v2add, h(x + y))
-F16_BINARY(f16v2sub, h(x - y))
-F16_BINARY(f16v2mul, h(x * y))
-F16_BINARY(f16v2max, h(std::fmax(x, y)))
-F16_BINARY(f16v2min, h(std::fmin(x, y)))
-F16_BINARY(f16v2absadd, h(std::fabs(x) + std::fabs(y)))
-F16_BINARY(f16v2absmax, h(std::fmax(std::fabs(x), std::fabs(y))))
-F16_BINARY(f16v4add, h(x + y))
-F16_BINARY(f16v4sub, h(x - y))
-F16_BINARY(f16v4mul, h(x * y))
-F16_BINARY(f16v4max, h(std::fmax(x, y)))
-F16_BINARY(f16v4min, h(std::fmin(x, y)))
-F16_BINARY(f16v4absadd, h(std::fabs(x) + std::fabs(y)))
-F16_BINARY(f16v4absmax, h(std::fmax(std::fabs(x), std::fabs(y))))
-F16_BINARY(f16v2cmpeq, t16(x == y))
-F16_BINARY(f16v2cmpne, t16(x != y))
-F16_BINARY(f16v2cmplt, t16(x < y))
-F16_BINARY(f16v2cmple, t16(x <= y))
-F16_BINARY(f16v2cmpgt, t16(x > y))
-F16_BINARY(f16v2cmpge, t16(x >= y))
-F16_BINARY(f16v4cmpeq, t16(x == y))
-F16_BINARY(f16v4cmpne, t16(x != y))
-F16_BINARY(f16v4cmplt, t16(x < y))
-F16_BINARY(f16v4cmple, t16(x <= y))
-F16_BINARY(f16v4cmpgt, t16(x > y))
-F16_BINARY(f16v4cmpge, t16(x >= y))
-#undef F16_BINARY
+F16_ARITH(f16v2add, x + y)
+F16_ARITH(f16v2sub, x - y)
+F16_ARITH(f16v2mul, x * y)
+F16_ARITH(f16v2max, std::fmax(x, y))
+F16_ARITH(f16v2min, std::fmin(x, y))
+F16_ARITH(f16v2absadd, std::fabs(x) + std::fabs(y))
+F16_ARITH(f16v2absmax, std::fmax(std::fabs(x), std::fabs(y)))
+F16_ARITH(f16v4add, x + y)
+F16_ARITH(f16v4sub, x - y)
+F16_ARITH(f16v4mul, x * y)
+F16_ARITH(f16v4max, std::fmax(x, y))
+F16_ARITH(f16v4min, std::fmin(x, y))
+F16_ARITH(f16v4absadd, std::fabs(x) + std::fabs(y))
+F16_ARITH(f16v4absmax, std::fmax(std::fabs(x), std::fabs(y)))
+#undef F16_ARITH
+#define F16_COMPARE(name, expr)                                                                 \
+  IPU_SEMANTICS(name) {                                                                         \
+    compare16(t, c, op, [](double x, double y) { return expr; });                               \
+  }
+F16_COMPARE(f16v2cmpeq, x == y)
+F16_COMPARE(f16v2cmpne, x != y)
+F16_COMPARE(f16v2cmplt, x < y)
+F16_COMPARE(f16v2cmple, x <= y)
+F16_COMPARE(f16v2cmpgt, x > y)
+F16_COMPARE(f16v2cmpge, x >= y)
+F16_COMPARE(f16v4cmpeq, x == y)
+F16_COMPARE(f16v4cmpne, x != y)
+F16_COMPARE(f16v4cmplt, x < y)
+F16_COMPARE(f16v4cmple, x <= y)
+F16_COMPARE(f16v4cmpgt, x > y)
+F16_COMPARE(f16v4cmpge, x >= y)
+#undef F16_COMPARE
 
 #define F16_UNARY(name, expr)                                                                   \
   IPU_SEMANTICS(name) {                                                                         \
     multiCycle(t, c, op);                                                                       \
-    unary16(c, op, [](double x) { return double(expr); });                                      \
+    arith16(t, c, op, [](double x, double) { return double(expr); });                           \
   }
 F16_UNARY(f16v2exp, std::exp(x))
 F16_UNARY(f16v2exp2, std::exp2(x))

@@ -9,7 +9,9 @@ namespace {
 
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t next(Context &c) {
+} // namespace
+
+uint64_t nextRandom(Context &c) {
   uint64_t s0 = c.prng[0] | uint64_t(c.prng[1]) << 32;
   uint64_t s1 = c.prng[2] | uint64_t(c.prng[3]) << 32;
   uint64_t sx = s0 ^ s1;
@@ -24,9 +26,7 @@ uint64_t next(Context &c) {
   return result;
 }
 
-} // namespace
-
-IPU_SEMANTICS(urand64) { setPairA(c, unsigned(op.v[0]), next(c)); }
-IPU_SEMANTICS(urand32) { c.setA(unsigned(op.v[0]), uint32_t(next(c))); }
+IPU_SEMANTICS(urand64) { setPairA(c, unsigned(op.v[0]), nextRandom(c)); }
+IPU_SEMANTICS(urand32) { c.setA(unsigned(op.v[0]), nextRandom32(c)); }
 
 } // namespace ipusim::sim
