@@ -44,6 +44,16 @@ void BM_Elementwise(benchmark::State &state) {
 }
 BENCHMARK(BM_Elementwise)->Unit(benchmark::kMillisecond);
 
+// The AMP: a 1x1 convolution partial (tests/sim/vertices/conv1x1.S), 16 to 8 channels, 400 positions.
+void BM_AmpLoop(benchmark::State &state) {
+  static cc::ObjectFile img = image(cc::assembleFile(IPUSIM_SOURCE_DIR "/tests/sim/vertices/conv1x1.S", {}));
+  run(state, img, "conv1x1", false, [](sim::Tile &t) {
+    uint32_t state[] = {0x90000, 0x80000, 0x88000, 0x60000, 400};
+    for (int i = 0; i < 5; ++i) t.memory().write<uint32_t>(0x70000 + 4 * i, state[i]);
+  });
+}
+BENCHMARK(BM_AmpLoop)->Unit(benchmark::kMillisecond);
+
 // The supervisor alone: a counted loop of dependent integer instructions and taken branches.
 void BM_SupervisorLoop(benchmark::State &state) {
   static cc::ObjectFile img = image(cc::assembleText(R"(

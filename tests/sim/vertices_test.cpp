@@ -101,3 +101,42 @@ TEST(Vertices, Reduction) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Vertices, AmpConvolution1x1Partial) {
+  // tests/sim/vertices/conv1x1.S, N = 3 positions, 16 input and 8 output channels.
+  // Supervisor: c0 ld32 $m1; c6 put $CCCSLOAD (needs $m1), next issue 6 later: c12..c27 the 16
+  // ld128putcs; c28 setzi $m2; c29 add $m3; c30 setzi $m4; c36 sub $m3 (needs $m4: 30+6);
+  // c42 run (needs $m3: 36+6); the worker (context 1, slot 0) may start at 48.
+  // Worker: 6 + 4 x 3 (first position, no stores) + 1 (add) + 2 x (16 + 1 brnzdec) + 4 x 2 (drain)
+  // + 1 (exitz) = 62 bundles at 48, 54, ... exit at 48 + 61 x 6 = 414. The supervisor issues
+  // sync at 49 (slot 1), resumes at max(49, 414) + 6 = 420 and returns: 420 + 6 = 426.
+  // Small integers keep every sum exact in binary16, so the expected outputs are exact.
+  auto w = [](int o, int i) { return ((o * 3 + i * 5) % 5) - 2; };
+  auto x = [](int n, int i) { return (n + i) % 8; };
+  auto partial = [](int n, int o) { return o - n; };
+  const int N = 3;
+  auto r = runTile(assembleFile(vertex("conv1x1.S")), "conv1x1", Mode::Supervisor, kState, [&](sim::Tile &t) {
+    putWords(t, kState, {0x90000, kIn0, kIn1, kOut, N});
+    for (int n = 0; n < 16; ++n)
+      for (int m = 0; m < 4; ++m)
+        t.memory().write<uint32_t>(0x90000 + 4 * (4 * n + m), sim::doubleToHalf(w(2 * m, n)) |
+                                                                   uint32_t(sim::doubleToHalf(w(2 * m + 1, n))) << 16);
+    for (int n = 0; n < N; ++n) {
+      for (int i = 0; i < 16; ++i) t.memory().write<uint16_t>(kIn0 + 2 * (16 * n + i), sim::doubleToHalf(x(n, i)));
+      for (int o = 0; o < 8; ++o) t.memory().write<uint16_t>(kIn1 + 2 * (8 * n + o), sim::doubleToHalf(partial(n, o)));
+    }
+  });
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < 8; ++o) {
+      int expect = partial(n, o);
+      for (int i = 0; i < 16; ++i) expect += w(o, i) * x(n, i);
+      EXPECT_EQ(sim::halfToFloat(r.tile->memory().read<uint16_t>(kOut + 2 * (8 * n + o))), float(expect))
+          << "position " << n << " channel " << o;
+    }
+  EXPECT_EQ(r.stats.cycles, 426u);
+  EXPECT_EQ(r.stats.bundles[1], 62u);
+}
+
+} // namespace
