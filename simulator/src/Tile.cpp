@@ -70,6 +70,11 @@ Op Tile::decodeWord(uint32_t word) const {
   const bool readsDst = mn == "brnzdec" || mn == "brzdec" || mn == "movnz" || mn == "movz";
   for (unsigned i = 0; i < op.desc->numOperands; ++i) {
     const OperandDesc &d = op.desc->operands[i];
+    if (d.isRegister() && d.isArf()) {
+      uint16_t bitsOf = uint16_t(((1u << d.registerCount()) - 1) << unsigned(op.v[i]));
+      if (d.written) op.writesA |= bitsOf;
+      else op.readsA |= bitsOf;
+    }
     if (!d.isRegister() || d.isArf()) continue;
     uint16_t bitsOf = uint16_t(((1u << d.registerCount()) - 1) << unsigned(op.v[i])) & 0x7FFF;
     bool postInc = d.kind == OperandKind::MPostInc || d.kind == OperandKind::MPairPostInc || d.kind == OperandKind::MAutoInc;
@@ -77,6 +82,10 @@ Op Tile::decodeWord(uint32_t word) const {
     if (d.written) op.writesM |= bitsOf;
   }
   if (op.desc->timing == TimingClass::RunWorker) op.delay = Op::RunWorker;
+  op.nop = (word & ~kCoissueBit) == nopWord() || (mn == "or" && op.desc->operands[0].isArf() &&
+                                                   op.desc->operands[2].kind == OperandKind::UImm && op.v[0] == 15 &&
+                                                   op.v[1] == 15 && op.v[2] == 0);
+  op.loopSafe = !op.desc->has(kControl) && !op.desc->has(kSystem) && !op.desc->has(kSolo);
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
@@ -239,7 +248,9 @@ void Tile::issue(Context &c) {
   c.pc = pc + (bundle ? 8 : 4);
   unsigned supervisorDelay = 1;
   if (bundle) {
-    c.deferArf = true;
+    // Both read before either writes: the main instruction's ARF writes wait for the aux one's
+    // reads when they overlap (accumulator and AMP state is read and written by aux alone).
+    c.deferArf = main.writesA & aux->readsA;
     c.deferredCount = 0;
     main.fn(*this, c, main);
     c.deferArf = false;
@@ -252,6 +263,12 @@ void Tile::issue(Context &c) {
   if (trace_) trace_(cycle_, c.id, pc, describe(pc));
   // rpt: zero-overhead loop back at the end of the body ([F] S5).
   if (c.rptCount && !c.branchTaken && c.pc == c.rptEnd && --c.rptCount) c.pc = c.rptStart;
+  // A worker's whole rpt loop runs at once: its issue times depend only on its own instructions,
+  // and a body holds no control or system instruction, so nothing else can observe the
+  // difference (docs/tile-timing.md, "Batched rpt loops").
+  uint64_t batchTurns = 0;
+  if (c.id != kSupervisor && main.desc->timing == TimingClass::Repeat && c.rptCount && !trace_)
+    batchTurns = runRepeatBatch(c);
 
   if (c.id == kSupervisor) {
     if (c.branchTaken) supervisorDelay = config_.timing.supervisorTakenBranch;
@@ -262,8 +279,72 @@ void Tile::issue(Context &c) {
     for (uint32_t r = main.writesM; r; r &= r - 1)
       c.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
   } else if (c.running) {
-    c.ready = cycle_ + kBarrelSlots * (1 + c.extraWorkerCycles);
+    c.ready = cycle_ + kBarrelSlots * (1 + c.extraWorkerCycles + batchTurns);
+    if (batchTurns) c.accountedUntil = c.ready;
   }
+}
+
+uint64_t Tile::runRepeatBatch(Context &c) {
+  const uint32_t start = c.rptStart, end = c.rptEnd;
+  const unsigned bundles = (end - start) / 8;
+  // Only bodies of bundles whose instructions have no effect on control flow run batched.
+  const Op *body[2 * 256];
+  for (unsigned b = 0; b < bundles; ++b) {
+    const Op *m = peek(start + 8 * b), *a = peek(start + 8 * b + 4);
+    if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
+        !(a->modes & kWorker))
+      return 0;
+    body[2 * b] = m;
+    body[2 * b + 1] = a;
+  }
+  const unsigned extraBefore = c.extraWorkerCycles; // the rpt's own turns are counted by the caller
+  uint64_t turns = 0;
+  const uint64_t iterations = c.rptCount;
+  for (uint64_t i = 0; i < iterations; ++i)
+    for (unsigned b = 0; b < bundles; ++b) {
+      const Op &m = *body[2 * b], &a = *body[2 * b + 1];
+      issuePc_ = start + 8 * b;
+      accessCount_ = 0;
+      c.extraWorkerCycles = 0;
+      c.deferArf = m.writesA & a.readsA;
+      c.deferredCount = 0;
+      if (!m.nop) m.fn(*this, c, m);
+      c.deferArf = false;
+      if (!a.nop) a.fn(*this, c, a);
+      for (unsigned k = 0; k < c.deferredCount; ++k) c.a[c.deferredIndex[k]] = c.deferredValue[k];
+      turns += 1 + c.extraWorkerCycles;
+      c.stallCycles += c.extraWorkerCycles; // each extra turn is a turn the worker waits
+    }
+  c.bundles += iterations * bundles;
+  c.extraWorkerCycles = extraBefore;
+  c.rptCount = 0;
+  c.pc = end;
+  return turns;
+}
+
+void Tile::skipToNextWorkerTurn() {
+  // While the supervisor waits in sync only the workers act: jump to the next turn at which one
+  // of them can issue, counting the skipped turns of the others as stalls, as the cycle-by-cycle
+  // loop would (a turn before `accountedUntil` was counted by a batched rpt).
+  uint64_t next = UINT64_MAX;
+  for (unsigned w = 1; w <= 6; ++w) {
+    const Context &c = ctx_[w];
+    if (!c.running) continue;
+    uint64_t from = std::max(c.ready, cycle_ + 1);
+    uint64_t slot = w - 1;
+    next = std::min(next, from + (slot + kBarrelSlots - from % kBarrelSlots) % kBarrelSlots);
+  }
+  if (next == UINT64_MAX || next <= cycle_ + 1) return;
+  auto turns = [](uint64_t from, uint64_t to, uint64_t slot) -> uint64_t { // cycles c in [from, to), c % 6 == slot
+    if (to <= from) return 0;
+    auto upTo = [slot](uint64_t x) { return x / kBarrelSlots + (x % kBarrelSlots > slot ? 1 : 0); }; // in [0, x)
+    return upTo(to) - upTo(from);
+  };
+  for (unsigned w = 1; w <= 6; ++w) {
+    Context &c = ctx_[w];
+    if (c.running) c.stallCycles += turns(std::max(cycle_ + 1, c.accountedUntil), next, w - 1);
+  }
+  cycle_ = next - 1; // the loop's ++cycle_ lands on `next`
 }
 
 TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
@@ -288,11 +369,14 @@ TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
     if (w.running) {
       // A running worker owns its slot ([F] S3): it issues when ready, else the slot idles.
       if (cycle_ >= w.ready) issue(w);
-      else ++w.stallCycles;
+      else if (cycle_ >= w.accountedUntil) ++w.stallCycles;
       continue;
     }
     if (sup.waitingSync) {
-      if (anyWorkerRunning()) continue;
+      if (anyWorkerRunning()) {
+        skipToNextWorkerTurn();
+        continue;
+      }
       sup.waitingSync = false;
       sup.ready = std::max(sup.ready, std::max(sup.syncCycle, lastWorkerExit()) + config_.timing.syncLocalCycles);
     }

@@ -404,3 +404,25 @@ TEST(Semantics, StochasticRoundingUsesThePrng) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Semantics, BundleInstructionsReadBeforeEitherWrites) {
+  // The aux f32add reads $a0 in the bundle that loads $a0: it sees the old value (1.0), while the
+  // main st32 stores the $a2 that the aux instruction writes in the same bundle: the old 5.0.
+  auto r = worker(R"(
+  ld32 $a0, $mvertex_base, 0
+  ld32 $a2, $mvertex_base, 2
+  nop
+  { ld32 $a0, $mvertex_base, 1 ; f32add $a1, $a0, $a0 }
+  { st32 $a2, $mvertex_base, 5 ; f32add $a2, $a0, $a0 }
+  st32 $a1, $mvertex_base, 4
+  st32 $a2, $mvertex_base, 6
+)",
+                  {bits(1.0f), bits(10.0f), bits(5.0f)});
+  EXPECT_EQ(r.f32(0x70010), 2.0f);  // 1 + 1, not 10 + 10
+  EXPECT_EQ(r.f32(0x70014), 5.0f);  // the store saw $a2 before the add wrote it
+  EXPECT_EQ(r.f32(0x70018), 20.0f); // the second add saw the loaded 10
+}
+
+} // namespace

@@ -30,7 +30,10 @@ struct Op {
   int32_t v[arch::kMaxOperands] = {}; ///< decodeOperand() of each operand
   // Precomputed at decode time for the timing model:
   uint16_t readsM = 0, writesM = 0; ///< MRF registers read / written (bit r = $mr; $m15 never)
+  uint16_t readsA = 0, writesA = 0; ///< ARF registers read / written
   uint8_t modes = 0;                ///< arch::ModeMask the instruction may run in
+  bool nop = false;                 ///< nop / fnop: nothing to execute
+  bool loopSafe = false;            ///< may run in a batched rpt body (not control or system)
   enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
 };
 
@@ -63,6 +66,7 @@ struct Context {
   unsigned extraWorkerCycles = 0; ///< multi-cycle FP ops and memory conflicts
   // Stats.
   uint64_t bundles = 0, stallCycles = 0;
+  uint64_t accountedUntil = 0; ///< worker turns before this cycle were accounted by a batched rpt
   // Writes to the ARF by the main instruction of a bundle wait until the aux one has read.
   bool deferArf = false;
   unsigned deferredCount = 0;
@@ -147,6 +151,8 @@ private:
   Op decodeWord(uint32_t word) const;
   bool isBundle(Context &c, uint32_t pc);
   void issue(Context &c);
+  uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
+  void skipToNextWorkerTurn();
   const Op *peek(uint32_t pc); ///< the decoded instruction at pc, or nullptr if pc is not fetchable
   std::string describe(uint32_t pc);
 };
