@@ -51,8 +51,9 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
   uint32_t words = 0;
   for (const MemoryRegion &r : config.regions)
     if (r.executable) words = std::max(words, (r.end - config.memoryBase) / 4);
-  decoded_.resize(words);
-  decodedValid_.assign(words, 0);
+  decoded_ = std::make_shared<DecodeCache>();
+  decoded_->ops.resize(words);
+  decoded_->valid.assign(words, 0);
 }
 
 Op Tile::decodeWord(uint32_t word) const {
@@ -93,9 +94,11 @@ Op Tile::decodeWord(uint32_t word) const {
 }
 
 void Tile::invalidateCode(uint32_t addr, unsigned bytes) {
-  if (addr >= memory_.base() && addr < memory_.base() + decoded_.size() * 4)
-    for (uint32_t a = addr & ~3u; a < addr + bytes && (a - memory_.base()) / 4 < decoded_.size(); a += 4)
-      decodedValid_[(a - memory_.base()) / 4] = 0;
+  const uint32_t words = uint32_t(decoded_->ops.size());
+  if (addr < memory_.base() || addr >= memory_.base() + words * 4) return;
+  if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_); // copy on write
+  for (uint32_t a = addr & ~3u; a < addr + bytes && (a - memory_.base()) / 4 < words; a += 4)
+    decoded_->valid[(a - memory_.base()) / 4] = 0;
 }
 
 const Op &Tile::fetch(Context &c, uint32_t pc) {
@@ -112,11 +115,12 @@ const Op *Tile::peek(uint32_t pc) {
   if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return &bootOps_[(pc - bootBase_) / 4];
   if (pc & 3 || !memory_.executable(pc)) return nullptr;
   uint32_t i = (pc - memory_.base()) / 4;
-  if (!decodedValid_[i]) {
-    decoded_[i] = decodeWord(memory_.read<uint32_t>(pc));
-    decodedValid_[i] = 1;
+  DecodeCache &cache = *decoded_;
+  if (!cache.valid[i]) {
+    cache.ops[i] = decodeWord(memory_.read<uint32_t>(pc));
+    cache.valid[i] = 1;
   }
-  return &decoded_[i];
+  return &cache.ops[i];
 }
 
 std::string Tile::describe(uint32_t pc) {

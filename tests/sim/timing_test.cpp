@@ -172,3 +172,49 @@ TEST(TileTiming, BatchedRptLoopsAndSkippedCyclesMatchTheCycleByCycleModel) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(DecodeCache, SharedBetweenTilesAndCopiedOnAStoreIntoCode) {
+  // Two tiles with one image share decoded instructions; the first tile rewrites its own
+  // `setzi $m0, 1` into `setzi $m0, 2` (the word at `patch`) and gets a private cache, so it
+  // runs the new instruction while the second tile still runs the old one.
+  cc::ObjectFile img = cc::link({{"t.o", assemble(R"(
+  .supervisor
+f:
+  ld32 $m1, $m0, 0
+  setzi $m2, patch
+  st32 $m1, $m2, 0
+  nop
+  nop
+  nop
+  nop
+  nop
+patch:
+  setzi $m3, 1
+  st32 $m3, $m0, 1
+  br $lr
+)")}},
+                                mk2Config().tile);
+  uint32_t newWord = test::words(assemble(".supervisor\n setzi $m3, 2\n"))[0];
+  sim::Tile a(mk2Config().tile), b(mk2Config().tile);
+  sim::loadImage(a, img, "t.elf");
+  sim::loadImage(b, img, "t.elf");
+  b.shareDecodeCache(a.decodeCache());
+  EXPECT_EQ(a.decodeCache(), b.decodeCache());
+  uint32_t f = img.symbols[size_t(img.findSymbol("f"))].value;
+  uint32_t patch = img.symbols[size_t(img.findSymbol("patch"))].value;
+  a.memory().write<uint32_t>(0x70000, newWord);
+  auto shared = a.decodeCache();
+  b.runSupervisor(patch, 0x70000); // no store into code: decodes into the shared cache
+  EXPECT_EQ(b.decodeCache(), shared);
+  a.runSupervisor(f, 0x70000); // patches its code: a private copy of the cache
+  EXPECT_NE(a.decodeCache(), shared);
+  EXPECT_EQ(b.decodeCache(), shared);
+  EXPECT_EQ(a.memory().read<uint32_t>(0x70004), 2u);
+  EXPECT_EQ(b.memory().read<uint32_t>(0x70004), 1u);
+  b.runSupervisor(patch, 0x70000);
+  EXPECT_EQ(b.memory().read<uint32_t>(0x70004), 1u);
+}
+
+} // namespace

@@ -87,6 +87,13 @@ struct Context {
   }
 };
 
+/// Decoded instructions of the executable region, filled lazily. Tiles loaded with the same
+/// image share one (shareDecodeCache); a tile that stores into its code gets a private copy first.
+struct DecodeCache {
+  std::vector<Op> ops;
+  std::vector<uint8_t> valid;
+};
+
 /// Statistics of one run.
 struct TileStats {
   uint64_t cycles = 0;
@@ -98,6 +105,9 @@ public:
   Tile(const arch::TileConfig &config, unsigned ipu = 0, unsigned tileId = 0);
 
   TileMemory &memory() { return memory_; }
+  /// The decode cache, to share with other tiles whose code memory holds the same image.
+  const std::shared_ptr<DecodeCache> &decodeCache() const { return decoded_; }
+  void shareDecodeCache(std::shared_ptr<DecodeCache> cache) { decoded_ = std::move(cache); }
   const arch::TileConfig &config() const { return config_; }
   Context &context(unsigned i) { return ctx_[i]; }
   uint64_t cycle() const { return cycle_; }
@@ -135,8 +145,7 @@ private:
   TileMemory memory_;
   Context ctx_[7];
   uint64_t cycle_ = 0;
-  std::vector<Op> decoded_;          ///< one per word of the executable region
-  std::vector<uint8_t> decodedValid_;
+  std::shared_ptr<DecodeCache> decoded_; ///< one entry per word of the executable region
   std::vector<Op> bootOps_;          ///< the launcher program
   uint32_t bootBase_ = 0x1FFF00;     ///< its address (outside tile memory)
   std::function<std::string(uint32_t)> source_;
