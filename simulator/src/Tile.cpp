@@ -93,14 +93,6 @@ Op Tile::decodeWord(uint32_t word) const {
   return op;
 }
 
-void Tile::invalidateCode(uint32_t addr, unsigned bytes) {
-  const uint32_t words = uint32_t(decoded_->ops.size());
-  if (addr < memory_.base() || addr >= memory_.base() + words * 4) return;
-  if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_); // copy on write
-  for (uint32_t a = addr & ~3u; a < addr + bytes && (a - memory_.base()) / 4 < words; a += 4)
-    decoded_->valid[(a - memory_.base()) / 4] = 0;
-}
-
 const Op &Tile::fetch(Context &c, uint32_t pc) {
   if (const Op *op = peek(pc)) return *op;
   raise(c, pc & 3 ? "misaligned instruction fetch" : "instruction fetch outside the executable region 0");
@@ -114,13 +106,16 @@ bool Tile::isBundle(Context &c, uint32_t pc) {
 const Op *Tile::peek(uint32_t pc) {
   if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return &bootOps_[(pc - bootBase_) / 4];
   if (pc & 3 || !memory_.executable(pc)) return nullptr;
-  uint32_t i = (pc - memory_.base()) / 4;
-  DecodeCache &cache = *decoded_;
-  if (!cache.valid[i]) {
-    cache.ops[i] = decodeWord(memory_.read<uint32_t>(pc));
-    cache.valid[i] = 1;
+  // An entry is used only while memory still holds the word it was decoded from, so stores into
+  // code (and tiles sharing the cache with different code) are always seen.
+  uint32_t i = (pc - memory_.base()) / 4, word = memory_.read<uint32_t>(pc);
+  if (!decoded_->valid[i] || decoded_->ops[i].word != word) {
+    // Sharers hold the same image: a first decode is theirs too; a changed word is ours alone.
+    if (decoded_->valid[i] && decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
+    decoded_->ops[i] = decodeWord(word);
+    decoded_->valid[i] = 1;
   }
-  return &cache.ops[i];
+  return &decoded_->ops[i];
 }
 
 std::string Tile::describe(uint32_t pc) {

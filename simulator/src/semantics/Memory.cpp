@@ -26,7 +26,6 @@ template <class T> T load(Tile &t, const Context &c, uint32_t addr) {
 template <class T> void store(Tile &t, const Context &c, uint32_t addr, T v) {
   t.loadAddress(c, addr, sizeof(T));
   t.memory().write<T>(addr, v);
-  t.invalidateCode(addr, sizeof(T));
 }
 
 void loadTo(Tile &t, Context &c, const Op &op, uint32_t addr, unsigned size, bool sign) {

@@ -88,7 +88,8 @@ struct Context {
 };
 
 /// Decoded instructions of the executable region, filled lazily. Tiles loaded with the same
-/// image share one (shareDecodeCache); a tile that stores into its code gets a private copy first.
+/// image share one (shareDecodeCache); a tile whose code differs from an entry (it stored into
+/// its code) re-decodes it into a private copy.
 struct DecodeCache {
   std::vector<Op> ops;
   std::vector<uint8_t> valid;
@@ -133,7 +134,6 @@ public:
   uint32_t loadAddress(const Context &c, uint32_t addr, unsigned bytes); ///< checks range and alignment
   void noteAccess(uint32_t addr);  ///< memory-element conflict tracking within one bundle
   void startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t vertexBase);
-  void invalidateCode(uint32_t addr, unsigned bytes);
   uint64_t now() const { return cycle_; }
   bool anyWorkerRunning() const;
   uint64_t lastWorkerExit() const;
