@@ -27,8 +27,8 @@ struct RegisterHandler {
 uint64_t nextRandom(Context &c);
 inline uint32_t nextRandom32(Context &c) { return uint32_t(nextRandom(c)); }
 
-inline bool isReg(const Op &op, unsigned i) { return op.desc->operands[i].isRegister(); }
-inline bool isArf(const Op &op, unsigned i) { return op.desc->operands[i].isArf(); }
+inline bool isReg(const Op &op, unsigned i) { return op.kind[i] < arch::OperandKind::UImm; }
+inline bool isArf(const Op &op, unsigned i) { return op.arf >> i & 1; }
 
 /// Operand i as a 32-bit value: the register's contents, or the immediate.
 inline uint32_t src(const Context &c, const Op &op, unsigned i) {

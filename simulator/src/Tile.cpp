@@ -64,7 +64,13 @@ Op Tile::decodeWord(uint32_t word) const {
     op.fn = invalidEncoding;
     return op;
   }
-  for (unsigned i = 0; i < op.desc->numOperands; ++i) op.v[i] = int32_t(decodeOperand(op.desc->operands[i], word));
+  for (unsigned i = 0; i < op.desc->numOperands; ++i) {
+    const OperandDesc &d = op.desc->operands[i];
+    op.v[i] = int32_t(decodeOperand(d, word));
+    op.kind[i] = d.kind;
+    if (d.isArf()) op.arf |= uint8_t(1u << i);
+  }
+  if (op.desc->numOperands) op.dstRegs = uint8_t(op.desc->operands[0].registerCount());
   op.modes = op.desc->modes;
   const std::string mn = op.desc->mnemonic;
   // Instructions that read their destination too: the decrementing branches and movnz.

@@ -28,6 +28,7 @@ void multiCycle(Tile &t, Context &c, const Op &op) {
 /// The flags one lane raises: a NaN from non-NaN inputs is invalid; an infinity from finite
 /// inputs is an overflow, or a division by zero when the divisor is zero.
 uint32_t laneFlags(double r, double x, double y, bool division) {
+  if (std::isfinite(r)) return 0; // the common case
   if (std::isnan(r) && !std::isnan(x) && !std::isnan(y)) return kInvalid;
   if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) return division && y == 0 ? kDivZero : kOverflow;
   return 0;
@@ -45,20 +46,20 @@ void raiseFlags(Tile &t, Context &c, uint32_t flags) {
 /// Lane k of a source operand: 32-bit lanes of a register group, or a broadcast scalar.
 uint32_t lane32(const Context &c, const Op &op, unsigned i, unsigned k) {
   unsigned r = unsigned(op.v[i]);
-  if (op.desc->operands[i].kind == arch::OperandKind::ABroadcast) return c.a[r];
+  if (op.kind[i] == arch::OperandKind::ABroadcast) return c.a[r];
   return c.a[r + k];
 }
 /// Half lane k (0..3) of a source operand, with the :BL / :BU broadcasts.
 uint16_t lane16(const Context &c, const Op &op, unsigned i, unsigned k) {
   unsigned r = unsigned(op.v[i]);
-  switch (op.desc->operands[i].kind) {
+  switch (op.kind[i]) {
   case arch::OperandKind::ABroadcastLo: return uint16_t(c.a[r]);
   case arch::OperandKind::ABroadcastHi: return uint16_t(c.a[r] >> 16);
   default: return uint16_t(c.a[r + k / 2] >> (16 * (k % 2)));
   }
 }
 /// Lanes of the destination (operand 0): 32-bit registers it spans.
-unsigned words(const Op &op) { return op.desc->operands[0].registerCount(); }
+unsigned words(const Op &op) { return op.dstRegs; }
 
 /// Rounds to binary16 as $FP_CTL says: to nearest even, or stochastically with the PRNG.
 uint16_t roundHalf(Context &c, double x) {

@@ -28,6 +28,9 @@ struct Op {
   const arch::InsnDesc *desc = nullptr;
   uint32_t word = 0;
   int32_t v[arch::kMaxOperands] = {}; ///< decodeOperand() of each operand
+  arch::OperandKind kind[arch::kMaxOperands] = {}; ///< each operand's kind (saves a table look-up)
+  uint8_t arf = 0;     ///< bit i: operand i is an ARF register (group)
+  uint8_t dstRegs = 0; ///< registers operand 0 spans
   // Precomputed at decode time for the timing model:
   uint16_t readsM = 0, writesM = 0; ///< MRF registers read / written (bit r = $mr; $m15 never)
   uint16_t readsA = 0, writesA = 0; ///< ARF registers read / written
