@@ -27,6 +27,10 @@ struct RegisterHandler {
 uint64_t nextRandom(Context &c);
 inline uint32_t nextRandom32(Context &c) { return uint32_t(nextRandom(c)); }
 
+/// Registers `name` with the semantics of `same` (e.g. f32v2add with f32add: lanes follow the
+/// destination's size).
+#define IPU_SAME_SEMANTICS(name, same) static RegisterHandler reg_##name(#name, sem_##same);
+
 inline bool isReg(const Op &op, unsigned i) { return op.kind[i] < arch::OperandKind::UImm; }
 inline bool isArf(const Op &op, unsigned i) { return op.arf >> i & 1; }
 

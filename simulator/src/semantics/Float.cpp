@@ -127,42 +127,32 @@ float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), h
 
 } // namespace
 
-// ---- binary32 scalar and f32v2 (lanes follow the destination's size) ----
+// ---- binary32: one definition serves the scalar and the f32v2 form (lanes follow the
+// destination's size) ----
 #define F32_BINARY(name, expr)                                                                  \
-  IPU_SEMANTICS(name) {                                                                         \
+  IPU_SEMANTICS(f32##name) {                                                                    \
     arith32(t, c, op, false, [](float x, float y) { return expr; });                            \
-  }
-F32_BINARY(f32add, x + y)
-F32_BINARY(f32sub, x - y)
-F32_BINARY(f32mul, x * y)
-F32_BINARY(f32max, std::fmax(x, y))
-F32_BINARY(f32min, std::fmin(x, y))
-F32_BINARY(f32absadd, std::fabs(x) + std::fabs(y))
-F32_BINARY(f32absmax, std::fmax(std::fabs(x), std::fabs(y)))
-F32_BINARY(f32v2add, x + y)
-F32_BINARY(f32v2sub, x - y)
-F32_BINARY(f32v2mul, x * y)
-F32_BINARY(f32v2max, std::fmax(x, y))
-F32_BINARY(f32v2min, std::fmin(x, y))
-F32_BINARY(f32v2absadd, std::fabs(x) + std::fabs(y))
-F32_BINARY(f32v2absmax, std::fmax(std::fabs(x), std::fabs(y)))
+  }                                                                                             \
+  IPU_SAME_SEMANTICS(f32v2##name, f32##name)
+F32_BINARY(add, x + y)
+F32_BINARY(sub, x - y)
+F32_BINARY(mul, x * y)
+F32_BINARY(max, std::fmax(x, y))
+F32_BINARY(min, std::fmin(x, y))
+F32_BINARY(absadd, std::fabs(x) + std::fabs(y))
+F32_BINARY(absmax, std::fmax(std::fabs(x), std::fabs(y)))
 #undef F32_BINARY
 #define F32_COMPARE(name, expr)                                                                 \
-  IPU_SEMANTICS(name) {                                                                         \
+  IPU_SEMANTICS(f32##name) {                                                                    \
     compare32(t, c, op, [](float x, float y) { return expr; });                                 \
-  }
-F32_COMPARE(f32cmpeq, x == y)
-F32_COMPARE(f32cmpne, x != y)
-F32_COMPARE(f32cmplt, x < y)
-F32_COMPARE(f32cmple, x <= y)
-F32_COMPARE(f32cmpgt, x > y)
-F32_COMPARE(f32cmpge, x >= y)
-F32_COMPARE(f32v2cmpeq, x == y)
-F32_COMPARE(f32v2cmpne, x != y)
-F32_COMPARE(f32v2cmplt, x < y)
-F32_COMPARE(f32v2cmple, x <= y)
-F32_COMPARE(f32v2cmpgt, x > y)
-F32_COMPARE(f32v2cmpge, x >= y)
+  }                                                                                             \
+  IPU_SAME_SEMANTICS(f32v2##name, f32##name)
+F32_COMPARE(cmpeq, x == y)
+F32_COMPARE(cmpne, x != y)
+F32_COMPARE(cmplt, x < y)
+F32_COMPARE(cmple, x <= y)
+F32_COMPARE(cmpgt, x > y)
+F32_COMPARE(cmpge, x >= y)
 #undef F32_COMPARE
 
 // f32clamp $d, $x, $lo:hi; f32v2clamp clamps each lane to the same pair.
@@ -245,42 +235,31 @@ IPU_SEMANTICS(f32int) {
   c.setA(unsigned(op.v[0]), asBits(x));
 }
 
-// ---- binary16: f16v2 in one register, f16v4 in a pair ----
+// ---- binary16: one definition serves f16v2 (one register) and f16v4 (a pair) ----
 #define F16_ARITH(name, expr)                                                                   \
-  IPU_SEMANTICS(name) {                                                                         \
+  IPU_SEMANTICS(f16v2##name) {                                                                  \
     arith16(t, c, op, [](double x, double y) { return expr; });                                 \
-  }
-F16_ARITH(f16v2add, x + y)
-F16_ARITH(f16v2sub, x - y)
-F16_ARITH(f16v2mul, x * y)
-F16_ARITH(f16v2max, std::fmax(x, y))
-F16_ARITH(f16v2min, std::fmin(x, y))
-F16_ARITH(f16v2absadd, std::fabs(x) + std::fabs(y))
-F16_ARITH(f16v2absmax, std::fmax(std::fabs(x), std::fabs(y)))
-F16_ARITH(f16v4add, x + y)
-F16_ARITH(f16v4sub, x - y)
-F16_ARITH(f16v4mul, x * y)
-F16_ARITH(f16v4max, std::fmax(x, y))
-F16_ARITH(f16v4min, std::fmin(x, y))
-F16_ARITH(f16v4absadd, std::fabs(x) + std::fabs(y))
-F16_ARITH(f16v4absmax, std::fmax(std::fabs(x), std::fabs(y)))
+  }                                                                                             \
+  IPU_SAME_SEMANTICS(f16v4##name, f16v2##name)
+F16_ARITH(add, x + y)
+F16_ARITH(sub, x - y)
+F16_ARITH(mul, x * y)
+F16_ARITH(max, std::fmax(x, y))
+F16_ARITH(min, std::fmin(x, y))
+F16_ARITH(absadd, std::fabs(x) + std::fabs(y))
+F16_ARITH(absmax, std::fmax(std::fabs(x), std::fabs(y)))
 #undef F16_ARITH
 #define F16_COMPARE(name, expr)                                                                 \
-  IPU_SEMANTICS(name) {                                                                         \
+  IPU_SEMANTICS(f16v2##name) {                                                                  \
     compare16(t, c, op, [](double x, double y) { return expr; });                               \
-  }
-F16_COMPARE(f16v2cmpeq, x == y)
-F16_COMPARE(f16v2cmpne, x != y)
-F16_COMPARE(f16v2cmplt, x < y)
-F16_COMPARE(f16v2cmple, x <= y)
-F16_COMPARE(f16v2cmpgt, x > y)
-F16_COMPARE(f16v2cmpge, x >= y)
-F16_COMPARE(f16v4cmpeq, x == y)
-F16_COMPARE(f16v4cmpne, x != y)
-F16_COMPARE(f16v4cmplt, x < y)
-F16_COMPARE(f16v4cmple, x <= y)
-F16_COMPARE(f16v4cmpgt, x > y)
-F16_COMPARE(f16v4cmpge, x >= y)
+  }                                                                                             \
+  IPU_SAME_SEMANTICS(f16v4##name, f16v2##name)
+F16_COMPARE(cmpeq, x == y)
+F16_COMPARE(cmpne, x != y)
+F16_COMPARE(cmplt, x < y)
+F16_COMPARE(cmple, x <= y)
+F16_COMPARE(cmpgt, x > y)
+F16_COMPARE(cmpge, x >= y)
 #undef F16_COMPARE
 
 #define F16_UNARY(name, expr)                                                                   \

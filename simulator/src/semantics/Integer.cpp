@@ -39,7 +39,7 @@ IPU_SEMANTICS(atom) { c.setM(unsigned(op.v[0]), c.a[op.v[1]]); } // ARF to MRF, 
 IPU_SEMANTICS(movnz) {                                             // $d = $b if $a != 0
   if (c.m[op.v[1]] != 0) c.setM(unsigned(op.v[0]), c.m[op.v[2]]);
 }
-IPU_SEMANTICS(movz) { sem_movnz(t, c, op); }
+IPU_SAME_SEMANTICS(movz, movnz)
 IPU_SEMANTICS(bitrev8) {
   uint32_t x = a1(c, op), r = 0;
   for (int b = 0; b < 32; ++b)
