@@ -1,0 +1,105 @@
+// ipusim run-tile end to end: the tools assemble and link, the simulator runs, and its JSON,
+// dumps, trace, exception report and exit statuses are checked.
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace ipusim;
+using test::run;
+using test::tool;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+struct Built {
+  test::TempDir dir;
+  std::string elf;
+};
+
+/// Assembles and links `source` with the tools.
+void build(Built &b, const std::string &source) {
+  std::string src = b.dir.file("p.s", source), obj = b.dir.file("p.o");
+  b.elf = b.dir.file("p.elf");
+  auto r = run(tool("ipu-as") + " " + src + " -o " + obj);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run(tool("ipu-ld") + " -o " + b.elf + " " + obj);
+  ASSERT_EQ(r.status, 0) << r.err;
+}
+
+TEST(RunTile, WorkerModeStatsLoadsDumpsAndTrace) {
+  Built b;
+  build(b, R"(
+  .globl w
+w:
+  ld32 $m0, $mvertex_base, 0
+  add $m0, $m0, 1
+  st32 $m0, $mvertex_base, 1
+  exitnz $mzero
+)");
+  std::string in = b.dir.file("in.bin", std::string("\x29\x00\x00\x00", 4)), out = b.dir.file("out.bin"),
+              trace = b.dir.file("trace.txt");
+  auto r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --mode worker --vertex-base 0x70000 --load " + in +
+               "@0x70000 --dump 0x70004:4:" + out + " --trace " + trace);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  // Four worker bundles at 18, 24, 30, 36 (exit); sync resumes at 42; br $lr: 48
+  // (docs/tile-timing.md; the same derivation as tests/sim/timing_test.cpp).
+  EXPECT_EQ(j["cycles"], 48);
+  EXPECT_EQ(j["exit_status"], 0); // exitnz $mzero: false
+  EXPECT_EQ(j["contexts"]["supervisor"]["bundles"], 5);
+  EXPECT_EQ(j["contexts"]["worker0"]["bundles"], 4);
+  EXPECT_EQ(j["contexts"]["worker0"]["stall_cycles"], 1);
+  EXPECT_FALSE(j["contexts"].contains("worker1"));
+  EXPECT_EQ(readFile(out), std::string("\x2a\x00\x00\x00", 4));
+  std::string t = readFile(trace);
+  EXPECT_NE(t.find("        18  w0  4c000  ld32 $m0, $mvertex_base, $mzero, 0"), std::string::npos) << t;
+  EXPECT_NE(t.find("        36  w0  4c00c  exitnz $mzero"), std::string::npos) << t;
+}
+
+TEST(RunTile, SimulatedExceptionExitsWith2) {
+  Built b;
+  build(b, "  .globl w\nw:\n  setzi $m0, 0x70001\n  ld32 $m1, $m0, 0\n  exitz $mzero\n");
+  auto r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --mode multi");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ipusim: simulated exception: ipu 0, tile 0, context "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pc 0x4c004 (ld32 $m1, $m0, $mzero, 0) at " + b.dir.file("p.s") +
+                       ":4:3: misaligned 4-byte access at 0x70001"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
+  Built b;
+  build(b, "  .globl w\nw:\n  exitz $mzero\n");
+  auto r = run(tool("ipusim") + " run-tile " + b.elf + " --entry nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, b.elf + ": error: no symbol 'nosuch'\n");
+  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --load " + b.dir.file("missing.bin") + "@0x70000");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, b.dir.file("missing.bin") + ": error: cannot open file\n");
+  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --dump 0xE8000:4:" + b.dir.file("x"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "ipusim: error: --dump 0xE8000:4:" + b.dir.file("x") +
+                       ": 0xe8000..0xe8004 is outside tile memory 0x4c000..0xe8000\n");
+  r = run(tool("ipusim") + " run-tile " + b.dir.file("p.o") + " --entry w");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, b.dir.file("p.o") + ": error: not a linked tile image (link it with ipu-ld)\n");
+  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --vertex-base zz");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "ipusim: error: --vertex-base: 'zz' is not a number\n");
+  // A program that never returns is stopped, not waited for.
+  Built spin;
+  build(spin, "  .globl w\nw:\n  bri w\n");
+  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --mode worker --max-cycles 10000");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no return to the caller within 10000 cycles"), std::string::npos) << r.err;
+}
+
+} // namespace
