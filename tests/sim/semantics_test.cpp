@@ -293,9 +293,10 @@ TEST(Semantics, HardwarePrngIsXoroshiro128aox) {
 }
 
 TEST(Semantics, AccumulatorsModel) {
-  // ZAACC clears; two f32v4acc of (1, 2, 3, 4) leave AACC[0..3] = (2, 4, 6, 8); each
-  // f32v2gina k swaps AACC[2k], AACC[2k+1] out for zeros. f32v2axpy with $TAS = 2 returns the
-  // previous AACC[0]/AACC[2] while 2x + y goes in.
+  // ZAACC clears; two f32v4acc of (1, 2, 3, 4) leave AACC[0, 2, 4, 6] = (2, 4, 6, 8). Each
+  // f32v2gina 0 returns the head pair AACC[0], AACC[2] and shifts the even chain down a pair,
+  // zeros entering at AACC[12], AACC[14]: (2, 4), then (6, 8). f32v2axpy with $TAS = 2 returns
+  // the previous AACC[0]/AACC[2] (now 0, 0) while 2x + y goes in.
   auto r = worker(R"(
   setzi $a0, 8
   uput $FP_CLR, $a0
@@ -305,7 +306,7 @@ TEST(Semantics, AccumulatorsModel) {
   f32v4acc $a0:3
   f32v2gina $a4:5, $azeros, 0
   st64 $a4:5, $mvertex_base, 4
-  f32v2gina $a4:5, $azeros, 1
+  f32v2gina $a4:5, $azeros, 0
   st64 $a4:5, $mvertex_base, 5
   ld32 $a6, $mvertex_base, 4
   uput $TAS, $a6
@@ -423,6 +424,71 @@ TEST(Semantics, BundleInstructionsReadBeforeEitherWrites) {
   EXPECT_EQ(r.f32(0x70010), 2.0f);  // 1 + 1, not 10 + 10
   EXPECT_EQ(r.f32(0x70014), 5.0f);  // the store saw $a2 before the add wrote it
   EXPECT_EQ(r.f32(0x70018), 20.0f); // the second add saw the loaded 10
+}
+
+} // namespace
+
+namespace {
+
+TEST(Semantics, ByteSwapsBranchesOnSignAndRoundingModes) {
+  // swap8 swaps the bytes of each half; brpos takes zero (sign clear); f32int immediates are the
+  // backend's TFPU_ROUND_* values: 0 nearest even, 1 up, 2 down, 3 toward zero, 4 ties away.
+  auto r = worker(R"(
+  ld32 $m0, $mvertex_base, 0
+  swap8 $m1, $m0
+  st32 $m1, $mvertex_base, 8
+  zero $m2
+  setzi $m3, 7
+  brpos $m2, 1f
+  setzi $m3, 9
+1:
+  st32 $m3, $mvertex_base, 9
+  ld32 $a0, $mvertex_base, 1
+  f32int $a1, $a0, 0
+  st32 $a1, $mvertex_base, 10
+  f32int $a1, $a0, 1
+  st32 $a1, $mvertex_base, 11
+  f32int $a1, $a0, 2
+  st32 $a1, $mvertex_base, 12
+  f32int $a1, $a0, 3
+  st32 $a1, $mvertex_base, 13
+  f32int $a1, $a0, 4
+  st32 $a1, $mvertex_base, 14
+)",
+                  {0x11223344, bits(-2.5f)});
+  EXPECT_EQ(r.word(0x70020), 0x22114433u);
+  EXPECT_EQ(r.word(0x70024), 7u);
+  EXPECT_EQ(r.f32(0x70028), -2.0f);
+  EXPECT_EQ(r.f32(0x7002C), -2.0f);
+  EXPECT_EQ(r.f32(0x70030), -3.0f);
+  EXPECT_EQ(r.f32(0x70034), -2.0f);
+  EXPECT_EQ(r.f32(0x70038), -3.0f);
+}
+
+TEST(Semantics, MacAndOuterProductLanes) {
+  // f32v2mac feeds AACC[0] and AACC[2]: with (2, 0.5) x (4, 10), gina 0 returns (8, 5) (the values
+  // of Graphcore's tutorial AsmTest). f32v2aop: [0] += x0 y0, [2] += x1 y0, [4] += x0 y1, [6] += x1 y1.
+  auto r = worker(R"(
+  setzi $a0, 8
+  uput $FP_CLR, $a0
+  ld64 $a0:1, $mvertex_base, 0
+  ld64 $a2:3, $mvertex_base, 1
+  f32v2mac $a0:1, $a2:3
+  f32v2gina $a4:5, $azeros, 0
+  st64 $a4:5, $mvertex_base, 2
+  f32v2aop $a0:1, $a2:3, 0
+  f32v2gina $a4:5, $azeros, 0
+  st64 $a4:5, $mvertex_base, 3
+  f32v2gina $a4:5, $azeros, 0
+  st64 $a4:5, $mvertex_base, 4
+)",
+                  {bits(2.0f), bits(0.5f), bits(4.0f), bits(10.0f)});
+  EXPECT_EQ(r.f32(0x70010), 8.0f);
+  EXPECT_EQ(r.f32(0x70014), 5.0f);
+  EXPECT_EQ(r.f32(0x70018), 8.0f);  // x0 y0
+  EXPECT_EQ(r.f32(0x7001C), 2.0f);  // x1 y0
+  EXPECT_EQ(r.f32(0x70020), 20.0f); // x0 y1
+  EXPECT_EQ(r.f32(0x70024), 5.0f);  // x1 y1
 }
 
 } // namespace

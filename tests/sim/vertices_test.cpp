@@ -109,34 +109,35 @@ TEST(Vertices, AmpConvolution1x1Partial) {
   // Supervisor: c0 ld32 $m1; c6 put $CCCSLOAD (needs $m1), next issue 6 later: c12..c27 the 16
   // ld128putcs; c28 setzi $m2; c29 add $m3; c30 setzi $m4; c36 sub $m3 (needs $m4: 30+6);
   // c42 run (needs $m3: 36+6); the worker (context 1, slot 0) may start at 48.
-  // Worker: 6 + 4 x 3 (first position, no stores) + 1 (add) + 2 x (16 + 1 brnzdec) + 4 x 2 (drain)
-  // + 1 (exitz) = 62 bundles at 48, 54, ... exit at 48 + 61 x 6 = 414. The supervisor issues
-  // sync at 49 (slot 1), resumes at max(49, 414) + 6 = 420 and returns: 420 + 6 = 426.
+  // Worker: 6 + 8 (warm-up set) + 12 (set 1) + 1 (add) + (N-2) x (16 + 1 brnzdec) + 12 + 8 (the
+  // last two sets) + 1 (exitz) = 65 bundles at 48, 54, ... exit at 48 + 64 x 6 = 432. The
+  // supervisor issues sync at 49 (slot 1), resumes at max(49, 432) + 6 = 438, returns at 444.
   // Small integers keep every sum exact in binary16, so the expected outputs are exact.
-  auto w = [](int o, int i) { return ((o * 3 + i * 5) % 5) - 2; };
+  auto w = [](int k, int i) { return ((k * 3 + i * 5) % 5) - 2; };
   auto x = [](int n, int i) { return (n + i) % 8; };
-  auto partial = [](int n, int o) { return o - n; };
+  auto partial = [](int n, int k) { return k - n; };
   const int N = 3;
   auto r = runTile(assembleFile(vertex("conv1x1.S")), "conv1x1", Mode::Supervisor, kState, [&](sim::Tile &t) {
     putWords(t, kState, {0x90000, kIn0, kIn1, kOut, N});
-    for (int n = 0; n < 16; ++n)
-      for (int m = 0; m < 4; ++m)
-        t.memory().write<uint32_t>(0x90000 + 4 * (4 * n + m), sim::doubleToHalf(w(2 * m, n)) |
-                                                                   uint32_t(sim::doubleToHalf(w(2 * m + 1, n))) << 16);
+    for (int k = 0; k < 8; ++k)
+      for (int p = 0; p < 4; ++p)
+        for (int i = 0; i < 4; ++i) // entry 4k+p, half i: output k, input channel 4p+i
+          t.memory().write<uint16_t>(0x90000 + 8 * (4 * k + p) + 2 * i, sim::doubleToHalf(w(k, 4 * p + i)));
     for (int n = 0; n < N; ++n) {
       for (int i = 0; i < 16; ++i) t.memory().write<uint16_t>(kIn0 + 2 * (16 * n + i), sim::doubleToHalf(x(n, i)));
-      for (int o = 0; o < 8; ++o) t.memory().write<uint16_t>(kIn1 + 2 * (8 * n + o), sim::doubleToHalf(partial(n, o)));
+      for (int k = 0; k < 8; ++k) t.memory().write<uint16_t>(kIn1 + 2 * (8 * n + k), sim::doubleToHalf(partial(n, k)));
     }
   });
   for (int n = 0; n < N; ++n)
-    for (int o = 0; o < 8; ++o) {
-      int expect = partial(n, o);
-      for (int i = 0; i < 16; ++i) expect += w(o, i) * x(n, i);
-      EXPECT_EQ(sim::halfToFloat(r.tile->memory().read<uint16_t>(kOut + 2 * (8 * n + o))), float(expect))
-          << "position " << n << " channel " << o;
+    for (int k = 0; k < 8; ++k) {
+      int expect = partial(n, k);
+      for (int i = 0; i < 16; ++i) expect += w(k, i) * x(n, i);
+      EXPECT_EQ(sim::halfToFloat(r.tile->memory().read<uint16_t>(kOut + 2 * (8 * n + k))), float(expect))
+          << "position " << n << " channel " << k;
     }
-  EXPECT_EQ(r.stats.cycles, 426u);
-  EXPECT_EQ(r.stats.bundles[1], 62u);
+  EXPECT_EQ(r.word(kOut + 2 * 8 * N), 0u); // nothing stored past the last position
+  EXPECT_EQ(r.stats.cycles, 444u);
+  EXPECT_EQ(r.stats.bundles[1], 65u);
 }
 
 } // namespace

@@ -133,14 +133,16 @@
 #define TSLIC_F16V4_1x4 0
 #define TSLIC_F16V4_1 0
 
-/* FPU constants: comparison results and rounding modes for f32int (ours). */
+/* FPU constants: comparison results (ours) and the rounding modes of f32int ([L] the Colossus
+   LLVM backend's TFPU_ROUND_* values). */
 #define TFPU_FP32_TRUE 0xffffffff
 #define TFPU_FP32_FALSE 0x00000000
 #define TFPU_FP16_TRUE 0xffff
 #define TFPU_FP16_FALSE 0x0000
 #define TFPU_ROUND_NEAREST 0
-#define TFPU_ROUND_ZERO 1
-#define TFPU_ROUND_UP 2
-#define TFPU_ROUND_DOWN 3
+#define TFPU_ROUND_UP 1
+#define TFPU_ROUND_DOWN 2
+#define TFPU_ROUND_ZERO 3
+#define TFPU_ROUND_AWAY 4
 
 #endif

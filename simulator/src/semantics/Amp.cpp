@@ -1,12 +1,15 @@
-// The AMP (accumulating matrix product) unit: a model of ours ([I], docs/tile-timing.md "AMP"),
-// built from the public facts (ipu-facts §3.2): the weights are the 64 $CWEI words loaded by the
-// supervisor with ld64putcs/ld128putcs; an instruction takes four input halves and, for the
-// "hiho" form, two f16 partials in and two f16 results out (the "siso" form: two f32 of each);
-// the four phases P0..P3 of the TAMP_*_E4 flags each bring four of sixteen input channels, so a
-// round of four issues computes eight output channels (32 MACs an issue), and results come out
-// in the next round: four AMP issues after the input that completes them ([F] S2 example table).
-// $CWEI_n_m (index 4n+m) holds the weights of input channel n for output channels 2m and 2m+1.
-// The in-flight sums live in $AACC[0..7], the finished round's results in $AACC[8..15].
+// The AMP (accumulating matrix product), following the ISA documentation's "8x1x1x16" example
+// table for f16v4hihoamp and f16v4sisoamp ([F] S2; ipu-facts §3.2; docs/tile-timing.md "AMP"):
+//  - eight engines; engine k keeps its running sum R_k in $AACC[2k];
+//  - four issues make a set, phase p bringing input channels 4p..4p+3 (four halves):
+//    phase 0 starts a new set, R_k = x . CWEI_k_0 + Pin_k; phase p adds x . CWEI_k_p;
+//    $CWEI_k_p is the 64-bit entry 4k+p (four f16 weights);
+//  - every issue also takes two partials, for engines 2p and 2p+1 of the NEXT set (the partials
+//    given in the four issues before a phase 0 are the Pin of the set it starts), and returns two
+//    results of the PREVIOUS set: (R_2p, R_2p+1). So results emerge four AMP issues after the
+//    phase-0 input that starts their set, and a program first runs four warm-up issues.
+// Where the pending partials and the finished set wait is not public: here, $AACC[2k+1] and a
+// hidden buffer of eight. The E1/E2 engine selections and the other AMP forms are not modelled.
 #include "../Half.h"
 #include "../Semantics.h"
 
@@ -15,66 +18,53 @@ namespace ipusim::sim {
 namespace {
 
 /// Flags as TileConstants.hpp defines them (ours): (log2(engines) << 3) | phase.
-unsigned phaseOf(Tile &t, Context &c, const Op &op, unsigned flagOperand) {
-  unsigned flags = unsigned(op.v[flagOperand]);
+unsigned phaseOf(Tile &t, Context &c, const Op &op) {
+  unsigned flags = unsigned(op.v[3]);
   if ((flags >> 3) != 2) t.raise(c, "AMP with fewer than four engines (E1/E2 flags) is not modelled yet");
+  if ((flags & 7) > 3) t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist for f16v4 inputs");
   return flags & 7;
 }
 
-/// One phase: input channels 4p..4p+3 into all eight outputs; partials for outputs 2p, 2p+1 in.
-void phase(Tile &t, Context &c, unsigned p, const float in[4], float partial0, float partial1) {
-  const uint32_t *w = t.commonWeights();
-  for (unsigned i = 0; i < 4; ++i) {
-    unsigned n = 4 * p + i;
-    for (unsigned m = 0; m < 4; ++m) {
-      uint32_t word = w[4 * n + m];
-      c.aacc[2 * m] += halfToFloat(uint16_t(word)) * in[i];
-      c.aacc[2 * m + 1] += halfToFloat(uint16_t(word >> 16)) * in[i];
-    }
+/// One issue: returns the previous set's results for phase p, then feeds the input and partials.
+void issueAmp(Tile &t, Context &c, unsigned p, unsigned inputReg, float partial0, float partial1, float &out0,
+              float &out1) {
+  if (p == 0) // the running set is finished: it is read out over the next four issues
+    for (unsigned k = 0; k < 8; ++k) c.ampResults[k] = c.aacc[2 * k];
+  out0 = c.ampResults[2 * p];
+  out1 = c.ampResults[2 * p + 1];
+  float x[4];
+  for (unsigned i = 0; i < 4; ++i) x[i] = halfToFloat(uint16_t(c.a[inputReg + i / 2] >> (16 * (i % 2))));
+  const uint64_t *w = t.commonWeights();
+  for (unsigned k = 0; k < 8; ++k) {
+    uint64_t weights = w[4 * k + p];
+    float dot = 0;
+    for (unsigned i = 0; i < 4; ++i) dot += halfToFloat(uint16_t(weights >> (16 * i))) * x[i];
+    c.aacc[2 * k] = (p == 0 ? c.aacc[2 * k + 1] : c.aacc[2 * k]) + dot; // phase 0 starts from Pin_k
   }
-  c.aacc[2 * p] += partial0;
-  c.aacc[2 * p + 1] += partial1;
-}
-
-/// After phase 3 the round's sums become the results the next round reads out.
-void endRound(Context &c, unsigned p) {
-  if (p != 3) return;
-  for (unsigned o = 0; o < 8; ++o) {
-    c.aacc[8 + o] = c.aacc[o];
-    c.aacc[o] = 0;
-  }
-}
-
-void inputs(const Context &c, unsigned reg, float in[4]) {
-  for (unsigned i = 0; i < 4; ++i) in[i] = halfToFloat(uint16_t(c.a[reg + i / 2] >> (16 * (i % 2))));
+  c.aacc[2 * (2 * p) + 1] = partial0; // Pin of the next set
+  c.aacc[2 * (2 * p + 1) + 1] = partial1;
 }
 
 } // namespace
 
-// f16v4hihoamp $aD, $aIn:In+1, $aPartials, flags: f16 partials in and out.
+// f16v4hihoamp $aD, $aIn:In+1, $aPartials, flags: f16 partials in and results out.
 IPU_SEMANTICS(f16v4hihoamp) {
-  unsigned p = phaseOf(t, c, op, 3);
-  float in[4];
-  inputs(c, unsigned(op.v[1]), in);
+  unsigned p = phaseOf(t, c, op);
   uint32_t partials = c.a[op.v[2]];
-  uint32_t out = floatToHalf(c.aacc[8 + 2 * p]) | uint32_t(floatToHalf(c.aacc[8 + 2 * p + 1])) << 16;
-  phase(t, c, p, in, halfToFloat(uint16_t(partials)), halfToFloat(uint16_t(partials >> 16)));
-  endRound(c, p);
-  c.setA(unsigned(op.v[0]), out);
+  float out0, out1;
+  issueAmp(t, c, p, unsigned(op.v[1]), halfToFloat(uint16_t(partials)), halfToFloat(uint16_t(partials >> 16)), out0,
+           out1);
+  c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
 }
 
-// f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and out.
+// f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and results out.
 IPU_SEMANTICS(f16v4sisoamp) {
-  unsigned p = phaseOf(t, c, op, 3);
-  float in[4];
-  inputs(c, unsigned(op.v[1]), in);
+  unsigned p = phaseOf(t, c, op);
   unsigned pr = unsigned(op.v[2]);
-  float p0 = asFloat(c.a[pr]), p1 = asFloat(c.a[pr + 1]);
-  uint32_t out0 = asBits(c.aacc[8 + 2 * p]), out1 = asBits(c.aacc[8 + 2 * p + 1]);
-  phase(t, c, p, in, p0, p1);
-  endRound(c, p);
-  c.setA(unsigned(op.v[0]), out0);
-  c.setA(unsigned(op.v[0]) + 1, out1);
+  float out0, out1;
+  issueAmp(t, c, p, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.setA(unsigned(op.v[0]), asBits(out0));
+  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
 }
 
 } // namespace ipusim::sim

@@ -29,7 +29,7 @@ IPU_SEMANTICS(bri) { branch(c, uint32_t(op.v[0])); }
 IPU_SEMANTICS(brz) { if (c.m[op.v[0]] == 0) branch(c, uint32_t(op.v[1])); }
 IPU_SEMANTICS(brnz) { if (c.m[op.v[0]] != 0) branch(c, uint32_t(op.v[1])); }
 IPU_SEMANTICS(brneg) { if (int32_t(c.m[op.v[0]]) < 0) branch(c, uint32_t(op.v[1])); }
-IPU_SEMANTICS(brpos) { if (int32_t(c.m[op.v[0]]) > 0) branch(c, uint32_t(op.v[1])); }
+IPU_SEMANTICS(brpos) { if (int32_t(c.m[op.v[0]]) >= 0) branch(c, uint32_t(op.v[1])); } // sign clear ([L])
 // brnzdec: if the register is not zero, decrement it and branch ([F] S2).
 IPU_SEMANTICS(brnzdec) {
   uint32_t r = c.m[op.v[0]];
@@ -68,7 +68,7 @@ IPU_SEMANTICS(rpt) {
 IPU_SEMANTICS(exitz) { exitWorker(t, c, c.m[op.v[0]] == 0); }
 IPU_SEMANTICS(exitnz) { exitWorker(t, c, c.m[op.v[0]] != 0); }
 IPU_SEMANTICS(exitneg) { exitWorker(t, c, int32_t(c.m[op.v[0]]) < 0); }
-IPU_SEMANTICS(exitpos) { exitWorker(t, c, int32_t(c.m[op.v[0]]) > 0); }
+IPU_SEMANTICS(exitpos) { exitWorker(t, c, int32_t(c.m[op.v[0]]) >= 0); } // sign clear ([L])
 IPU_SEMANTICS(trap) { t.raise(c, "trap " + std::to_string(op.v[0])); }
 
 // CSRs (indices: asm-dialect §2.2 and arch/src/Registers.cpp).

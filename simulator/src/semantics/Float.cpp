@@ -223,14 +223,17 @@ IPU_SEMANTICS(f32toui32) {
   uint32_t r = std::isnan(x) || x <= 0 ? 0 : x >= 4294967296.0f ? UINT32_MAX : uint32_t(x);
   c.setA(unsigned(op.v[0]), r);
 }
-// f32int: round to an integral value in the mode of the immediate (TFPU_ROUND_*).
+// f32int: round to an integral value in the mode of the immediate ([L] TFPU_ROUND_*): 0 nearest
+// even, 1 up, 2 down, 3 toward zero, 4 nearest with ties away from zero.
 IPU_SEMANTICS(f32int) {
   float x = asFloat(c.a[op.v[1]]);
   switch (op.v[2]) {
   case 0: x = std::nearbyint(x); break;
-  case 1: x = std::trunc(x); break;
-  case 2: x = std::ceil(x); break;
-  default: x = std::floor(x); break;
+  case 1: x = std::ceil(x); break;
+  case 2: x = std::floor(x); break;
+  case 3: x = std::trunc(x); break;
+  case 4: x = std::round(x); break;
+  default: t.raise(c, "f32int rounding mode " + std::to_string(op.v[2]) + " does not exist");
   }
   c.setA(unsigned(op.v[0]), asBits(x));
 }

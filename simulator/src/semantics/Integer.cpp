@@ -46,7 +46,8 @@ IPU_SEMANTICS(bitrev8) {
     if (x >> b & 1) r |= 1u << ((b & ~7) | (7 - (b & 7)));
   setDst(c, op, r);
 }
-IPU_SEMANTICS(swap8) { setDst(c, op, __builtin_bswap32(a1(c, op))); }
+// swap8: the two bytes of each half swap places ([L] LLVM builds bswap as swap8 then swap16).
+IPU_SEMANTICS(swap8) { uint32_t x = a1(c, op); setDst(c, op, (x & 0x00FF00FFu) << 8 | (x >> 8 & 0x00FF00FFu)); }
 IPU_SEMANTICS(swap16) { uint32_t x = a1(c, op); setDst(c, op, x << 16 | x >> 16); }
 // sort4x16lo/hi: the low (high) halves of the two sources, first source in the low half.
 IPU_SEMANTICS(sort4x16lo) { setDst(c, op, (a1(c, op) & 0xFFFF) | a2(c, op) << 16); }

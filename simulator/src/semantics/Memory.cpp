@@ -143,17 +143,15 @@ IPU_SEMANTICS(st64pace) {
   writePacked(c, unsigned(op.v[1]), p);
 }
 
-// AMP weights: loaded from $CCCSLOAD, which post-increments ([F] S2).
+// AMP weights: 64-bit $CWEI entries loaded from $CCCSLOAD, which post-increments ([F] S2):
+// ld64putcs i writes entry i, ld128putcs i entries i and i+1 (from interleaved memory).
 IPU_SEMANTICS(ld64putcs) {
-  uint64_t v = load<uint64_t>(t, c, c.cccsload);
-  unsigned k = unsigned(op.v[0]) % 64;
-  t.commonWeights()[k] = uint32_t(v);
-  t.commonWeights()[(k + 1) % 64] = uint32_t(v >> 32);
+  t.commonWeights()[unsigned(op.v[0]) % 64] = load<uint64_t>(t, c, c.cccsload);
   c.cccsload += 8;
 }
 IPU_SEMANTICS(ld128putcs) {
   if (!t.memory().interleaved(c.cccsload)) t.raise(c, "ld128putcs needs $CCCSLOAD in interleaved memory");
-  for (unsigned i = 0; i < 4; ++i) t.commonWeights()[(unsigned(op.v[0]) + i) % 64] = load<uint32_t>(t, c, c.cccsload + 4 * i);
+  for (unsigned i = 0; i < 2; ++i) t.commonWeights()[(unsigned(op.v[0]) + i) % 64] = load<uint64_t>(t, c, c.cccsload + 8 * i);
   c.cccsload += 16;
 }
 

@@ -53,6 +53,7 @@ struct Context {
   uint32_t wsr = 0, vertexBase = 0, workerBase = 0;
   uint32_t fpCtl = 0, fpSts = 0, tas = 0, prng[4] = {}, prngSeed = 0;
   float aacc[16] = {};  ///< $AACC accumulators (binary32)
+  float ampResults[8] = {}; ///< the AMP's finished set, read out two a phase (docs/tile-timing.md)
   // Supervisor CSRs.
   uint32_t cccsload = 0, fpIctl = 0;
   // Zero-overhead loop state (rpt).
@@ -140,7 +141,7 @@ public:
   uint64_t now() const { return cycle_; }
   bool anyWorkerRunning() const;
   uint64_t lastWorkerExit() const;
-  uint32_t *commonWeights() { return cwei_; }
+  uint64_t *commonWeights() { return cwei_; }
 
 private:
   arch::TileConfig config_;
@@ -157,7 +158,7 @@ private:
   unsigned accessCount_ = 0;
   uint32_t issuePc_ = 0;             ///< pc of the instruction being executed
   unsigned issueContext_ = 0;
-  uint32_t cwei_[64] = {};           ///< AMP common weights ($CWEI_n_m), written by ld64putcs/ld128putcs
+  uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;
