@@ -165,7 +165,7 @@ TEST(Semantics, Float32MatchesHostIeee) {
   EXPECT_EQ(r.word(0x70024), 0xFFFFFFFFu);
   EXPECT_EQ(r.f32(0x70028), x * x);
   EXPECT_EQ(r.f32(0x7002C), y * x);
-  EXPECT_EQ(r.word(0x70030), 0x3C66u); // 1.1 in binary16: 1.099609375
+  EXPECT_EQ(r.word(0x70030), 0x3C663C66u); // 1.1 in binary16 (1.099609375), in both halves ([F] S2)
   EXPECT_EQ(r.word(0x70034), 1u);
 }
 
@@ -398,7 +398,7 @@ TEST(Semantics, StochasticRoundingUsesThePrng) {
     double u = double(uint32_t(ref.next())) * 0x1p-32;
     uint32_t expect = u >= 0.75 ? 0x3C01 : 0x3C00;
     ups += expect == 0x3C01;
-    EXPECT_EQ(r.word(0x70020 + 4 * i), expect) << i;
+    EXPECT_EQ(r.word(0x70020 + 4 * i), expect | expect << 16) << i; // f32tof16 fills both halves
   }
   EXPECT_GT(ups, 0); // the seed exercises both directions
   EXPECT_LT(ups, 16);
@@ -489,6 +489,52 @@ TEST(Semantics, MacAndOuterProductLanes) {
   EXPECT_EQ(r.f32(0x7001C), 2.0f);  // x1 y0
   EXPECT_EQ(r.f32(0x70020), 20.0f); // x0 y1
   EXPECT_EQ(r.f32(0x70024), 5.0f);  // x1 y1
+}
+
+} // namespace
+
+namespace {
+
+TEST(Semantics, PermutesClassesAndDeltaLoads) {
+  auto r = worker(R"(
+  ld32 $m0, $mvertex_base, 0
+  ld32 $m1, $mvertex_base, 1
+  shuf8x8lo $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 8
+  shuf8x8hi $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 9
+  sort8x8lo $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 10
+  roll8r $m2, $m0, $m1
+  st32 $m2, $mvertex_base, 11
+  cms $m2, $m1
+  st32 $m2, $mvertex_base, 12
+  ld64 $a0:1, $mvertex_base, 1
+  f16v4class $a2, $a0:1
+  st32 $a2, $mvertex_base, 13
+  // delta loads: the pointer at word 6 holds the deltas 4 and 8 (16-bit each)
+  setzi $m3, 0x70018
+  setzi $m4, 0x70000
+  zero $m5
+  ldd16a32 $a4, $m3++, $m4, $m5@
+  st32 $a4, $mvertex_base, 14
+  ldd16a32 $a4, $m3++, $m4, $m5@
+  st32 $a4, $mvertex_base, 15
+  ldd16a32 $a4, $m3++, $m4, $m5@
+  st32 $a4, $mvertex_base, 16
+)",
+                  {0x44332211, 0xF0FFFFFF, 0x80007C00, 0x00013C00, 0, 0, 0x00080004});
+  EXPECT_EQ(r.word(0x70020), 0xFF22FF11u); // a0 b0 a1 b1
+  EXPECT_EQ(r.word(0x70024), 0xF044FF33u); // a2 b2 a3 b3
+  EXPECT_EQ(r.word(0x70028), 0xFFFF3311u); // a0 a2 b0 b2
+  EXPECT_EQ(r.word(0x7002C), 0xFF443322u); // {b:a} >> 8
+  EXPECT_EQ(r.word(0x70030), 3u);          // 0xF0FFFFFF: three bits below the sign equal it
+  // halves (0x7C00 +inf, 0x8000 -0, 0x3C00 +1 normal, 0x0001 +subnormal): codes 9, 5, 8, 7.
+  EXPECT_EQ(r.word(0x70034), 0x07080509u);
+  // The first load uses the initial delta 0, then the deltas 4 and 8 read from the pointer.
+  EXPECT_EQ(r.word(0x70038), 0x44332211u);
+  EXPECT_EQ(r.word(0x7003C), 0xF0FFFFFFu);
+  EXPECT_EQ(r.word(0x70040), 0x80007C00u);
 }
 
 } // namespace

@@ -190,7 +190,11 @@ IPU_SEMANTICS(f32div) {
 }
 
 // ---- conversions ----
-IPU_SEMANTICS(f32tof16) { c.setA(unsigned(op.v[0]), roundHalf(c, asFloat(c.a[op.v[1]]))); }
+// f32tof16 writes its half to both halves of the destination ([F] S2).
+IPU_SEMANTICS(f32tof16) {
+  uint32_t h = roundHalf(c, asFloat(c.a[op.v[1]]));
+  c.setA(unsigned(op.v[0]), h | h << 16);
+}
 IPU_SEMANTICS(f16tof32) { c.setA(unsigned(op.v[0]), asBits(halfToFloat(uint16_t(c.a[op.v[1]])))); }
 IPU_SEMANTICS(f32v2tof16) {
   unsigned s = unsigned(op.v[1]);

@@ -143,6 +143,38 @@ IPU_SEMANTICS(st64pace) {
   writePacked(c, unsigned(op.v[1]), p);
 }
 
+// ld64a32 $aQ, $mAddr++, $mBase, $mDelta: a 64-bit load from $mAddr into the quad's upper pair
+// ($mAddr += 8) and a 32-bit load from $mBase + the delta's low 16 bits into its second register;
+// the first is untouched ([F] S2; the delta in bytes is [I]).
+IPU_SEMANTICS(ld64a32) {
+  unsigned q = unsigned(op.v[0]);
+  uint32_t addr = c.m[op.v[1]];
+  uint64_t wide = load<uint64_t>(t, c, addr);
+  uint32_t narrow = load<uint32_t>(t, c, c.m[op.v[2]] + (c.m[op.v[3]] & 0xFFFF));
+  c.setM(unsigned(op.v[1]), addr + 8);
+  setPairA(c, q + 2, wide);
+  c.setA(q + 1, narrow);
+}
+// The delta loads: the data comes from $mBase + the 16-bit delta in $mDelta, and a new delta is
+// loaded from $mAddr (then $mAddr += 2) into $mDelta ([F] S2; the old delta addresses the data, [I]).
+namespace {
+uint32_t deltaLoad(Tile &t, Context &c, const Op &op) {
+  uint32_t data = c.m[op.v[2]] + (c.m[op.v[3]] & 0xFFFF);
+  uint32_t ptr = c.m[op.v[1]];
+  uint16_t next = load<uint16_t>(t, c, ptr);
+  c.setM(unsigned(op.v[1]), ptr + 2);
+  c.setM(unsigned(op.v[3]), next);
+  return data;
+}
+} // namespace
+IPU_SEMANTICS(ldd16a32) { uint32_t a = deltaLoad(t, c, op); c.setA(unsigned(op.v[0]), load<uint32_t>(t, c, a)); }
+IPU_SEMANTICS(ldd16a64) { uint32_t a = deltaLoad(t, c, op); setPairA(c, unsigned(op.v[0]), load<uint64_t>(t, c, a)); }
+IPU_SEMANTICS(ldd16b16) {
+  uint32_t a = deltaLoad(t, c, op);
+  uint32_t h = load<uint16_t>(t, c, a);
+  c.setA(unsigned(op.v[0]), h | h << 16);
+}
+
 // AMP weights: 64-bit $CWEI entries loaded from $CCCSLOAD, which post-increments ([F] S2):
 // ld64putcs i writes entry i, ld128putcs i entries i and i+1 (from interleaved memory).
 IPU_SEMANTICS(ld64putcs) {
