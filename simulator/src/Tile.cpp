@@ -150,19 +150,14 @@ void Tile::raise(const Context &c, const std::string &reason) {
   throw SimException(ipu_, tileId_, c.id, issuePc_, describe(issuePc_), reason, source_ ? source_(issuePc_) : "");
 }
 
-uint32_t Tile::loadAddress(const Context &c, uint32_t addr, unsigned bytes) {
-  if (!memory_.contains(addr, bytes)) {
-    char buf[96];
+void Tile::badAccess(const Context &c, uint32_t addr, unsigned bytes) {
+  char buf[96];
+  if (!memory_.contains(addr, bytes))
     std::snprintf(buf, sizeof buf, "%u-byte access at 0x%x is outside tile memory 0x%x..0x%x", bytes, addr,
                   memory_.base(), memory_.end());
-    raise(c, buf);
-  }
-  if (addr % bytes) {
-    char buf[64];
+  else
     std::snprintf(buf, sizeof buf, "misaligned %u-byte access at 0x%x", bytes, addr);
-    raise(c, buf);
-  }
-  return addr;
+  raise(c, buf);
 }
 
 void Tile::noteAccess(uint32_t addr) {
@@ -272,7 +267,7 @@ void Tile::issue(Context &c) {
   // and a body holds no control or system instruction, so nothing else can observe the
   // difference (docs/tile-timing.md, "Batched rpt loops").
   uint64_t batchTurns = 0;
-  if (c.id != kSupervisor && main.desc->timing == TimingClass::Repeat && c.rptCount && !trace_)
+  if (c.id != kSupervisor && main.desc->timing == TimingClass::Repeat && c.rptCount && !trace_ && fastPaths_)
     batchTurns = runRepeatBatch(c);
 
   if (c.id == kSupervisor) {
@@ -327,28 +322,41 @@ uint64_t Tile::runRepeatBatch(Context &c) {
   return turns;
 }
 
-void Tile::skipToNextWorkerTurn() {
-  // While the supervisor waits in sync only the workers act: jump to the next turn at which one
-  // of them can issue, counting the skipped turns of the others as stalls, as the cycle-by-cycle
-  // loop would (a turn before `accountedUntil` was counted by a batched rpt).
-  uint64_t next = UINT64_MAX;
-  for (unsigned w = 1; w <= 6; ++w) {
-    const Context &c = ctx_[w];
-    if (!c.running) continue;
-    uint64_t from = std::max(c.ready, cycle_ + 1);
-    uint64_t slot = w - 1;
-    next = std::min(next, from + (slot + kBarrelSlots - from % kBarrelSlots) % kBarrelSlots);
-  }
-  if (next == UINT64_MAX || next <= cycle_ + 1) return;
-  auto turns = [](uint64_t from, uint64_t to, uint64_t slot) -> uint64_t { // cycles c in [from, to), c % 6 == slot
+void Tile::skipIdleCycles() {
+  // No context can issue in the next cycle: jump to the first cycle at which one can, counting the
+  // skipped cycles as the cycle-by-cycle loop would (a worker's turn before it is ready is a
+  // stall unless a batched rpt accounted for it; so is a free slot before the supervisor is
+  // ready). Exact: nothing changes in between, since state changes only when something issues.
+  auto nextTurn = [](uint64_t from, uint64_t slot) { return from + (slot + kBarrelSlots - from % kBarrelSlots) % kBarrelSlots; };
+  auto turns = [](uint64_t from, uint64_t to, uint64_t slot) -> uint64_t { // c in [from, to), c % 6 == slot
     if (to <= from) return 0;
-    auto upTo = [slot](uint64_t x) { return x / kBarrelSlots + (x % kBarrelSlots > slot ? 1 : 0); }; // in [0, x)
+    auto upTo = [slot](uint64_t x) { return x / kBarrelSlots + (x % kBarrelSlots > slot ? 1 : 0); };
     return upTo(to) - upTo(from);
   };
+  if (!fastPaths_) return;
+  const uint64_t from = cycle_ + 1;
+  uint64_t next = UINT64_MAX;
+  bool owned[kBarrelSlots];
+  for (unsigned w = 1; w <= 6; ++w) {
+    const Context &c = ctx_[w];
+    owned[w - 1] = c.running;
+    if (c.running) next = std::min(next, nextTurn(std::max(c.ready, from), w - 1));
+  }
+  const Context &sup = ctx_[kSupervisor];
+  const bool supActive = sup.running && !sup.waitingSync;
+  if (sup.running && (sup.waitingSync ? !anyWorkerRunning() : true)) {
+    uint64_t start = sup.waitingSync ? from : std::max(sup.ready, from);
+    for (unsigned s = 0; s < kBarrelSlots; ++s)
+      if (!owned[s]) next = std::min(next, nextTurn(start, s));
+  }
+  if (next == UINT64_MAX || next <= from) return;
   for (unsigned w = 1; w <= 6; ++w) {
     Context &c = ctx_[w];
-    if (c.running) c.stallCycles += turns(std::max(cycle_ + 1, c.accountedUntil), next, w - 1);
+    if (c.running) c.stallCycles += turns(std::max(from, c.accountedUntil), next, w - 1);
   }
+  if (supActive)
+    for (unsigned s = 0; s < kBarrelSlots; ++s)
+      if (!owned[s]) ctx_[kSupervisor].stallCycles += turns(from, std::min(next, sup.ready), s);
   cycle_ = next - 1; // the loop's ++cycle_ lands on `next`
 }
 
@@ -374,12 +382,15 @@ TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
     if (w.running) {
       // A running worker owns its slot ([F] S3): it issues when ready, else the slot idles.
       if (cycle_ >= w.ready) issue(w);
-      else if (cycle_ >= w.accountedUntil) ++w.stallCycles;
+      else {
+        if (cycle_ >= w.accountedUntil) ++w.stallCycles;
+        skipIdleCycles();
+      }
       continue;
     }
     if (sup.waitingSync) {
       if (anyWorkerRunning()) {
-        skipToNextWorkerTurn();
+        skipIdleCycles();
         continue;
       }
       sup.waitingSync = false;

@@ -9,7 +9,9 @@
 #include "ipusim/sim/Tile.h"
 
 #include <functional>
+#include <gtest/gtest.h>
 #include <memory>
+#include <optional>
 
 namespace ipusim::test {
 
@@ -34,12 +36,14 @@ struct TileRun {
   }
 };
 
-/// Assembles `source` (preprocessed if `path` names a .S file instead), links it, runs `entry`.
-inline TileRun runTile(const cc::ObjectFile &object, const std::string &entry, Mode mode, uint32_t vertexBase,
-                       const std::function<void(sim::Tile &)> &setup = {}) {
+/// Links `object`, loads it into a fresh tile and runs `entry`, with the fast paths (batched rpt
+/// loops, skipped idle cycles) on or off.
+inline TileRun runOnce(const cc::ObjectFile &object, const std::string &entry, Mode mode, uint32_t vertexBase,
+                       const std::function<void(sim::Tile &)> &setup, bool fast) {
   TileRun r;
   r.image = cc::link({{"t.o", object}}, mk2Config().tile);
   r.tile = std::make_unique<sim::Tile>(mk2Config().tile);
+  r.tile->setFastPaths(fast);
   sim::loadImage(*r.tile, r.image, "t.elf");
   if (setup) setup(*r.tile);
   int sym = r.image.findSymbol(entry);
@@ -48,6 +52,34 @@ inline TileRun runTile(const cc::ObjectFile &object, const std::string &entry, M
   if (mode == Mode::Supervisor) r.stats = r.tile->runSupervisor(pc, vertexBase);
   else r.stats = r.tile->runSupervisor(r.tile->installWorkerLauncher(pc, vertexBase, mode == Mode::Multi), 0);
   return r;
+}
+
+/// Runs `entry` with the fast paths, and again stepping every cycle: every test that uses this
+/// also checks that both give the same cycles, bundles, stalls, memory and exceptions.
+inline TileRun runTile(const cc::ObjectFile &object, const std::string &entry, Mode mode, uint32_t vertexBase,
+                       const std::function<void(sim::Tile &)> &setup = {}) {
+  std::optional<TileRun> fastRun; // TileRun holds a reference: constructed in place, never assigned
+  try {
+    fastRun.emplace(runOnce(object, entry, mode, vertexBase, setup, true));
+  } catch (const sim::SimException &e) {
+    try {
+      runOnce(object, entry, mode, vertexBase, setup, false);
+      ADD_FAILURE() << "only the fast path raised: " << e.what();
+    } catch (const sim::SimException &slow) {
+      EXPECT_EQ(std::string(slow.what()), std::string(e.what()));
+    }
+    throw;
+  }
+  TileRun &fast = *fastRun;
+  TileRun slow = runOnce(object, entry, mode, vertexBase, setup, false);
+  EXPECT_EQ(fast.stats.cycles, slow.stats.cycles) << "fast and cycle-by-cycle paths differ";
+  for (unsigned c = 0; c < 7; ++c) {
+    EXPECT_EQ(fast.stats.bundles[c], slow.stats.bundles[c]) << "context " << c;
+    EXPECT_EQ(fast.stats.stallCycles[c], slow.stats.stallCycles[c]) << "context " << c;
+  }
+  const sim::TileMemory &a = fast.tile->memory(), &b = slow.tile->memory();
+  EXPECT_EQ(std::memcmp(a.at(a.base()), b.at(b.base()), a.end() - a.base()), 0) << "memory differs";
+  return std::move(fast);
 }
 
 inline TileRun runAsm(const std::string &source, const std::string &entry, Mode mode, uint32_t vertexBase = 0x70000,

@@ -119,6 +119,9 @@ public:
 
   /// Maps addresses to source locations for exception reports (may be empty).
   void setSourceLookup(std::function<std::string(uint32_t)> lookup) { source_ = std::move(lookup); }
+  /// Off: every cycle is stepped and every bundle issued one at a time (no batched rpt loops, no
+  /// skipped idle cycles). The results are the same either way; the tests compare them.
+  void setFastPaths(bool on) { fastPaths_ = on; }
   /// Called for every issued instruction or bundle (for traces): cycle, context, pc, text.
   void setTraceHook(std::function<void(uint64_t, unsigned, uint32_t, const std::string &)> hook) {
     trace_ = std::move(hook);
@@ -135,7 +138,12 @@ public:
 
   // ---- used by the semantics ----
   [[noreturn]] void raise(const Context &c, const std::string &reason);
-  uint32_t loadAddress(const Context &c, uint32_t addr, unsigned bytes); ///< checks range and alignment
+  /// Checks an access's range and alignment (raising the exception if either is wrong).
+  uint32_t loadAddress(const Context &c, uint32_t addr, unsigned bytes) {
+    if (!memory_.contains(addr, bytes) || addr % bytes) [[unlikely]]
+      badAccess(c, addr, bytes);
+    return addr;
+  }
   void noteAccess(uint32_t addr);  ///< memory-element conflict tracking within one bundle
   void startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t vertexBase);
   uint64_t now() const { return cycle_; }
@@ -156,6 +164,7 @@ private:
   std::function<void(uint64_t, unsigned, uint32_t, const std::string &)> trace_;
   uint32_t accessElements_[3];       ///< elements touched by the current bundle
   unsigned accessCount_ = 0;
+  bool fastPaths_ = true;
   uint32_t issuePc_ = 0;             ///< pc of the instruction being executed
   unsigned issueContext_ = 0;
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
@@ -165,7 +174,8 @@ private:
   bool isBundle(Context &c, uint32_t pc);
   void issue(Context &c);
   uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
-  void skipToNextWorkerTurn();
+  void skipIdleCycles();
+  [[noreturn]] void badAccess(const Context &c, uint32_t addr, unsigned bytes);
   const Op *peek(uint32_t pc); ///< the decoded instruction at pc, or nullptr if pc is not fetchable
   std::string describe(uint32_t pc);
 };
