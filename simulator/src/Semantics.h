@@ -41,8 +41,14 @@ inline uint32_t src(const Context &c, const Op &op, unsigned i) {
 }
 inline uint64_t pairA(const Context &c, unsigned r) { return uint64_t(c.a[r]) | uint64_t(c.a[r + 1]) << 32; }
 inline void setPairA(Context &c, unsigned r, uint64_t v) {
-  c.setA(r, uint32_t(v));
-  c.setA(r + 1, uint32_t(v >> 32));
+  if (r >= 14) return; // $azeros: the write is discarded
+  if (c.deferArf) {
+    c.setA(r, uint32_t(v));
+    c.setA(r + 1, uint32_t(v >> 32));
+    return;
+  }
+  c.a[r] = uint32_t(v);
+  c.a[r + 1] = uint32_t(v >> 32);
 }
 /// Writes operand 0 (the destination) in its register file.
 inline void setDst(Context &c, const Op &op, uint32_t v) {

@@ -287,39 +287,49 @@ void Tile::issue(Context &c) {
 uint64_t Tile::runRepeatBatch(Context &c) {
   const uint32_t start = c.rptStart, end = c.rptEnd;
   const unsigned bundles = (end - start) / 8;
-  // Only bodies of bundles whose instructions have no effect on control flow run batched.
-  const Op *body[2 * 256];
+  // Only bodies of bundles whose instructions have no effect on control flow run batched. Each
+  // step keeps what it needs: its instructions (nop and fnop left out) and whether the main one's
+  // ARF writes must wait for the aux one's reads.
+  struct Step {
+    const Op *main, *aux;
+    bool defer;
+    uint32_t pc;
+  } steps[256];
   for (unsigned b = 0; b < bundles; ++b) {
     const Op *m = peek(start + 8 * b), *a = peek(start + 8 * b + 4);
     if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
         !(a->modes & kWorker))
       return 0;
-    body[2 * b] = m;
-    body[2 * b + 1] = a;
+    steps[b] = {m->nop ? nullptr : m, a->nop ? nullptr : a, (m->writesA & a->readsA) != 0, start + 8 * b};
   }
   const unsigned extraBefore = c.extraWorkerCycles; // the rpt's own turns are counted by the caller
-  uint64_t turns = 0;
   const uint64_t iterations = c.rptCount;
+  uint64_t extra = 0;
   for (uint64_t i = 0; i < iterations; ++i)
     for (unsigned b = 0; b < bundles; ++b) {
-      const Op &m = *body[2 * b], &a = *body[2 * b + 1];
-      issuePc_ = start + 8 * b;
+      const Step &st = steps[b];
+      issuePc_ = st.pc;
       accessCount_ = 0;
       c.extraWorkerCycles = 0;
-      c.deferArf = m.writesA & a.readsA;
-      c.deferredCount = 0;
-      if (!m.nop) m.fn(*this, c, m);
-      c.deferArf = false;
-      if (!a.nop) a.fn(*this, c, a);
-      for (unsigned k = 0; k < c.deferredCount; ++k) c.a[c.deferredIndex[k]] = c.deferredValue[k];
-      turns += 1 + c.extraWorkerCycles;
-      c.stallCycles += c.extraWorkerCycles; // each extra turn is a turn the worker waits
+      if (st.defer) {
+        c.deferArf = true;
+        c.deferredCount = 0;
+        st.main->fn(*this, c, *st.main);
+        c.deferArf = false;
+        st.aux->fn(*this, c, *st.aux);
+        for (unsigned k = 0; k < c.deferredCount; ++k) c.a[c.deferredIndex[k]] = c.deferredValue[k];
+      } else {
+        if (st.main) st.main->fn(*this, c, *st.main);
+        if (st.aux) st.aux->fn(*this, c, *st.aux);
+      }
+      extra += c.extraWorkerCycles; // each extra turn is a turn the worker waits
     }
+  c.stallCycles += extra;
   c.bundles += iterations * bundles;
   c.extraWorkerCycles = extraBefore;
   c.rptCount = 0;
   c.pc = end;
-  return turns;
+  return iterations * bundles + extra;
 }
 
 void Tile::skipIdleCycles() {

@@ -69,18 +69,37 @@ uint16_t roundHalf(Context &c, double x) {
 
 /// Arithmetic on binary32 lanes; `f` gives the exact-as-possible result in double.
 template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
-  uint32_t out[4], flags = 0;
-  unsigned n = words(op);
-  for (unsigned k = 0; k < n; ++k) {
-    float x = asFloat(lane32(c, op, 1, k)), y = op.desc->numOperands > 2 ? asFloat(lane32(c, op, 2, k)) : 0.0f;
-    float r = float(f(x, y));
-    uint32_t lf = laneFlags(r, x, y, division);
-    if ((lf & kOverflow) && (c.fpCtl & kNanOnOverflow)) r = std::numeric_limits<float>::quiet_NaN();
-    flags |= lf;
-    out[k] = asBits(r);
+  // The common case first: an f32v2 operation on two register pairs with a finite result.
+  if (op.dstRegs == 2 && op.kind[1] == arch::OperandKind::APair && op.desc->numOperands > 2 &&
+      op.kind[2] == arch::OperandKind::APair) {
+    const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);
+    float r0 = float(f(asFloat(c.a[a]), asFloat(c.a[b]))), r1 = float(f(asFloat(c.a[a + 1]), asFloat(c.a[b + 1])));
+    if (std::isfinite(r0) && std::isfinite(r1)) [[likely]] {
+      c.setA(d, asBits(r0));
+      c.setA(d + 1, asBits(r1));
+      return;
+    }
   }
-  raiseFlags(t, c, flags);
-  for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, out[k]);
+  float x[4], y[4], r[4];
+  const unsigned n = words(op);
+  const bool binary = op.desc->numOperands > 2;
+  bool finite = true;
+  for (unsigned k = 0; k < n; ++k) {
+    x[k] = asFloat(lane32(c, op, 1, k));
+    y[k] = binary ? asFloat(lane32(c, op, 2, k)) : 0.0f;
+    r[k] = float(f(x[k], y[k]));
+    finite &= std::isfinite(r[k]);
+  }
+  if (!finite) [[unlikely]] { // flags, traps and NaN on overflow concern only non-finite results
+    uint32_t flags = 0;
+    for (unsigned k = 0; k < n; ++k) {
+      uint32_t lf = laneFlags(r[k], x[k], y[k], division);
+      if ((lf & kOverflow) && (c.fpCtl & kNanOnOverflow)) r[k] = std::numeric_limits<float>::quiet_NaN();
+      flags |= lf;
+    }
+    raiseFlags(t, c, flags);
+  }
+  for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, asBits(r[k]));
 }
 /// Arithmetic on binary16 lanes, computed in double and rounded once.
 template <class F> void arith16(Tile &t, Context &c, const Op &op, F f) {
