@@ -37,6 +37,12 @@ void invalidEncoding(Tile &t, Context &c, const Op &op) {
   t.raise(c, buf);
 }
 
+void misalignedGroup(Tile &t, Context &c, const Op &op) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "invalid instruction encoding 0x%08x: misaligned register pair or quad", op.word);
+  t.raise(c, buf);
+}
+
 void notImplemented(Tile &t, Context &c, const Op &op) {
   t.raise(c, std::string("'") + op.desc->mnemonic + "' is not implemented by the simulator yet");
 }
@@ -96,6 +102,12 @@ Op Tile::decodeWord(uint32_t word) const {
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
+  // A pair must start at an even register and a quad at a multiple of 4 (the assembler checks
+  // this; a word from elsewhere may not).
+  for (unsigned i = 0; i < op.desc->numOperands; ++i) {
+    unsigned n = op.desc->operands[i].registerCount();
+    if (n > 1 && unsigned(op.v[i]) % n) op.fn = misalignedGroup;
+  }
   return op;
 }
 

@@ -15,7 +15,7 @@ uint32_t shrs(uint32_t x, uint32_t n) { return uint32_t(int32_t(x) >> (n >= 32 ?
 
 IPU_SEMANTICS(add) { setDst(c, op, a1(c, op) + a2(c, op)); }
 IPU_SEMANTICS(sub) { setDst(c, op, a1(c, op) - a2(c, op)); } // sub $d, x, y = x - y
-IPU_SEMANTICS(mul) { setDst(c, op, uint32_t(int32_t(a1(c, op)) * int32_t(a2(c, op)))); }
+IPU_SEMANTICS(mul) { setDst(c, op, a1(c, op) * a2(c, op)); } // low 32 bits: the same signed or unsigned
 IPU_SEMANTICS(and) { setDst(c, op, a1(c, op) & a2(c, op)); }
 IPU_SEMANTICS(andc) { setDst(c, op, a1(c, op) & ~a2(c, op)); }
 IPU_SEMANTICS(or) { setDst(c, op, a1(c, op) | a2(c, op)); }
