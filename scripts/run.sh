@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: builds the toolchain, then assembles, links and disassembles an example vertex
-# (a worker f32 vector add and the supervisor vertex that starts it on six workers).
+# The main job: builds the toolchain and simulator, then assembles, links and disassembles an
+# example vertex (a worker f32 vector add and the supervisor vertex that starts it on six
+# workers) and runs it on a simulated tile, printing the cycle-level statistics.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -9,3 +10,9 @@ mkdir -p "$out"
 build/bin/ipu-as examples/asm/vector_add.S -o "$out/vector_add.o"
 build/bin/ipu-ld -o "$out/vector_add.elf" "$out/vector_add.o"
 build/bin/ipu-objdump -d "$out/vector_add.elf"
+# Vertex state: in0 = 0x60000, in1 = 0x61000, out = 0x62000, n = 12 float pairs (little-endian).
+printf '\x00\x00\x06\x00\x00\x10\x06\x00\x00\x20\x06\x00\x0c\x00\x00\x00' > "$out/state.bin"
+echo
+echo "ipusim run-tile: VectorAdd_f32 on one tile (stats as JSON)"
+build/bin/ipusim run-tile "$out/vector_add.elf" --entry VectorAdd_f32 --mode supervisor \
+  --vertex-base 0x70000 --load "$out/state.bin@0x70000" --trace "$out/vector_add.trace"
