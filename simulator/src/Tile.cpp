@@ -205,7 +205,7 @@ void Tile::startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t v
   w.m[13] = vertexBase;                    // $mvertex_base ([F] S2)
   w.m[12] = w.workerBase;                  // $mworker_base
   w.wsr = worker - 1;                      // context id minus one (TileConstants.hpp, ours)
-  w.fpCtl = 0;                             // [F] S2: initialised from $FP_ICTL at launch
+  w.fpCtl = sup.fpIctl;                    // [F] S2: initialised from $FP_ICTL at launch
   w.fpSts = 0;
   w.rptCount = 0;
   w.exitStatus = -1;

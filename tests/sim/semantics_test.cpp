@@ -538,3 +538,31 @@ TEST(Semantics, PermutesClassesAndDeltaLoads) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Semantics, WorkersStartWithTheSupervisorsFpIctl) {
+  // [F] S2: $FP_CTL is initialised from $FP_ICTL at run/runall; $FP_STS is cleared.
+  auto r = runAsm(R"(
+  .supervisor
+s:
+  setzi $m1, 0x18
+  put $FP_ICTL, $m1
+  setzi $m2, w
+  runall $m2, $m0, 0
+  sync 2
+  br $lr
+  .worker
+w:
+  get $m3, $WSR
+  and $m3, $m3, 7
+  uget $a0, $FP_CTL
+  atom $m4, $a0
+  st32 $m4, $mvertex_base, $mzero, $m3
+  exitz $mzero
+)",
+                  "s", Mode::Supervisor);
+  for (uint32_t k = 0; k < 6; ++k) EXPECT_EQ(r.word(0x70000 + 4 * k), 0x18u) << k;
+}
+
+} // namespace
