@@ -566,3 +566,28 @@ w:
 }
 
 } // namespace
+
+namespace {
+
+TEST(Semantics, GaussianRandomNumbersFollowPoplibsHostModel) {
+  // Each value is (sum of the twelve low 5-bit fields of one PRNG output - 186) / 32, the PRNG
+  // being xoroshiro128aox seeded with s0 = 1, s1 = 2, whose outputs are 3, then
+  // 0x008000300000C003 (see HardwarePrngIsXoroshiro128aox). 3: fields sum to 3, (3 - 186) / 32 =
+  // -5.71875. 0x008000300000C003: bits 0-1 (field 0: 3), 14 (field 2: 16), 15 (field 3: 1),
+  // 36-37 (field 7: 6) and 55 (field 11: 1) sum to 27: (27 - 186) / 32 = -4.96875.
+  auto r = worker(R"(
+  setzi $a0, 1
+  uput $PRNG_0_0, $a0
+  uput $PRNG_0_1, $azero
+  setzi $a0, 2
+  uput $PRNG_1_0, $a0
+  uput $PRNG_1_1, $azero
+  f32v2grand $a2:3
+  st64 $a2:3, $mvertex_base, 0
+)",
+                  {});
+  EXPECT_EQ(r.f32(0x70000), -5.71875f);
+  EXPECT_EQ(r.f32(0x70004), -4.96875f);
+}
+
+} // namespace
