@@ -382,7 +382,7 @@ void Tile::skipIdleCycles() {
   cycle_ = next - 1; // the loop's ++cycle_ lands on `next`
 }
 
-TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
+void Tile::start(uint32_t pc, uint32_t m0) {
   for (unsigned i = 0; i < 7; ++i) {
     Context fresh;
     fresh.id = i;
@@ -395,6 +395,37 @@ TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
   sup.m[0] = m0;
   sup.m[10] = kHaltAddress;
   cycle_ = 0;
+}
+
+TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
+  start(pc, m0);
+  if (run(maxCycles) == Stop::Sync) {
+    issuePc_ = ctx_[kSupervisor].pc - 4;
+    raise(ctx_[kSupervisor], "sync zone " + std::to_string(syncZone()) +
+                                 " waits for other tiles: it needs the IPU model (ipusim run, not run-tile)");
+  }
+  return stats();
+}
+
+void Tile::releaseSync(uint64_t release) {
+  Context &sup = ctx_[kSupervisor];
+  sup.ipuSyncZone = 0;
+  sup.ready = std::max(sup.ready, release);
+  cycle_ = std::max(cycle_ + 1, release); // the waiting cycles are neither issues nor stalls
+}
+
+TileStats Tile::stats() const {
+  TileStats s;
+  s.cycles = cycle_;
+  for (unsigned i = 0; i < 7; ++i) {
+    s.bundles[i] = ctx_[i].bundles;
+    s.stallCycles[i] = ctx_[i].stallCycles;
+  }
+  return s;
+}
+
+Tile::Stop Tile::run(uint64_t maxCycles) {
+  Context &sup = ctx_[kSupervisor];
   for (;; ++cycle_) {
     if (cycle_ >= maxCycles) {
       issuePc_ = sup.pc;
@@ -423,18 +454,15 @@ TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
         issuePc_ = kHaltAddress;
         raise(sup, "the supervisor returned while workers are still running");
       }
-      break;
+      return Stop::Returned;
     }
-    if (cycle_ >= sup.ready) issue(sup);
-    else ++sup.stallCycles;
+    if (cycle_ >= sup.ready) {
+      issue(sup);
+      if (sup.ipuSyncZone) return Stop::Sync; // the IPU releases it (releaseSync)
+    } else {
+      ++sup.stallCycles;
+    }
   }
-  TileStats s;
-  s.cycles = cycle_;
-  for (unsigned i = 0; i < 7; ++i) {
-    s.bundles[i] = ctx_[i].bundles;
-    s.stallCycles[i] = ctx_[i].stallCycles;
-  }
-  return s;
 }
 
 } // namespace ipusim::sim

@@ -150,12 +150,21 @@ IPU_SEMANTICS(runall) {
   for (unsigned w = 1; w <= 6; ++w) t.startWorker(c, w, c.m[op.v[0]], c.m[op.v[1]] + (w - 1) * uint32_t(op.v[2]) * 4);
 }
 
-// sync LOCAL (zone 2, [RE] S8): the supervisor waits until its workers have exited.
+// sync ([RE] S8 zones): LOCAL (2) waits until the supervisor's workers have exited; INTERNAL (3)
+// waits for every tile of the IPU (the Ipu releases it, ipusim/sim/Ipu.h). The external zones
+// need the system model.
 IPU_SEMANTICS(sync) {
-  if (op.v[0] != 2)
-    t.raise(c, "sync zone " + std::to_string(op.v[0]) + " needs the IPU model (sync controller); a tile run has only LOCAL");
-  c.waitingSync = true;
+  unsigned zone = unsigned(op.v[0]);
   c.syncCycle = t.now();
+  if (zone == 2) {
+    c.waitingSync = true;
+  } else if (zone == 3) {
+    // Poplar ends a compute set with sync LOCAL before the IPU-wide sync, so no worker runs here.
+    if (t.anyWorkerRunning()) t.raise(c, "sync 3 (INTERNAL) while workers are still running: sync LOCAL first");
+    c.ipuSyncZone = zone;
+  } else {
+    t.raise(c, "sync zone " + std::to_string(zone) + " needs the system model (IPU-Links and the sync controller)");
+  }
 }
 
 } // namespace ipusim::sim

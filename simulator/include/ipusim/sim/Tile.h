@@ -64,6 +64,7 @@ struct Context {
   uint64_t regReady[16] = {};   ///< supervisor: cycle each MRF register's value is available
   uint64_t exitCycle = 0;
   bool waitingSync = false;     ///< supervisor: in `sync` LOCAL until the workers have exited
+  unsigned ipuSyncZone = 0;     ///< supervisor: waiting in an IPU-wide sync (zone 3, INTERNAL)
   uint64_t syncCycle = 0;
   // Results of the current instruction that timing needs.
   bool branchTaken = false;
@@ -128,8 +129,20 @@ public:
   }
 
   /// Starts the supervisor at `pc` with $m0 = `m0` and $lr = the halt address, and runs until it
-  /// returns there. Throws SimException.
+  /// returns there. Throws SimException (also for a sync beyond LOCAL, which needs an Ipu).
   TileStats runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles = 1ull << 34);
+
+  // ---- resumable runs, for an IPU of tiles (ipusim/sim/Ipu.h) ----
+  enum class Stop { Returned, Sync };
+  /// Resets the contexts and puts the supervisor at `pc` with $m0 = `m0`, at cycle 0.
+  void start(uint32_t pc, uint32_t m0);
+  /// Runs until the supervisor returns, or issues an IPU-wide sync (then syncCycle() is its cycle).
+  Stop run(uint64_t maxCycles);
+  uint64_t syncCycle() const { return ctx_[0].syncCycle; }
+  unsigned syncZone() const { return ctx_[0].ipuSyncZone; }
+  /// Ends the supervisor's sync: it issues again from cycle `release`.
+  void releaseSync(uint64_t release);
+  TileStats stats() const;
   /// The address the supervisor returns to when a run is done (outside tile memory).
   static constexpr uint32_t kHaltAddress = 0x1FFFFC;
   /// A small boot program outside tile memory: `setzi; setzi; run|runall; sync; br $lr`, which
