@@ -1,4 +1,5 @@
-// ipusim: the simulator's command line. Subcommands arrive with their issues; today: run-tile.
+// ipusim: the simulator's command line: run-tile (one tile) and run (a program on an IPU).
+#include "RunProgram.h"
 #include "RunTile.h"
 
 #include <CLI/CLI.hpp>
@@ -20,7 +21,15 @@ int main(int argc, char **argv) {
   runTile->add_option("--config", rt.config, "machine config name or .toml file (default mk2)");
   runTile->add_option("--max-cycles", rt.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
   runTile->add_option("--trace", rt.trace, "write every issued instruction (cycle, context, pc, text)");
+  ipusim::tools::RunProgramOptions rp;
+  CLI::App *run = app.add_subcommand("run", "run a program manifest on the tiles of one IPU (docs/program-manifest.md)");
+  run->add_option("program", rp.manifest, "program manifest (TOML)")->required();
+  run->add_option("--threads", rp.threads, "host threads (default: all cores); results do not depend on it");
+  run->add_option("--stats", rp.stats, "write the JSON statistics to this file instead of stdout");
+  run->add_option("--dump", rp.dumps, "TILE:ADDR:LEN:FILE: write tile memory to a file after the run");
+  run->add_option("--max-cycles", rp.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
   CLI11_PARSE(app, argc, argv);
   if (*runTile) return ipusim::tools::runTile(rt);
+  if (*run) return ipusim::tools::runProgram(rp);
   return 1;
 }

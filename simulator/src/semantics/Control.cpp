@@ -87,7 +87,7 @@ IPU_SEMANTICS(get) {
     }
   } else {
     switch (i) {
-    case 3: v = 0; break; // $TILE_ID: tile 0 of a single-tile run
+    case 3: v = t.tileId(); break; // $TILE_ID
     case 32: v = c.fpIctl; break;
     case 80: v = c.cccsload; break;
     case 96: v = uint32_t(t.now()); break;

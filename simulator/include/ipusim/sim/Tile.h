@@ -117,6 +117,7 @@ public:
   const arch::TileConfig &config() const { return config_; }
   Context &context(unsigned i) { return ctx_[i]; }
   uint64_t cycle() const { return cycle_; }
+  unsigned tileId() const { return tileId_; }
 
   /// Maps addresses to source locations for exception reports (may be empty).
   void setSourceLookup(std::function<std::string(uint32_t)> lookup) { source_ = std::move(lookup); }

@@ -1,0 +1,220 @@
+// ipusim run: a program manifest (docs/program-manifest.md) loads work onto many tiles of one IPU.
+#include "RunProgram.h"
+
+#include "ipusim/arch/Config.h"
+#include "ipusim/cc/Object.h"
+#include "ipusim/sim/Image.h"
+#include "ipusim/sim/Ipu.h"
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <set>
+#include <thread>
+
+namespace ipusim::tools {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct TileWork {
+  std::string image, entry, mode = "supervisor";
+  uint32_t vertexBase = 0;
+  std::vector<std::pair<std::string, uint32_t>> loads;
+};
+
+class Manifest {
+public:
+  explicit Manifest(const std::string &path) : path_(path), dir_(fs::path(path).parent_path()) {
+    toml::table t;
+    try {
+      t = toml::parse_file(path);
+    } catch (const toml::parse_error &e) {
+      if (!fs::exists(path)) throw BadInput(path + ": error: cannot open file");
+      fail(e.source(), std::string(e.description()));
+    }
+    for (auto &&[key, node] : t) {
+      std::string k(key.str());
+      if (k == "config") config = str(node, "config");
+      else if (k == "tiles") tiles = unsigned(integer(node, "tiles", 1, 1472));
+      else if (k == "tile") readTiles(node);
+      else fail(key.source(), "unknown key '" + k + "'");
+    }
+    if (tiles == 0) fail(t.source(), "missing key 'tiles'");
+    for (auto &[tile, work] : work_)
+      if (tile >= tiles) throw BadInput(path_ + ": error: tile " + std::to_string(tile) + " is beyond 'tiles' = " + std::to_string(tiles));
+  }
+
+  std::string config = "mk2";
+  unsigned tiles = 0;
+  const std::map<unsigned, TileWork> &work() const { return work_; }
+  std::string resolve(const std::string &file) const { return fs::path(file).is_absolute() ? file : (dir_ / file).string(); }
+
+private:
+  std::string path_;
+  fs::path dir_;
+  std::map<unsigned, TileWork> work_;
+
+  [[noreturn]] void fail(const toml::source_region &src, const std::string &msg) const {
+    throw BadInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) + ": error: " + msg);
+  }
+  std::string str(const toml::node &n, const std::string &key) const {
+    if (!n.is_string()) fail(n.source(), "key '" + key + "' must be a string");
+    return *n.value<std::string>();
+  }
+  int64_t integer(const toml::node &n, const std::string &key, int64_t lo, int64_t hi) const {
+    if (!n.is_integer()) fail(n.source(), "key '" + key + "' must be an integer");
+    int64_t v = *n.value<int64_t>();
+    if (v < lo || v > hi)
+      fail(n.source(), "key '" + key + "' is out of range: " + std::to_string(v) + " is not in [" + std::to_string(lo) +
+                           ", " + std::to_string(hi) + "]");
+    return v;
+  }
+  void readTiles(const toml::node &node) {
+    const toml::array *arr = node.as_array();
+    if (!arr || !arr->is_array_of_tables()) fail(node.source(), "'tile' must be an array of tables ([[tile]])");
+    for (const toml::node &elem : *arr) {
+      const toml::table &t = *elem.as_table();
+      TileWork w;
+      std::vector<unsigned> which;
+      bool haveTiles = false;
+      for (auto &&[key, n] : t) {
+        std::string k(key.str());
+        if (k == "tiles") {
+          haveTiles = true;
+          if (n.is_integer()) which.push_back(unsigned(integer(n, "tiles", 0, 1471)));
+          else {
+            std::string r = str(n, "tiles");
+            unsigned a, b;
+            char dash;
+            if (std::sscanf(r.c_str(), "%u %c %u", &a, &dash, &b) != 3 || dash != '-' || a > b || b > 1471)
+              fail(n.source(), "'tiles' must be a tile number or a range \"A-B\", not \"" + r + "\"");
+            for (unsigned i = a; i <= b; ++i) which.push_back(i);
+          }
+        } else if (k == "image") w.image = resolve(str(n, "image"));
+        else if (k == "entry") w.entry = str(n, "entry");
+        else if (k == "mode") {
+          w.mode = str(n, "mode");
+          if (w.mode != "supervisor" && w.mode != "worker" && w.mode != "multi")
+            fail(n.source(), "'mode' must be \"supervisor\", \"worker\" or \"multi\"");
+        } else if (k == "vertex_base") w.vertexBase = uint32_t(integer(n, "vertex_base", 0, 0x1FFFFF));
+        else if (k == "load") {
+          const toml::array *loads = n.as_array();
+          if (!loads) fail(n.source(), "'load' must be an array of \"FILE@ADDR\" strings");
+          for (const toml::node &l : *loads) {
+            std::string spec = str(l, "load");
+            auto at = spec.rfind('@');
+            char *end = nullptr;
+            unsigned long addr = at == std::string::npos ? 0 : std::strtoul(spec.c_str() + at + 1, &end, 0);
+            if (at == std::string::npos || !end || *end) fail(l.source(), "'load' wants \"FILE@ADDR\", not \"" + spec + "\"");
+            w.loads.emplace_back(resolve(spec.substr(0, at)), uint32_t(addr));
+          }
+        } else fail(key.source(), "unknown key 'tile." + k + "'");
+      }
+      if (!haveTiles) fail(t.source(), "a [[tile]] needs 'tiles'");
+      if (w.image.empty()) fail(t.source(), "a [[tile]] needs 'image'");
+      if (w.entry.empty()) fail(t.source(), "a [[tile]] needs 'entry'");
+      for (unsigned i : which) {
+        if (work_.count(i)) fail(t.source(), "tile " + std::to_string(i) + " is given work twice");
+        work_[i] = w;
+      }
+    }
+  }
+};
+
+} // namespace
+
+int runProgram(const RunProgramOptions &o) {
+  try {
+    Manifest m(o.manifest);
+    arch::SystemConfig cfg = arch::loadNamedConfig(m.config);
+    sim::Ipu ipu(cfg, m.tiles);
+    std::map<std::string, std::unique_ptr<cc::ObjectFile>> images; // shared by the tiles that run them
+    std::map<std::string, const sim::Tile *> firstTile;            // whose decode cache the others share
+    for (const auto &[t, w] : m.work()) {
+      auto &img = images[w.image];
+      if (!img) img = std::make_unique<cc::ObjectFile>(cc::readElfFile(w.image));
+      sim::Tile &tile = ipu.tile(t);
+      sim::loadImage(tile, *img, w.image);
+      if (auto it = firstTile.find(w.image); it != firstTile.end()) tile.shareDecodeCache(it->second->decodeCache());
+      else firstTile[w.image] = &tile;
+      for (const auto &[file, addr] : w.loads) {
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw BadInput(file + ": error: cannot open file");
+        std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!tile.memory().contains(addr, uint32_t(bytes.size())))
+          throw BadInput(file + ": error: loading it at " + std::to_string(addr) + " leaves tile memory");
+        std::copy(bytes.begin(), bytes.end(), tile.memory().at(addr));
+      }
+      int sym = img->findSymbol(w.entry);
+      if (sym < 0) throw BadInput(w.image + ": error: no symbol '" + w.entry + "'");
+      uint32_t pc = img->symbols[size_t(sym)].value;
+      if (w.mode == "supervisor") ipu.start(t, pc, w.vertexBase);
+      else ipu.start(t, tile.installWorkerLauncher(pc, w.vertexBase, w.mode == "multi"), 0);
+    }
+    unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    sim::IpuStats stats;
+    try {
+      stats = ipu.run(threads, o.maxCycles);
+    } catch (const sim::SimException &e) {
+      std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
+      return 2;
+    } catch (const sim::DeadlockError &e) {
+      std::fprintf(stderr, "ipusim: %s\n", e.what());
+      return 2;
+    }
+    for (const std::string &spec : o.dumps) {
+      unsigned tile;
+      unsigned long addr, len;
+      int used = 0;
+      if (std::sscanf(spec.c_str(), "%u:%li:%li:%n", &tile, &addr, &len, &used) != 3 || used == 0 || tile >= m.tiles)
+        throw BadInput("ipusim: error: --dump wants TILE:ADDR:LEN:FILE, not '" + spec + "'");
+      const sim::TileMemory &mem = ipu.tile(tile).memory();
+      if (!mem.contains(uint32_t(addr), uint32_t(len)))
+        throw BadInput("ipusim: error: --dump " + spec + ": the range is outside tile memory");
+      std::ofstream out(spec.substr(size_t(used)), std::ios::binary);
+      out.write(reinterpret_cast<const char *>(mem.at(uint32_t(addr))), std::streamsize(len));
+      if (!out) throw BadInput(spec.substr(size_t(used)) + ": error: cannot write file");
+    }
+    // Statistics with hierarchical names (ipu0.tile17.worker3.bundles ...), tiles that ran only.
+    nlohmann::ordered_json j;
+    j["ipu0.cycles"] = stats.cycles;
+    j["ipu0.sync.count"] = stats.syncs;
+    for (const auto &[t, w] : m.work()) {
+      const sim::TileStats &s = stats.tiles[t];
+      std::string p = "ipu0.tile" + std::to_string(t) + ".";
+      j[p + "cycles"] = s.cycles;
+      for (unsigned c = 0; c < 7; ++c) {
+        if (c && !s.bundles[c]) continue;
+        std::string ctx = p + (c ? "worker" + std::to_string(c - 1) : std::string("supervisor")) + ".";
+        j[ctx + "bundles"] = s.bundles[c];
+        j[ctx + "stall_cycles"] = s.stallCycles[c];
+      }
+    }
+    std::string text = j.dump(2) + "\n";
+    if (o.stats.empty()) std::fputs(text.c_str(), stdout);
+    else {
+      std::ofstream out(o.stats);
+      out << text;
+      if (!out) throw BadInput(o.stats + ": error: cannot write file");
+    }
+    return 0;
+  } catch (const std::exception &e) {
+    std::string msg = e.what();
+    std::fprintf(stderr, "%s%s", msg.c_str(), !msg.empty() && msg.back() == '\n' ? "" : "\n");
+    return 1;
+  }
+}
+
+} // namespace ipusim::tools
