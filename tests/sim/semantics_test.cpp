@@ -269,17 +269,21 @@ TEST(Exceptions, MemoryAndFetchLimits) {
 
 namespace {
 
-TEST(Semantics, HardwarePrngIsXoroshiro128aox) {
-  // With s0 = 1, s1 = 2: sx = 3, sa = 0, so the first output is 3; the state becomes
-  // s0 = rotl(1, 55) ^ 3 ^ (3 << 14) = 0x008000000000C003, s1 = rotl(3, 36) = 0x0000003000000000,
-  // whose AND is 0: the second output is their XOR, 0x008000300000C003 (arXiv:2203.04058).
-  auto r = worker(R"(
+/// Seeds the worker's PRNG with s0 = 1, s1 = 2.
+const std::string kSeedPrng = R"(
   setzi $a0, 1
   uput $PRNG_0_0, $a0
   uput $PRNG_0_1, $azero
   setzi $a0, 2
   uput $PRNG_1_0, $a0
   uput $PRNG_1_1, $azero
+)";
+
+TEST(Semantics, HardwarePrngIsXoroshiro128aox) {
+  // With s0 = 1, s1 = 2: sx = 3, sa = 0, so the first output is 3; the state becomes
+  // s0 = rotl(1, 55) ^ 3 ^ (3 << 14) = 0x008000000000C003, s1 = rotl(3, 36) = 0x0000003000000000,
+  // whose AND is 0: the second output is their XOR, 0x008000300000C003 (arXiv:2203.04058).
+  auto r = worker(kSeedPrng + R"(
   urand64 $a2:3
   st64 $a2:3, $mvertex_base, 0
   urand64 $a2:3
@@ -575,13 +579,7 @@ TEST(Semantics, GaussianRandomNumbersFollowPoplibsHostModel) {
   // 0x008000300000C003 (see HardwarePrngIsXoroshiro128aox). 3: fields sum to 3, (3 - 186) / 32 =
   // -5.71875. 0x008000300000C003: bits 0-1 (field 0: 3), 14 (field 2: 16), 15 (field 3: 1),
   // 36-37 (field 7: 6) and 55 (field 11: 1) sum to 27: (27 - 186) / 32 = -4.96875.
-  auto r = worker(R"(
-  setzi $a0, 1
-  uput $PRNG_0_0, $a0
-  uput $PRNG_0_1, $azero
-  setzi $a0, 2
-  uput $PRNG_1_0, $a0
-  uput $PRNG_1_1, $azero
+  auto r = worker(kSeedPrng + R"(
   f32v2grand $a2:3
   st64 $a2:3, $mvertex_base, 0
 )",
