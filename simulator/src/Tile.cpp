@@ -256,6 +256,7 @@ void Tile::issue(Context &c) {
 
   c.branchTaken = false;
   c.extraWorkerCycles = 0;
+  c.extraSupervisorCycles = 0;
   accessCount_ = 0;
   c.pc = pc + (bundle ? 8 : 4);
   unsigned supervisorDelay = 1;
@@ -286,7 +287,7 @@ void Tile::issue(Context &c) {
     if (c.branchTaken) supervisorDelay = config_.timing.supervisorTakenBranch;
     else if (main.delay == Op::RunWorker) supervisorDelay = config_.timing.runallCycles;
     else if (main.delay == Op::PutCccsload) supervisorDelay = config_.timing.putCccsloadCycles;
-    supervisorDelay += c.extraWorkerCycles * kBarrelSlots;
+    supervisorDelay += c.extraWorkerCycles * kBarrelSlots + c.extraSupervisorCycles;
     c.ready = std::max(c.ready, cycle_ + supervisorDelay);
     for (uint32_t r = main.writesM; r; r &= r - 1)
       c.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
@@ -383,6 +384,10 @@ void Tile::skipIdleCycles() {
 }
 
 void Tile::start(uint32_t pc, uint32_t m0) {
+  exchange_.clear();
+  incomingMux = exchange_.muxAtStart = 0x7FF; // selects no tile
+  incomingBase = incomingDelta = outgoingBase = 0;
+  exchange_.baseAtStart = exchange_.deltaAtStart = 0;
   for (unsigned i = 0; i < 7; ++i) {
     Context fresh;
     fresh.id = i;

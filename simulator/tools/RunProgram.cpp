@@ -173,6 +173,9 @@ int runProgram(const RunProgramOptions &o) {
     } catch (const sim::DeadlockError &e) {
       std::fprintf(stderr, "ipusim: %s\n", e.what());
       return 2;
+    } catch (const sim::ExchangeError &e) {
+      std::fprintf(stderr, "ipusim: %s\n", e.what());
+      return 2;
     }
     for (const std::string &spec : o.dumps) {
       unsigned tile;

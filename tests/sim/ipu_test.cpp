@@ -113,3 +113,89 @@ TEST(Ipu, OneTileAloneCannotSyncWithTheIpu) {
 }
 
 } // namespace
+
+namespace {
+
+// A ring shift on four tiles of one supertile: after an IPU sync, each tile selects its left
+// neighbour ((id + 3) mod 4) with $INCOMING_MUX, points $INCOMING_BASE at 0x71000 and sends the
+// four words at 0x70000; then it waits and syncs again. `wait` is the delay before that sync.
+std::string ringProgram(unsigned wait, bool setMux = true) {
+  return std::string(R"(
+  .supervisor
+  .globl s
+s:
+  sync 3
+  get $m1, $TILE_ID
+  add $m2, $m1, 3
+  and $m2, $m2, 3
+)") + (setMux ? "  put $INCOMING_MUX, $m2\n" : "  nop\n") + R"(
+  setzi $m3, 0x71000
+  put $INCOMING_BASE, $m3
+  put $INCOMING_DELTA, $mzero
+  setzi $m4, 0x70000
+  put $OUTGOING_BASE, $m4
+  send 0, 4, 1
+  delay )" + std::to_string(wait) + R"(
+  sync 3
+  br $lr
+)";
+}
+
+sim::IpuStats runRing(const std::string &program, sim::Ipu &ipu, cc::ObjectFile &img) {
+  img = cc::link({{"t.o", assemble(program)}}, mk2Config().tile);
+  for (unsigned t = 0; t < 4; ++t) {
+    sim::loadImage(ipu.tile(t), img, "t.elf");
+    for (uint32_t i = 0; i < 4; ++i) ipu.tile(t).memory().write<uint32_t>(0x70000 + 4 * i, 100 * t + i);
+    ipu.start(t, img.symbols[size_t(img.findSymbol("s"))].value, 0x70000);
+  }
+  return ipu.run(2);
+}
+
+TEST(Exchange, RingShiftBetweenNeighbours) {
+  // All tiles reach the first sync at 0 and resume at 126. get at 126; add (needs $m1) at 132;
+  // and at 138; put $INCOMING_MUX at 144; setzi 145; put $INCOMING_BASE (needs $m3) 151; put
+  // $INCOMING_DELTA 152; setzi 153; put $OUTGOING_BASE 159; send at 160 streams words at 160..163
+  // and the next issue waits to 164; delay 20: 184, the second sync. The words reach the
+  // neighbour after exchange.base_latency_cycles = 16 (one supertile): 176..179, before 184.
+  // Release at 184 + 126 = 310; br $lr: done at 316.
+  sim::Ipu ipu(mk2Config(), 4);
+  cc::ObjectFile img;
+  sim::IpuStats s = runRing(ringProgram(20), ipu, img);
+  EXPECT_EQ(s.syncs, 2u);
+  EXPECT_EQ(s.cycles, 316u);
+  for (unsigned t = 0; t < 4; ++t)
+    for (uint32_t i = 0; i < 4; ++i)
+      EXPECT_EQ(ipu.tile(t).memory().read<uint32_t>(0x71000 + 4 * i), 100 * ((t + 3) % 4) + i) << t << " " << i;
+  EXPECT_EQ(ipu.latency(0, 3), 16u);
+  EXPECT_EQ(ipu.latency(0, 4), 16u + 6u);        // the next supertile is the next column
+  EXPECT_EQ(ipu.latency(0, 64), 16u + 1u);       // a row of 16 supertiles up
+}
+
+TEST(Exchange, ErrorsNameSenderReceiverAndCycle) {
+  {
+    sim::Ipu ipu(mk2Config(), 4);
+    cc::ObjectFile img;
+    try {
+      runRing(ringProgram(1), ipu, img); // delay 1: the sync at 165, before the words arrive (176)
+      FAIL() << "no error";
+    } catch (const sim::ExchangeError &e) {
+      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 3 sent at cycle 160 reaches tile 0 at cycle 176, after it "
+                                       "entered the sync at cycle 165");
+    }
+  }
+  {
+    sim::Ipu ipu(mk2Config(), 4);
+    cc::ObjectFile img;
+    try {
+      // No mux is set (a nop instead of the put, with no dependency): and at 138, nop 139, setzi
+      // 140, put $INCOMING_BASE 146, put $INCOMING_DELTA 147, setzi 148, put $OUTGOING_BASE 154,
+      // send at 155; every mux still selects no tile.
+      runRing(ringProgram(20, false), ipu, img);
+      FAIL() << "no error";
+    } catch (const sim::ExchangeError &e) {
+      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 0 sent at cycle 155 is selected by no tile");
+    }
+  }
+}
+
+} // namespace

@@ -90,6 +90,10 @@ IPU_SEMANTICS(get) {
     case 3: v = t.tileId(); break; // $TILE_ID
     case 32: v = c.fpIctl; break;
     case 80: v = c.cccsload; break;
+    case 0xa0: v = t.incomingMux; break;
+    case 0xa2: v = t.incomingDelta; break;
+    case 0xa4: v = t.incomingBase; break;
+    case 0xa7: v = t.outgoingBase; break;
     case 96: v = uint32_t(t.now()); break;
     case 97: v = uint32_t(t.now() >> 32); break;
     default:
@@ -102,7 +106,17 @@ IPU_SEMANTICS(get) {
 IPU_SEMANTICS(put) {
   unsigned i = unsigned(op.v[0]);
   uint32_t v = c.m[op.v[1]];
-  if (c.id == kSupervisor && i == 80) c.cccsload = v;
+  if (c.id == kSupervisor && i == 0xa0) { // $INCOMING_MUX: the source tile this tile receives from
+    t.incomingMux = v & 0x7FF;             // [RE] S8 INCOMING_MUX_BITWIDTH = 11
+    t.exchange().mux.push_back({t.now(), t.incomingMux});
+  } else if (c.id == kSupervisor && i == 0xa4) {
+    t.incomingBase = v;
+    t.exchange().base.push_back({t.now(), v});
+  } else if (c.id == kSupervisor && i == 0xa2) {
+    t.incomingDelta = v;
+    t.exchange().delta.push_back({t.now(), v});
+  } else if (c.id == kSupervisor && i == 0xa7) t.outgoingBase = v;
+  else if (c.id == kSupervisor && i == 80) c.cccsload = v;
   else if (c.id == kSupervisor && i == 32) c.fpIctl = v;
   else if (c.id == kSupervisor && i >= 33 && i <= 38) t.context(i - 32).workerBase = v;
   else t.raise(c, std::string(c.id == kSupervisor ? "supervisor" : "worker") + " CSR " + std::to_string(i) +
@@ -149,6 +163,22 @@ IPU_SEMANTICS(runall) {
   if (t.anyWorkerRunning()) t.raise(c, "runall while a worker is still running");
   for (unsigned w = 1; w <= 6; ++w) t.startWorker(c, w, c.m[op.v[0]], c.m[op.v[1]] + (w - 1) * uint32_t(op.v[2]) * 4);
 }
+
+// Exchange (ipu-facts §4.3, [RE] S9): send streams words from $OUTGOING_BASE + the offset, one
+// per cycle, and the supervisor's next issue waits until the last is out; delay waits n cycles.
+// The IPU delivers the words at the next IPU-wide sync (ipusim/sim/Ipu.h).
+namespace {
+void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count) {
+  for (unsigned i = 0; i < count; ++i) {
+    uint32_t a = t.loadAddress(c, addr + 4 * i, 4);
+    t.exchange().sends.push_back({t.now() + i, t.memory().read<uint32_t>(a)});
+  }
+  c.extraSupervisorCycles += count - 1;
+}
+} // namespace
+IPU_SEMANTICS(send) { sendWords(t, c, t.outgoingBase + uint32_t(op.v[0]), unsigned(op.v[1])); }
+IPU_SEMANTICS(sendoff) { sendWords(t, c, t.outgoingBase + c.m[op.v[0]], unsigned(op.v[1])); }
+IPU_SEMANTICS(delay) { c.extraSupervisorCycles += unsigned(op.v[0]) - 1; }
 
 // sync ([RE] S8 zones): LOCAL (2) waits until the supervisor's workers have exited; INTERNAL (3)
 // waits for every tile of the IPU (the Ipu releases it, ipusim/sim/Ipu.h). The external zones

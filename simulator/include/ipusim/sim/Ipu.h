@@ -17,6 +17,12 @@ struct DeadlockError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An exchange the fabric cannot carry out as scheduled: a word no tile selects, two words
+/// arriving at one tile in one cycle, or a word arriving after its receiver left the phase.
+struct ExchangeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct IpuStats {
   uint64_t cycles = 0;         ///< when the last tile returned
   uint64_t syncs = 0;          ///< IPU-wide syncs completed
@@ -39,7 +45,16 @@ public:
   /// Throws SimException (the lowest-numbered tile's, whatever the thread count) or DeadlockError.
   IpuStats run(unsigned threads, uint64_t maxCycles = 1ull << 34);
 
+  /// Cycles from a send on tile `src` to the word reaching the mux of tile `dst`: a function of
+  /// the layout (supertiles in columns and rows, ipu-facts §4.4) whose parameters are
+  /// exchange.base_latency_cycles, cycles_per_column and cycles_per_supertile_row (provisional).
+  uint64_t latency(unsigned src, unsigned dst) const;
+
 private:
+  /// Delivers the words sent since the last sync (DESIGN decision 3); `phaseEnd[t]` is the cycle
+  /// tile t entered the sync (or returned).
+  void resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd);
+
   arch::SystemConfig config_;
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<bool> started_;

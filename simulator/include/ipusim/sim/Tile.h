@@ -69,6 +69,7 @@ struct Context {
   // Results of the current instruction that timing needs.
   bool branchTaken = false;
   unsigned extraWorkerCycles = 0; ///< multi-cycle FP ops and memory conflicts
+  unsigned extraSupervisorCycles = 0; ///< send and delay keep the supervisor busy
   // Stats.
   uint64_t bundles = 0, stallCycles = 0;
   uint64_t accountedUntil = 0; ///< worker turns before this cycle were accounted by a batched rpt
@@ -98,6 +99,17 @@ struct Context {
 struct DecodeCache {
   std::vector<Op> ops;
   std::vector<uint8_t> valid;
+};
+
+/// What a tile's supervisor did on the exchange during one phase (between IPU-wide syncs), for the
+/// IPU to resolve at the sync (DESIGN decision 3).
+struct ExchangeLog {
+  struct Send { uint64_t cycle; uint32_t word; };
+  struct Setting { uint64_t cycle; uint32_t value; };
+  std::vector<Send> sends;              ///< one word per cycle, in order
+  std::vector<Setting> mux, base, delta; ///< puts to $INCOMING_MUX / _BASE / _DELTA
+  uint32_t muxAtStart = 0x7FF, baseAtStart = 0, deltaAtStart = 0; ///< the CSRs when the phase began
+  void clear() { sends.clear(); mux.clear(); base.clear(); delta.clear(); }
 };
 
 /// Statistics of one run.
@@ -164,6 +176,9 @@ public:
   bool anyWorkerRunning() const;
   uint64_t lastWorkerExit() const;
   uint64_t *commonWeights() { return cwei_; }
+  ExchangeLog &exchange() { return exchange_; }
+  /// The supervisor's exchange CSRs: $INCOMING_MUX, $INCOMING_BASE, $INCOMING_DELTA, $OUTGOING_BASE.
+  uint32_t incomingMux = 0x7FF, incomingBase = 0, incomingDelta = 0, outgoingBase = 0;
 
 private:
   arch::TileConfig config_;
@@ -181,6 +196,7 @@ private:
   bool fastPaths_ = true;
   uint32_t issuePc_ = 0;             ///< pc of the instruction being executed
   unsigned issueContext_ = 0;
+  ExchangeLog exchange_;
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
 
   const Op &fetch(Context &c, uint32_t pc);
