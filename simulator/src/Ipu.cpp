@@ -12,7 +12,10 @@ Ipu::Ipu(const arch::SystemConfig &config, unsigned tiles) : config_(config), st
   if (tiles == 0 || tiles > config.ipu.tiles)
     throw std::invalid_argument("an IPU of " + std::to_string(config.ipu.tiles) + " tiles cannot have " +
                                 std::to_string(tiles));
-  for (unsigned t = 0; t < tiles; ++t) tiles_.push_back(std::make_unique<Tile>(config.tile, 0, t));
+  for (unsigned t = 0; t < tiles; ++t) {
+    tiles_.push_back(std::make_unique<Tile>(config.tile, 0, t));
+    tiles_.back()->setInIpu(true);
+  }
 }
 
 void Ipu::start(unsigned tile, uint32_t pc, uint32_t m0) {

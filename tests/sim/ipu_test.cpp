@@ -103,6 +103,15 @@ r:
   }
 }
 
+TEST(Ipu, OneTileAloneCannotSendOnTheExchange) {
+  try {
+    runAsm("  .supervisor\nf:\n  send 0, 1, 1\n  br $lr\n", "f", Mode::Supervisor);
+    FAIL();
+  } catch (const sim::SimException &e) {
+    EXPECT_EQ(e.reason, "send on a lone tile: the exchange needs the IPU model (ipusim run, not run-tile)");
+  }
+}
+
 TEST(Ipu, OneTileAloneCannotSyncWithTheIpu) {
   try {
     runAsm("  .supervisor\nf:\n  sync 3\n  br $lr\n", "f", Mode::Supervisor);

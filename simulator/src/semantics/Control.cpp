@@ -169,6 +169,7 @@ IPU_SEMANTICS(runall) {
 // The IPU delivers the words at the next IPU-wide sync (ipusim/sim/Ipu.h).
 namespace {
 void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count) {
+  if (!t.inIpu()) t.raise(c, "send on a lone tile: the exchange needs the IPU model (ipusim run, not run-tile)");
   for (unsigned i = 0; i < count; ++i) {
     uint32_t a = t.loadAddress(c, addr + 4 * i, 4);
     t.exchange().sends.push_back({t.now() + i, t.memory().read<uint32_t>(a)});

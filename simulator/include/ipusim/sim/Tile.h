@@ -177,6 +177,9 @@ public:
   uint64_t lastWorkerExit() const;
   uint64_t *commonWeights() { return cwei_; }
   ExchangeLog &exchange() { return exchange_; }
+  /// Set by an Ipu: the tile's sends have receivers (a lone tile's send is an exception).
+  void setInIpu(bool on) { inIpu_ = on; }
+  bool inIpu() const { return inIpu_; }
   /// The supervisor's exchange CSRs: $INCOMING_MUX, $INCOMING_BASE, $INCOMING_DELTA, $OUTGOING_BASE.
   uint32_t incomingMux = 0x7FF, incomingBase = 0, incomingDelta = 0, outgoingBase = 0;
 
@@ -197,6 +200,7 @@ private:
   uint32_t issuePc_ = 0;             ///< pc of the instruction being executed
   unsigned issueContext_ = 0;
   ExchangeLog exchange_;
+  bool inIpu_ = false;
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
 
   const Op &fetch(Context &c, uint32_t pc);
