@@ -16,3 +16,12 @@ echo
 echo "ipusim run-tile: VectorAdd_f32 on one tile (stats as JSON)"
 build/bin/ipusim run-tile "$out/vector_add.elf" --entry VectorAdd_f32 --mode supervisor \
   --vertex-base 0x70000 --load "$out/state.bin@0x70000" --trace "$out/vector_add.trace"
+
+# A program on four tiles of one IPU: each shifts four words to its neighbour over the exchange.
+build/bin/ipu-as examples/programs/ring_shift.S -o "$out/ring_shift.o"
+build/bin/ipu-ld -o "$out/ring_shift.elf" "$out/ring_shift.o"
+echo
+echo "ipusim run: examples/programs/ring_shift.toml (tile 0 receives tile 3's words 300..303)"
+build/bin/ipusim run examples/programs/ring_shift.toml --stats "$out/ring_shift.json" \
+  --dump "0:0x71000:16:$out/ring_tile0.bin"
+od -An -tu4 "$out/ring_tile0.bin"

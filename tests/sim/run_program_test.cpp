@@ -83,3 +83,30 @@ TEST(RunProgram, ManifestErrorsNameFileLineAndKey) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(RunProgram, RingShiftExampleOverTheExchange) {
+  // examples/programs/ring_shift.S on 8 tiles: tile t receives (100 (t - 1 mod 8) + i), i = 0..3.
+  test::TempDir dir;
+  std::string obj = dir.file("r.o"), elf = dir.file("r.elf");
+  ASSERT_EQ(run(tool("ipu-as") + " " + IPUSIM_SOURCE_DIR "/examples/programs/ring_shift.S -o " + obj).status, 0);
+  ASSERT_EQ(run(tool("ipu-ld") + " -o " + elf + " " + obj).status, 0);
+  writeWords(dir.file("n.bin"), {8});
+  std::string m = dir.file("p.toml", "tiles = 8\n[[tile]]\ntiles = \"0-7\"\nimage = \"r.elf\"\nentry = \"ring_shift\"\n"
+                                     "vertex_base = 0x70000\nload = [\"n.bin@0x70000\"]\n");
+  std::string dumps;
+  for (unsigned t = 0; t < 8; ++t) dumps += " --dump " + std::to_string(t) + ":0x71000:16:" + dir.file("t" + std::to_string(t));
+  auto r = run(tool("ipusim") + " run " + m + " --threads 2" + dumps);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ipu0.sync.count"], 2);
+  for (unsigned t = 0; t < 8; ++t) {
+    std::ifstream in(dir.file("t" + std::to_string(t)), std::ios::binary);
+    uint32_t w[4];
+    in.read(reinterpret_cast<char *>(w), 16);
+    for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(w[i], 100 * ((t + 7) % 8) + i) << t << " " << i;
+  }
+}
+
+} // namespace
