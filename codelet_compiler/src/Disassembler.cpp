@@ -206,7 +206,7 @@ std::string instructionText(const ObjectFile &obj, const Labels &labels, const S
     if (int(i) != relocated) return std::nullopt;
     std::string e = labels.expr(*r, source);
     if (r->type == R_IPU_LOW20 || r->type == R_IPU_HIGH12)
-      return std::nullopt; // printed as a comment: ldconst halves have no operand syntax of their own
+      return std::nullopt; // ldconst halves have no operand syntax: the field's value is printed
     return e;
   });
 }
@@ -369,18 +369,13 @@ std::string disassembleToSource(const ObjectFile &obj, const std::string &name) 
         supervisor = it.supervisor;
         os << (supervisor ? "  .supervisor\n" : "  .worker\n");
       }
-      auto text = [&](uint32_t off) {
-        std::string t = instructionText(obj, labels, s, relocs, off, supervisor, true);
-        if (auto r = relocs.find(off); r != relocs.end() && (r->second->type == R_IPU_LOW20 || r->second->type == R_IPU_HIGH12))
-          return std::string(); // handled below
-        return t;
-      };
+      auto text = [&](uint32_t off) { return instructionText(obj, labels, s, relocs, off, supervisor, true); };
       auto r = relocs.find(it.offset);
       if (!it.bundle && r != relocs.end() && r->second->type == R_IPU_LOW20) {
-        // The setzi + or pair of `ldconst $x, sym`.
+        // The setzi + or pair of `ldconst $x, sym`: one line names the register and the symbol.
         uint32_t word = read32(s.data, it.offset);
-        const InsnDesc *d = decode(word);
-        os << "  ldconst " << formatInstruction(*d, word, supervisor).substr(6, formatInstruction(*d, word, supervisor).find(',') - 6)
+        const OperandDesc &dst = decode(word)->operands[0];
+        os << "  ldconst " << registerName(dst.isArf() ? RegFile::A : RegFile::M, unsigned(decodeOperand(dst, word)))
            << ", " << labels.expr(*r->second) << "\n";
         continue;
       }
