@@ -25,6 +25,16 @@ void loadImage(Tile &tile, const cc::ObjectFile &image, const std::string &name)
     }
     return "";
   });
+  // Vertex and tile events in traces name the code they start: a global (else any) symbol at the
+  // address, skipping local labels.
+  tile.setSymbolLookup([&image](uint32_t pc) -> std::string {
+    const cc::Symbol *best = nullptr;
+    for (const cc::Symbol &s : image.symbols)
+      if (s.value == pc && s.section >= 0 && s.type != cc::SymbolType::Section && !s.name.empty() && s.name.compare(0, 2, ".L") != 0 &&
+          (!best || (best->binding == cc::SymbolBinding::Local && s.binding != cc::SymbolBinding::Local)))
+        best = &s;
+    return best ? best->name : "";
+  });
 }
 
 } // namespace ipusim::sim

@@ -210,6 +210,24 @@ void Tile::startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t v
   w.rptCount = 0;
   w.exitStatus = -1;
   w.ready = cycle_ + config_.timing.workerStartCycles;
+  if (tracing_) {
+    TraceEvent &e = traceEvent(cycle_, worker, "vertex.begin").addHex("pc", entry).addHex("vertex_base", vertexBase);
+    if (std::string name = symbol_ ? symbol_(entry) : ""; !name.empty()) e.add("symbol", name);
+  }
+}
+
+std::string Tile::contextName(unsigned context) const {
+  return "ipu" + std::to_string(ipu_) + ".tile" + std::to_string(tileId_) + "." +
+         (context == kSupervisor ? std::string("supervisor") : "worker" + std::to_string(context - 1));
+}
+
+TraceEvent &Tile::traceEvent(uint64_t cycle, unsigned context, const char *name) {
+  TraceEvent e;
+  e.cycle = cycle;
+  e.event = name;
+  e.where = contextName(context);
+  events_.push_back({context, std::move(e)});
+  return events_.back().event;
 }
 
 uint32_t Tile::installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool allWorkers) {
@@ -254,6 +272,8 @@ void Tile::issue(Context &c) {
     }
   }
 
+  // Traced before it executes: its effects (a worker's exit ...) follow it in the trace.
+  if (traceIssues_) traceEvent(cycle_, c.id, "issue").addHex("pc", pc).add("insn", describe(pc));
   c.branchTaken = false;
   c.extraWorkerCycles = 0;
   c.extraSupervisorCycles = 0;
@@ -273,14 +293,13 @@ void Tile::issue(Context &c) {
     main.fn(*this, c, main);
   }
   ++c.bundles;
-  if (trace_) trace_(cycle_, c.id, pc, describe(pc));
   // rpt: zero-overhead loop back at the end of the body ([F] S5).
   if (c.rptCount && !c.branchTaken && c.pc == c.rptEnd && --c.rptCount) c.pc = c.rptStart;
   // A worker's whole rpt loop runs at once: its issue times depend only on its own instructions,
   // and a body holds no control or system instruction, so nothing else can observe the
   // difference (docs/tile-timing.md, "Batched rpt loops").
   uint64_t batchTurns = 0;
-  if (c.id != kSupervisor && main.desc->timing == TimingClass::Repeat && c.rptCount && !trace_ && fastPaths_)
+  if (c.id != kSupervisor && main.desc->timing == TimingClass::Repeat && c.rptCount && !traceIssues_ && fastPaths_)
     batchTurns = runRepeatBatch(c);
 
   if (c.id == kSupervisor) {
@@ -400,6 +419,12 @@ void Tile::start(uint32_t pc, uint32_t m0) {
   sup.m[0] = m0;
   sup.m[10] = kHaltAddress;
   cycle_ = 0;
+  syncWaitCycles_ = wordsSent_ = wordsReceived_ = 0;
+  events_.clear();
+  if (tracing_) {
+    TraceEvent &e = traceEvent(0, kSupervisor, "tile.begin").addHex("pc", pc).addHex("m0", m0);
+    if (std::string name = symbol_ ? symbol_(pc) : ""; !name.empty()) e.add("symbol", name);
+  }
 }
 
 TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
@@ -414,6 +439,10 @@ TileStats Tile::runSupervisor(uint32_t pc, uint32_t m0, uint64_t maxCycles) {
 
 void Tile::releaseSync(uint64_t release) {
   Context &sup = ctx_[kSupervisor];
+  // The supervisor issued the sync at syncCycle and may issue again from `release`.
+  const uint64_t wait = std::max(release, sup.syncCycle) - sup.syncCycle;
+  syncWaitCycles_ += wait;
+  if (tracing_) traceEvent(release, kSupervisor, "sync.release").add("zone", sup.ipuSyncZone).add("wait_cycles", wait);
   sup.ipuSyncZone = 0;
   sup.ready = std::max(sup.ready, release);
   cycle_ = std::max(cycle_ + 1, release); // the waiting cycles are neither issues nor stalls
@@ -426,6 +455,9 @@ TileStats Tile::stats() const {
     s.bundles[i] = ctx_[i].bundles;
     s.stallCycles[i] = ctx_[i].stallCycles;
   }
+  s.syncWaitCycles = syncWaitCycles_;
+  s.wordsSent = wordsSent_;
+  s.wordsReceived = wordsReceived_;
   return s;
 }
 
@@ -459,6 +491,7 @@ Tile::Stop Tile::run(uint64_t maxCycles) {
         issuePc_ = kHaltAddress;
         raise(sup, "the supervisor returned while workers are still running");
       }
+      if (tracing_) traceEvent(cycle_, kSupervisor, "tile.end");
       return Stop::Returned;
     }
     if (cycle_ >= sup.ready) {

@@ -5,6 +5,7 @@
 #include "ipusim/cc/Object.h"
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Ipu.h"
+#include "ipusim/sim/IpuModule.h"
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -140,6 +141,7 @@ int runProgram(const RunProgramOptions &o) {
     Manifest m(o.manifest);
     arch::SystemConfig cfg = arch::loadNamedConfig(m.config);
     sim::Ipu ipu(cfg, m.tiles);
+    ipu.setTracing(!o.trace.empty(), !o.trace.empty() && o.traceInstructions);
     std::map<std::string, std::unique_ptr<cc::ObjectFile>> images; // shared by the tiles that run them
     std::map<std::string, const sim::Tile *> firstTile;            // whose decode cache the others share
     for (const auto &[t, w] : m.work()) {
@@ -164,19 +166,33 @@ int runProgram(const RunProgramOptions &o) {
       else ipu.start(t, tile.installWorkerLauncher(pc, w.vertexBase, w.mode == "multi"), 0);
     }
     unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    sim::IpuStats stats;
-    try {
-      stats = ipu.run(threads, o.maxCycles);
-    } catch (const sim::SimException &e) {
-      std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
-      return 2;
-    } catch (const sim::DeadlockError &e) {
-      std::fprintf(stderr, "ipusim: %s\n", e.what());
-      return 2;
-    } catch (const sim::ExchangeError &e) {
-      std::fprintf(stderr, "ipusim: %s\n", e.what());
+    std::ofstream trace;
+    if (!o.trace.empty()) {
+      trace.open(o.trace);
+      if (!trace) throw BadInput(o.trace + ": error: cannot write file");
+      trace << sim::formatTraceHeader({cfg.name, cfg.ipu.clockHz, 1, m.tiles});
+    }
+    // The IPU runs as a SystemC module; the trace is written superstep by superstep.
+    sim::IpuModule module("ipu0", ipu, cfg.ipu.clockHz, threads, o.maxCycles);
+    if (trace.is_open())
+      module.onTrace = [&trace](std::vector<sim::TraceEvent> &&events) {
+        for (const sim::TraceEvent &e : events) trace << sim::formatTraceEvent(e) << '\n';
+      };
+    sc_core::sc_start();
+    if (trace.is_open() && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
+    if (std::exception_ptr error = module.error()) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const sim::SimException &e) {
+        std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
+      } catch (const sim::DeadlockError &e) {
+        std::fprintf(stderr, "ipusim: %s\n", e.what());
+      } catch (const sim::ExchangeError &e) {
+        std::fprintf(stderr, "ipusim: %s\n", e.what());
+      }
       return 2;
     }
+    const sim::IpuStats &stats = module.stats();
     for (const std::string &spec : o.dumps) {
       unsigned tile;
       unsigned long addr, len;
@@ -194,10 +210,21 @@ int runProgram(const RunProgramOptions &o) {
     nlohmann::ordered_json j;
     j["ipu0.cycles"] = stats.cycles;
     j["ipu0.sync.count"] = stats.syncs;
+    j["ipu0.sync.cycles"] = stats.syncCycles;
+    j["ipu0.phase.compute.count"] = stats.computePhases;
+    j["ipu0.phase.compute.cycles"] = stats.computeCycles;
+    j["ipu0.phase.exchange.count"] = stats.exchangePhases;
+    j["ipu0.phase.exchange.cycles"] = stats.exchangeCycles;
+    j["ipu0.exchange.words_sent"] = stats.wordsSent;
+    j["ipu0.exchange.words_received"] = stats.wordsReceived;
+    j["ipu0.exchange.bytes"] = 4 * stats.wordsReceived;
     for (const auto &[t, w] : m.work()) {
       const sim::TileStats &s = stats.tiles[t];
       std::string p = "ipu0.tile" + std::to_string(t) + ".";
       j[p + "cycles"] = s.cycles;
+      j[p + "sync_wait_cycles"] = s.syncWaitCycles;
+      j[p + "exchange.words_sent"] = s.wordsSent;
+      j[p + "exchange.words_received"] = s.wordsReceived;
       for (unsigned c = 0; c < 7; ++c) {
         if (c && !s.bundles[c]) continue;
         std::string ctx = p + (c ? "worker" + std::to_string(c - 1) : std::string("supervisor")) + ".";

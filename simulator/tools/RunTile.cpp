@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -85,22 +86,32 @@ int runTile(const RunTileOptions &o) {
     if (!o.trace.empty()) {
       trace.open(o.trace);
       if (!trace) throw BadInput(o.trace + ": error: cannot write file");
-      tile.setTraceHook([&trace](uint64_t cycle, unsigned ctx, uint32_t pc, const std::string &text) {
-        char buf[48];
-        std::snprintf(buf, sizeof buf, "%10llu  %s  %05x  ", static_cast<unsigned long long>(cycle),
-                      ctx ? ("w" + std::to_string(ctx - 1)).c_str() : "s ", pc);
-        trace << buf << text << "\n";
-      });
+      tile.setTracing(true, true);
     }
 
+    // The trace is written whether or not the run ends in an exception: it shows the way there.
+    auto writeTrace = [&] {
+      if (!trace.is_open()) return;
+      // The canonical order (docs/trace-format.md): by cycle, the supervisor before the workers,
+      // each context's events in the order they happened.
+      std::vector<sim::TileEvent> &events = tile.traceEvents();
+      std::stable_sort(events.begin(), events.end(), [](const sim::TileEvent &a, const sim::TileEvent &b) {
+        return a.event.cycle != b.event.cycle ? a.event.cycle < b.event.cycle : a.context < b.context;
+      });
+      trace << sim::formatTraceHeader({cfg.name, cfg.ipu.clockHz, 1, 1});
+      for (const sim::TileEvent &e : events) trace << sim::formatTraceEvent(e.event) << '\n';
+      if (!trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
+    };
     sim::TileStats stats;
     try {
       uint32_t start = o.mode == "supervisor" ? entry : tile.installWorkerLauncher(entry, vertexBase, o.mode == "multi");
       stats = tile.runSupervisor(start, o.mode == "supervisor" ? vertexBase : 0, o.maxCycles);
     } catch (const sim::SimException &e) {
+      writeTrace();
       std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
       return 2;
     }
+    writeTrace();
 
     for (const Dump &d : dumps) {
       std::ofstream out(d.file, std::ios::binary);

@@ -3,8 +3,18 @@
 #include "RunTile.h"
 
 #include <CLI/CLI.hpp>
+#include <systemc>
 
+#include <cstdlib>
+
+// SystemC's library calls sc_main; main only silences its banner first, so that stdout and stderr
+// carry nothing but the tool's own output.
 int main(int argc, char **argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+int sc_main(int argc, char **argv) {
   CLI::App app{"ipusim: cycle-level simulator of Graphcore Mk2 IPU systems"};
   app.require_subcommand(1);
   ipusim::tools::RunTileOptions rt;
@@ -20,13 +30,16 @@ int main(int argc, char **argv) {
   runTile->add_option("--dump", rt.dumps, "ADDR:LEN:FILE: write tile memory to a file after the run");
   runTile->add_option("--config", rt.config, "machine config name or .toml file (default mk2)");
   runTile->add_option("--max-cycles", rt.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
-  runTile->add_option("--trace", rt.trace, "write every issued instruction (cycle, context, pc, text)");
+  runTile->add_option("--trace", rt.trace,
+                      "write the canonical trace (docs/trace-format.md) with every issued instruction");
   ipusim::tools::RunProgramOptions rp;
   CLI::App *run = app.add_subcommand("run", "run a program manifest on the tiles of one IPU (docs/program-manifest.md)");
   run->add_option("program", rp.manifest, "program manifest (TOML)")->required();
   run->add_option("--threads", rp.threads, "host threads (default: all cores); results do not depend on it");
   run->add_option("--stats", rp.stats, "write the JSON statistics to this file instead of stdout");
   run->add_option("--dump", rp.dumps, "TILE:ADDR:LEN:FILE: write tile memory to a file after the run");
+  run->add_option("--trace", rp.trace, "write the canonical trace (docs/trace-format.md)");
+  run->add_flag("--trace-instructions", rp.traceInstructions, "also trace every issued instruction");
   run->add_option("--max-cycles", rp.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
   CLI11_PARSE(app, argc, argv);
   if (*runTile) return ipusim::tools::runTile(rt);

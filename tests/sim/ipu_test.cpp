@@ -202,7 +202,7 @@ TEST(Exchange, ErrorsNameSenderReceiverAndCycle) {
       runRing(ringProgram(20, false), ipu, img);
       FAIL() << "no error";
     } catch (const sim::ExchangeError &e) {
-      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 0 sent at cycle 155 is selected by no tile");
+      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 0 sent at cycle 155 is selected by no tile's $INCOMING_MUX when it arrives");
     }
   }
 }

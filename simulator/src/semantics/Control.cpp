@@ -1,5 +1,6 @@
 // Control flow, worker exit, CSRs, starting workers and sync ([F] S2, S3; asm-dialect §3.1).
 #include "../Semantics.h"
+#include "ipusim/sim/Ipu.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +17,7 @@ void exitWorker(Tile &t, Context &c, bool status) {
   c.exitStatus = status ? 1 : 0;
   c.running = false;
   c.exitCycle = t.now();
+  if (t.tracing()) t.traceEvent(t.now(), c.id, "vertex.end").add("status", uint64_t(c.exitStatus));
 }
 std::string hex(uint32_t v) {
   char b[16];
@@ -170,9 +172,12 @@ IPU_SEMANTICS(runall) {
 namespace {
 void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count) {
   if (!t.inIpu()) t.raise(c, "send on a lone tile: the exchange needs the IPU model (ipusim run, not run-tile)");
+  ExchangeLog &log = t.exchange();
+  const uint32_t instruction = uint32_t(log.instructions.size());
+  log.instructions.push_back({t.now(), addr, count});
   for (unsigned i = 0; i < count; ++i) {
     uint32_t a = t.loadAddress(c, addr + 4 * i, 4);
-    t.exchange().sends.push_back({t.now() + i, t.memory().read<uint32_t>(a)});
+    log.sends.push_back({t.now() + i, t.memory().read<uint32_t>(a), instruction});
   }
   c.extraSupervisorCycles += count - 1;
 }
@@ -181,20 +186,23 @@ IPU_SEMANTICS(send) { sendWords(t, c, t.outgoingBase + uint32_t(op.v[0]), unsign
 IPU_SEMANTICS(sendoff) { sendWords(t, c, t.outgoingBase + c.m[op.v[0]], unsigned(op.v[1])); }
 IPU_SEMANTICS(delay) { c.extraSupervisorCycles += unsigned(op.v[0]) - 1; }
 
-// sync ([RE] S8 zones): LOCAL (2) waits until the supervisor's workers have exited; INTERNAL (3)
-// waits for every tile of the IPU (the Ipu releases it, ipusim/sim/Ipu.h). The external zones
-// need the system model.
+// sync ([RE] S8 zones, ipu-facts §4.5): LOCAL (2) waits until the supervisor's workers have
+// exited; INTERNAL (3, all tiles of the IPU) and the EXTERNAL zones (4-7 GS1, GS1 with the host,
+// GS2, GS2 with the host; 12-15 their master variants) wait for the other tiles, which the IPU's
+// sync controller resolves (ipusim/sim/Ipu.h).
 IPU_SEMANTICS(sync) {
   unsigned zone = unsigned(op.v[0]);
   c.syncCycle = t.now();
   if (zone == 2) {
     c.waitingSync = true;
-  } else if (zone == 3) {
+  } else if (isIpuSyncZone(zone)) {
     // Poplar ends a compute set with sync LOCAL before the IPU-wide sync, so no worker runs here.
-    if (t.anyWorkerRunning()) t.raise(c, "sync 3 (INTERNAL) while workers are still running: sync LOCAL first");
+    if (t.anyWorkerRunning())
+      t.raise(c, "sync " + std::to_string(zone) + " (" + syncZoneName(zone) + ") while workers are still running: sync LOCAL (2) first");
     c.ipuSyncZone = zone;
+    if (t.tracing()) t.traceEvent(t.now(), c.id, "sync.enter").add("zone", zone);
   } else {
-    t.raise(c, "sync zone " + std::to_string(zone) + " needs the system model (IPU-Links and the sync controller)");
+    t.raise(c, "sync zone " + std::to_string(zone) + " is not modelled (zones 2 LOCAL, 3 INTERNAL, 4-7 and 12-15 EXTERNAL are)");
   }
 }
 

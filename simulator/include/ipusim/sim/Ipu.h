@@ -1,49 +1,85 @@
-// An IPU of tiles and its sync controller (the first part of the IPU model; the exchange fabric
-// follows). Between IPU-wide syncs each tile runs free in its ISS (DESIGN decision 2), on a host
-// thread pool; results are identical for any number of threads.
+// An IPU of tiles, its sync controller and its exchange fabric. Between syncs each tile runs free
+// in its ISS (DESIGN decision 2), on a host thread pool; at each sync the fabric delivers the words
+// sent in the phase that ended (DESIGN decision 3). Results are identical for any number of threads.
 #pragma once
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/sim/Tile.h"
+#include "ipusim/sim/Trace.h"
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace ipusim::sim {
 
-/// A run that cannot finish: tiles wait in a sync that others never reach.
+/// A run that cannot finish: tiles wait in a sync that others never reach, or in different zones.
 struct DeadlockError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 /// An exchange the fabric cannot carry out as scheduled: a word no tile selects, two words
-/// arriving at one tile in one cycle, or a word arriving after its receiver left the phase.
+/// arriving at one tile in one cycle, or a word arriving after its receiver left the phase. The
+/// message names the sender, the receiver (where there is one) and the cycle.
 struct ExchangeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The name of a sync zone of ipu-facts §4.5 ("INTERNAL", "EXTERNAL GS1" ...).
+std::string syncZoneName(unsigned zone);
+/// True for the zones other tiles take part in: INTERNAL (3) and the EXTERNAL ones (4-7, 12-15).
+bool isIpuSyncZone(unsigned zone);
+
 struct IpuStats {
-  uint64_t cycles = 0;         ///< when the last tile returned
-  uint64_t syncs = 0;          ///< IPU-wide syncs completed
-  std::vector<TileStats> tiles;
+  uint64_t cycles = 0;  ///< when the last tile returned
+  uint64_t syncs = 0;   ///< syncs completed (INTERNAL and EXTERNAL)
+  // The run as supersteps: a phase runs from one sync's release to the next sync's last arrival
+  // (or the last tile's return), and is an exchange phase if any tile sent a word in it; the sync
+  // itself runs from the last arrival to the release.
+  uint64_t computePhases = 0, exchangePhases = 0;
+  uint64_t computeCycles = 0, exchangeCycles = 0, syncCycles = 0;
+  uint64_t wordsSent = 0, wordsReceived = 0; ///< exchange words (a multicast word is sent once)
+  std::vector<TileStats> tiles;              ///< per tile; tiles that did not run are zero
 };
 
 class Ipu {
 public:
-  /// `tiles` of the IPU described by `config` (at most config.ipu.tiles).
-  Ipu(const arch::SystemConfig &config, unsigned tiles);
+  /// `tiles` of the IPU described by `config` (at most config.ipu.tiles); `id` names it (ipu0 ...).
+  Ipu(const arch::SystemConfig &config, unsigned tiles, unsigned id = 0);
 
+  unsigned id() const { return id_; }
   unsigned tileCount() const { return unsigned(tiles_.size()); }
   Tile &tile(unsigned i) { return *tiles_.at(i); }
-  /// Tiles not started take no part (they count as returned at cycle 0).
+  /// Tiles not started take no part.
   void start(unsigned tile, uint32_t pc, uint32_t m0);
+  /// Trace events (docs/trace-format.md) of every tile and of the IPU; see Tile::setTracing.
+  void setTracing(bool events, bool instructions);
 
-  /// Runs every started tile to its return. An INTERNAL sync (zone 3) completes when the last
-  /// started tile arrives: each is released sync.internal_latency_cycles later, plus
-  /// sync.release_skew_cycles per supertile row of its distance from the sync controller (row 0).
-  /// Throws SimException (the lowest-numbered tile's, whatever the thread count) or DeadlockError.
+  /// The end of one superstep.
+  struct Superstep {
+    bool finished = false;    ///< every started tile returned (no sync is pending)
+    unsigned zone = 0;        ///< the zone the tiles wait in
+    uint64_t lastArrival = 0; ///< the cycle the last tile issued its sync
+  };
+  /// Runs every active tile to its next sync or its return, then delivers the phase's exchange.
+  /// Throws SimException (the lowest-numbered tile's, whatever the thread count), DeadlockError or
+  /// ExchangeError.
+  Superstep compute(unsigned threads, uint64_t maxCycles = 1ull << 34);
+  /// The sync controller lets the waiting tiles go: tile t issues again from `release` plus
+  /// sync.release_skew_cycles per supertile row between it and the controller (row 0).
+  void release(uint64_t release);
+  /// Cycles from the last arrival to the release: sync.internal_latency_cycles for INTERNAL,
+  /// sync.external_latency_cycles for the EXTERNAL zones.
+  uint64_t syncLatency(unsigned zone) const;
+
+  /// Runs every started tile to its return, completing each sync after its latency (an EXTERNAL
+  /// sync of this IPU alone: the system of one IPU).
   IpuStats run(unsigned threads, uint64_t maxCycles = 1ull << 34);
+  IpuStats stats() const;
+
+  /// The trace events since the last call, in the canonical order (docs/trace-format.md).
+  std::vector<TraceEvent> takeTrace();
 
   /// Cycles from a send on tile `src` to the word reaching the mux of tile `dst`: a function of
   /// the layout (supertiles in columns and rows, ipu-facts §4.4) whose parameters are
@@ -51,13 +87,22 @@ public:
   uint64_t latency(unsigned src, unsigned dst) const;
 
 private:
-  /// Delivers the words sent since the last sync (DESIGN decision 3); `phaseEnd[t]` is the cycle
-  /// tile t entered the sync (or returned).
+  /// Delivers the words sent in the phase that ended (DESIGN decision 3); `phaseEnd[t]` is the
+  /// cycle tile t entered the sync (or returned).
   void resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd);
+  std::string tileList(const std::vector<unsigned> &tiles) const;
 
   arch::SystemConfig config_;
+  unsigned id_;
   std::vector<std::unique_ptr<Tile>> tiles_;
-  std::vector<bool> started_;
+  std::vector<bool> started_, active_;
+  std::vector<unsigned> waiting_; ///< tiles in the pending sync
+  Superstep pending_;
+  uint64_t phaseStart_ = 0;       ///< the cycle the current phase began (the last release)
+  bool phaseSent_ = false;        ///< a word was sent in the phase just computed
+  IpuStats totals_;               ///< the phase and sync totals so far
+  bool tracing_ = false;
+  std::vector<TraceEvent> ipuEvents_; ///< events of the IPU and its sync controller
 };
 
 } // namespace ipusim::sim

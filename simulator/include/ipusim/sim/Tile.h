@@ -6,6 +6,7 @@
 #include "ipusim/arch/Isa.h"
 #include "ipusim/sim/SimException.h"
 #include "ipusim/sim/TileMemory.h"
+#include "ipusim/sim/Trace.h"
 
 #include <cstdint>
 #include <functional>
@@ -104,18 +105,42 @@ struct DecodeCache {
 /// What a tile's supervisor did on the exchange during one phase (between IPU-wide syncs), for the
 /// IPU to resolve at the sync (DESIGN decision 3).
 struct ExchangeLog {
-  struct Send { uint64_t cycle; uint32_t word; };
+  struct Send {
+    uint64_t cycle;
+    uint32_t word;
+    uint32_t instruction; ///< which send of the phase carried it (0, 1, ...), for traces and stats
+  };
   struct Setting { uint64_t cycle; uint32_t value; };
+  struct Instruction {
+    uint64_t cycle;  ///< the send's issue
+    uint32_t addr;   ///< its first word's address
+    uint32_t words;
+  };
   std::vector<Send> sends;              ///< one word per cycle, in order
+  std::vector<Instruction> instructions; ///< the send instructions of the phase
   std::vector<Setting> mux, base, delta; ///< puts to $INCOMING_MUX / _BASE / _DELTA
   uint32_t muxAtStart = 0x7FF, baseAtStart = 0, deltaAtStart = 0; ///< the CSRs when the phase began
-  void clear() { sends.clear(); mux.clear(); base.clear(); delta.clear(); }
+  void clear() {
+    sends.clear();
+    instructions.clear();
+    mux.clear();
+    base.clear();
+    delta.clear();
+  }
 };
 
 /// Statistics of one run.
 struct TileStats {
   uint64_t cycles = 0;
   uint64_t bundles[7] = {}, stallCycles[7] = {};
+  uint64_t syncWaitCycles = 0;             ///< from each IPU-wide or external sync to its release
+  uint64_t wordsSent = 0, wordsReceived = 0; ///< exchange words (a multicast word counts once sent)
+};
+
+/// A trace event of one tile, with the context it belongs to (for the canonical order).
+struct TileEvent {
+  unsigned context;
+  TraceEvent event;
 };
 
 class Tile {
@@ -136,10 +161,19 @@ public:
   /// Off: every cycle is stepped and every bundle issued one at a time (no batched rpt loops, no
   /// skipped idle cycles). The results are the same either way; the tests compare them.
   void setFastPaths(bool on) { fastPaths_ = on; }
-  /// Called for every issued instruction or bundle (for traces): cycle, context, pc, text.
-  void setTraceHook(std::function<void(uint64_t, unsigned, uint32_t, const std::string &)> hook) {
-    trace_ = std::move(hook);
+  /// Names the function symbol at an address, or "" (for vertex events in traces).
+  void setSymbolLookup(std::function<std::string(uint32_t)> lookup) { symbol_ = std::move(lookup); }
+  /// Trace events (docs/trace-format.md): `events` records starts, exits, syncs and sends;
+  /// `instructions` also records every issue (and turns off the batched rpt loops: same results).
+  void setTracing(bool events, bool instructions) {
+    tracing_ = events || instructions;
+    traceIssues_ = instructions;
   }
+  bool tracing() const { return tracing_; }
+  /// The events recorded since the last clear, in the order they happened per context.
+  std::vector<TileEvent> &traceEvents() { return events_; }
+  /// Records an event of context `context` (kSupervisor or a worker 1..6) at cycle `cycle`.
+  TraceEvent &traceEvent(uint64_t cycle, unsigned context, const char *name);
 
   /// Starts the supervisor at `pc` with $m0 = `m0` and $lr = the halt address, and runs until it
   /// returns there. Throws SimException (also for a sync beyond LOCAL, which needs an Ipu).
@@ -155,12 +189,20 @@ public:
   unsigned syncZone() const { return ctx_[0].ipuSyncZone; }
   /// Ends the supervisor's sync: it issues again from cycle `release`.
   void releaseSync(uint64_t release);
+  /// Counts exchange words for the statistics (the IPU resolves the exchange).
+  void countExchange(uint64_t sent, uint64_t received) {
+    wordsSent_ += sent;
+    wordsReceived_ += received;
+  }
   TileStats stats() const;
   /// The address the supervisor returns to when a run is done (outside tile memory).
   static constexpr uint32_t kHaltAddress = 0x1FFFFC;
   /// A small boot program outside tile memory: `setzi; setzi; run|runall; sync; br $lr`, which
   /// starts a worker entry the way Poplar's dispatcher does. Returns its address.
   uint32_t installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool allWorkers);
+  /// "ipuI.tileT.supervisor" or "ipuI.tileT.workerW" (W = context - 1), as in stats and traces.
+  std::string contextName(unsigned context) const;
+  unsigned ipu() const { return ipu_; }
 
   // ---- used by the semantics ----
   [[noreturn]] void raise(const Context &c, const std::string &reason);
@@ -193,7 +235,10 @@ private:
   std::vector<Op> bootOps_;          ///< the launcher program
   uint32_t bootBase_ = 0x1FFF00;     ///< its address (outside tile memory)
   std::function<std::string(uint32_t)> source_;
-  std::function<void(uint64_t, unsigned, uint32_t, const std::string &)> trace_;
+  std::function<std::string(uint32_t)> symbol_;
+  bool tracing_ = false, traceIssues_ = false;
+  std::vector<TileEvent> events_;
+  uint64_t syncWaitCycles_ = 0, wordsSent_ = 0, wordsReceived_ = 0;
   uint32_t accessElements_[3];       ///< elements touched by the current bundle
   unsigned accessCount_ = 0;
   bool fastPaths_ = true;
