@@ -124,12 +124,17 @@ const std::map<std::string, KeySpec> &schema() {
             [](SystemConfig &c) -> unsigned & { return c.exchange.bytesPerCyclePerTile; });
     integer("exchange.tiles_per_shared_bus", 1, 8,
             [](SystemConfig &c) -> unsigned & { return c.exchange.tilesPerSharedBus; });
-    integer("exchange.base_latency_cycles", 0, 10000,
-            [](SystemConfig &c) -> unsigned & { return c.exchange.baseLatencyCycles; });
-    integer("exchange.cycles_per_column", 0, 1000,
-            [](SystemConfig &c) -> unsigned & { return c.exchange.cyclesPerColumn; });
-    integer("exchange.cycles_per_supertile_row", 0, 1000,
-            [](SystemConfig &c) -> unsigned & { return c.exchange.cyclesPerSupertileRow; });
+    integer("exchange.column_pitch_cycles", 0, 1000,
+            [](SystemConfig &c) -> unsigned & { return c.exchange.columnPitchCycles; });
+    integer("exchange.edge_cycles_per_column", 0, 1000,
+            [](SystemConfig &c) -> unsigned & { return c.exchange.edgeCyclesPerColumn; });
+    integer("exchange.row_cycles", 0, 1000, [](SystemConfig &c) -> unsigned & { return c.exchange.rowCycles; });
+    integer("exchange.mux_lead_cycles", 0, 10000,
+            [](SystemConfig &c) -> unsigned & { return c.exchange.muxLeadCycles; });
+    integer("exchange.write_delay_cycles", 0, 10000,
+            [](SystemConfig &c) -> unsigned & { return c.exchange.writeDelayCycles; });
+    integer("exchange.write_cycles_per_row", 0, 1000,
+            [](SystemConfig &c) -> unsigned & { return c.exchange.writeCyclesPerRow; });
     integer("exchange.max_send_words", 1, 1 << 16,
             [](SystemConfig &c) -> unsigned & { return c.exchange.maxSendWords; });
 

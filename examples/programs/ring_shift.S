@@ -30,7 +30,10 @@ ring_shift:
   put $INCOMING_BASE, $m4
   put $INCOMING_DELTA, $mzero
   put $OUTGOING_BASE, $m6
-  send 0, 4, 1
-  delay 64                                 // longer than any flight time within a row of tiles
+  // The receiver's mux must select this tile up to 77 cycles before the word leaves (the earliest
+  // mux time over all tile pairs, docs/tile-timing.md "Exchange"): wait until every tile has set it.
+  delay 100
+  send 0, 4, 3                             // east and west: the ring's wrap may go either way
+  delay 170                                // the latest write lands 165 cycles after its send
   sync TEXCH_SYNCZONE_INTERNAL
   br $lr

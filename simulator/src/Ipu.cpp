@@ -1,6 +1,7 @@
 #include "ipusim/sim/Ipu.h"
 
 #include <algorithm>
+#include <iterator>
 #include <atomic>
 #include <cstdio>
 #include <exception>
@@ -39,7 +40,7 @@ std::string syncZoneName(unsigned zone) {
 }
 
 Ipu::Ipu(const arch::SystemConfig &config, unsigned tiles, unsigned id)
-    : config_(config), id_(id), started_(tiles, false), active_(tiles, false) {
+    : config_(config), layout_(config), id_(id), started_(tiles, false), active_(tiles, false) {
   if (tiles == 0 || tiles > config.ipu.tiles)
     throw std::invalid_argument("an IPU of " + std::to_string(config.ipu.tiles) + " tiles cannot have " +
                                 std::to_string(tiles));
@@ -59,15 +60,7 @@ void Ipu::setTracing(bool events, bool instructions) {
   for (auto &t : tiles_) t->setTracing(events, instructions);
 }
 
-uint64_t Ipu::latency(unsigned src, unsigned dst) const {
-  const unsigned perSupertile = std::max(1u, config_.ipu.tilesPerSupertile), columns = std::max(1u, config_.ipu.columns);
-  auto place = [&](unsigned t) { unsigned st = t / perSupertile; return std::make_pair(st % columns, st / columns); };
-  auto [cs, rs] = place(src);
-  auto [cd, rd] = place(dst);
-  auto dist = [](unsigned a, unsigned b) { return uint64_t(a > b ? a - b : b - a); };
-  return config_.exchange.baseLatencyCycles + config_.exchange.cyclesPerColumn * dist(cs, cd) +
-         config_.exchange.cyclesPerSupertileRow * dist(rs, rd);
-}
+uint64_t Ipu::latency(unsigned src, unsigned dst) const { return uint64_t(layout_.writeOffset(src, dst)); }
 
 uint64_t Ipu::syncLatency(unsigned zone) const {
   return zone == 3 ? config_.sync.internalLatencyCycles : config_.sync.externalLatencyCycles;
@@ -79,52 +72,99 @@ std::string Ipu::tileList(const std::vector<unsigned> &v) const {
   return v.size() > 16 ? s + " ... (" + std::to_string(v.size()) + " tiles)" : s;
 }
 
+namespace {
+
+/// The value a CSR's settings give it at `cycle` (settings in cycle order; one at `cycle` counts).
+template <class Settings> uint32_t valueAt(const Settings &settings, uint32_t initial, int64_t cycle) {
+  uint32_t v = initial;
+  for (const ExchangeLog::Setting &s : settings) {
+    if (int64_t(s.cycle) > cycle) break;
+    v = s.value;
+  }
+  return v;
+}
+
+const char *directionName(unsigned dir) { return dir == arch::ExchangeLayout::East ? "east" : "west"; }
+
+} // namespace
+
+std::vector<ExchangeLog::Setting> Ipu::muxSettings(unsigned t) const {
+  // The tile's own puts to $INCOMING_MUX and _MUXPAIR, and its partner's _MUXPAIR puts, which
+  // land here exchange.mux_pair_delay_cycles later ([F] S2; [RE] S8 TEXCH_MUXPAIRWRITEDLY = 1). The
+  // delayed write meeting a put of the tile's own in one cycle is the collision S2 describes.
+  const ExchangeLog &own = tiles_[t]->exchange();
+  std::vector<ExchangeLog::Setting> all(own.mux);
+  all.insert(all.end(), own.muxPair.begin(), own.muxPair.end());
+  std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.cycle < b.cycle; });
+  const unsigned p = arch::ExchangeLayout::partner(t);
+  if (p >= tileCount() || !started_[p] || tiles_[p]->exchange().muxPair.empty()) return all;
+  std::vector<ExchangeLog::Setting> merged;
+  auto from = tiles_[p]->exchange().muxPair;
+  for (auto &s : from) s.cycle += kMuxPairDelay;
+  std::merge(all.begin(), all.end(), from.begin(), from.end(), std::back_inserter(merged),
+             [](const auto &a, const auto &b) { return a.cycle < b.cycle; });
+  for (const auto &s : from)
+    for (const auto &o : all)
+      if (o.cycle == s.cycle)
+        throw ExchangeError("exchange: tile " + std::to_string(p) + "'s $INCOMING_MUXPAIR write reaches tile " +
+                            std::to_string(t) + " in cycle " + std::to_string(s.cycle) +
+                            ", the cycle tile " + std::to_string(t) + " writes its own $INCOMING_MUX");
+  return merged;
+}
+
 void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd) {
   const unsigned n = tileCount();
   // Where each receiver's mux selects a source: windows [from, to) of constant $INCOMING_MUX, in
-  // cycle order per receiver, filed under the source they select. A put to the mux at cycle c
-  // selects for the words arriving from c on. The last window stays open past the phase's end so
+  // cycle order per receiver, filed under the source they select. A put at cycle c selects for
+  // the words that meet the mux from c on. The last window stays open past the phase's end so
   // that late words are found and reported.
   struct Window {
     unsigned dst;
-    uint64_t from, to;
+    int64_t from, to;
   };
   std::vector<std::vector<Window>> bySource(n);
+  std::vector<uint32_t> finalMux(n);
   for (unsigned dst : tiles) {
-    const ExchangeLog &log = tiles_[dst]->exchange();
-    uint32_t value = log.muxAtStart;
-    uint64_t from = 0;
-    for (const ExchangeLog::Setting &s : log.mux) {
-      if (value < n && s.cycle > from) bySource[value].push_back({dst, from, s.cycle});
+    uint32_t value = tiles_[dst]->exchange().muxAtStart;
+    int64_t from = INT64_MIN;
+    for (const ExchangeLog::Setting &s : muxSettings(dst)) {
+      if (value < n && int64_t(s.cycle) > from) bySource[value].push_back({dst, from, int64_t(s.cycle)});
       value = s.value;
-      from = std::max(from, s.cycle);
+      from = std::max(from, int64_t(s.cycle));
     }
-    if (value < n) bySource[value].push_back({dst, from, UINT64_MAX});
+    if (value < n) bySource[value].push_back({dst, from, INT64_MAX});
+    finalMux[dst] = value;
   }
 
   struct Delivery {
-    uint64_t arrival;
+    int64_t write; ///< the cycle the word (item) is written into the receiver's memory
     unsigned src;
-    uint32_t instruction, word;
+    uint32_t instruction, lo, hi;
     uint64_t sent;
+    bool wide;
   };
   std::vector<std::vector<Delivery>> inbox(n);
   for (unsigned src : tiles) {
     Tile &sender = *tiles_[src];
-    const std::vector<ExchangeLog::Send> &sends = sender.exchange().sends;
+    const ExchangeLog &out = sender.exchange();
+    const std::vector<ExchangeLog::Send> &sends = out.sends;
     if (sends.empty()) continue;
     phaseSent_ = true;
-    const size_t instructions = sender.exchange().instructions.size();
+    checkPairLane(src);
+    const size_t instructions = out.instructions.size();
     std::vector<unsigned> receivers(instructions, 0), lastReceiver(instructions, UINT32_MAX);
     std::vector<uint8_t> taken(sends.size(), 0);
     for (const Window &w : bySource[src]) {
-      const uint64_t lat = latency(src, w.dst);
-      // Sends are in cycle order: the first whose word arrives in the window, then every one
-      // until the window closes.
+      const int64_t mux = layout_.muxOffset(src, w.dst), write = layout_.writeOffset(src, w.dst);
+      const unsigned dir = layout_.direction(src, w.dst);
+      // Sends are in cycle order: the first that meets the mux in the window, then every one
+      // until the window closes. A word travelling the other way passes this receiver by.
       auto it = std::lower_bound(sends.begin(), sends.end(), w.from,
-                                 [lat](const ExchangeLog::Send &s, uint64_t from) { return s.cycle + lat < from; });
-      for (; it != sends.end() && it->cycle + lat < w.to; ++it) {
-        inbox[w.dst].push_back({it->cycle + lat, src, it->instruction, it->word, it->cycle});
+                                 [mux](const ExchangeLog::Send &s, int64_t from) { return int64_t(s.cycle) + mux < from; });
+      for (; it != sends.end() && int64_t(it->cycle) + mux < w.to; ++it) {
+        const ExchangeLog::Instruction &ins = out.instructions[it->instruction];
+        if (!(ins.sctl & dir)) continue;
+        inbox[w.dst].push_back({int64_t(it->cycle) + write, src, it->instruction, it->lo, it->hi, it->cycle, ins.wide()});
         taken[size_t(it - sends.begin())] = 1;
         if (lastReceiver[it->instruction] != w.dst) {
           lastReceiver[it->instruction] = w.dst;
@@ -132,18 +172,20 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
         }
       }
     }
+    // A word put on the fabric (sctl names a direction) that no receiver takes is lost: an error
+    // in the schedule.
     for (size_t i = 0; i < sends.size(); ++i)
-      if (!taken[i])
+      if (!taken[i] && (out.instructions[sends[i].instruction].sctl & 3))
         throw ExchangeError("exchange: the word tile " + std::to_string(src) + " sent at cycle " +
                             std::to_string(sends[i].cycle) + " is selected by no tile's $INCOMING_MUX when it arrives");
     sender.countExchange(sends.size(), 0);
     if (sender.tracing())
       for (size_t i = 0; i < instructions; ++i) {
-        const ExchangeLog::Instruction &ins = sender.exchange().instructions[i];
+        const ExchangeLog::Instruction &ins = out.instructions[i];
         sender.traceEvent(ins.cycle, kSupervisor, "exchange.send")
             .add("words", ins.words)
             .addHex("addr", ins.addr)
-            .add("width", 32)
+            .add("width", ins.wide() ? 64 : 32)
             .add("receivers", receivers[i]);
       }
   }
@@ -151,73 +193,103 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
   for (unsigned dst : tiles) {
     std::vector<Delivery> &in = inbox[dst];
     std::sort(in.begin(), in.end(), [](const Delivery &a, const Delivery &b) {
-      return a.arrival != b.arrival ? a.arrival < b.arrival : a.src < b.src;
+      return a.write != b.write ? a.write < b.write : a.src < b.src;
     });
     Tile &tile = *tiles_[dst];
     ExchangeLog &log = tile.exchange();
-    uint32_t delta = log.deltaAtStart, base = log.baseAtStart;
-    size_t nextDelta = 0, nextBase = 0;
+    uint32_t delta = log.deltaAtStart;
+    size_t nextDelta = 0;
     // Consecutive words of one send into consecutive addresses make one receive event.
     struct Group {
       const Delivery *first = nullptr;
-      uint32_t addr = 0, words = 0;
-      uint64_t last = 0;
+      uint32_t addr = 0, bytes = 0;
+      int64_t last = 0;
     } group;
     auto flush = [&] {
       if (group.first && tile.tracing())
-        tile.traceEvent(group.first->arrival, kSupervisor, "exchange.receive")
+        tile.traceEvent(uint64_t(group.first->write), kSupervisor, "exchange.receive")
             .add("from", group.first->src)
-            .add("words", group.words)
+            .add("words", group.bytes / 4)
             .addHex("addr", group.addr)
-            .add("last_cycle", group.last);
+            .add("last_cycle", uint64_t(group.last));
       group = Group{};
+    };
+    auto who = [&](const Delivery &d) {
+      return "the " + std::string(d.wide ? "64-bit item" : "word") + " tile " + std::to_string(d.src) +
+             " sent at cycle " + std::to_string(d.sent) + " reaches tile " + std::to_string(dst) + " at cycle " +
+             std::to_string(d.write);
     };
     const Delivery *previous = nullptr;
     for (const Delivery &d : in) {
-      if (previous && previous->arrival == d.arrival)
+      if (previous && previous->write == d.write)
         throw ExchangeError("exchange: words from tiles " + std::to_string(previous->src) + " and " +
                             std::to_string(d.src) + " reach tile " + std::to_string(dst) + " in the same cycle " +
-                            std::to_string(d.arrival));
-      if (d.arrival >= phaseEnd[dst])
-        throw ExchangeError("exchange: the word tile " + std::to_string(d.src) + " sent at cycle " +
-                            std::to_string(d.sent) + " reaches tile " + std::to_string(dst) + " at cycle " +
-                            std::to_string(d.arrival) + ", after it entered the sync at cycle " +
+                            std::to_string(d.write));
+      if (d.write >= int64_t(phaseEnd[dst]))
+        throw ExchangeError("exchange: " + who(d) + ", after it entered the sync at cycle " +
                             std::to_string(phaseEnd[dst]));
-      // $INCOMING_BASE + $INCOMING_DELTA is the word's address; the delta counts up by 4 a word
-      // and an explicit put sets it ([F] S2).
-      for (; nextDelta < log.delta.size() && log.delta[nextDelta].cycle <= d.arrival; ++nextDelta)
+      // The receiver's format must match the item: 32-bit words, or 64-bit items from the side
+      // they come from ([RE] S9: the receiving pair sets 64E or 64W).
+      const uint32_t format = valueAt(log.format, log.formatAtStart, d.write);
+      const unsigned want = d.wide ? layout_.direction(d.src, dst) : 0;
+      if (format != want)
+        throw ExchangeError("exchange: " + who(d) + " while its $INCOMING_FORMAT is " + std::to_string(format) +
+                            " (it needs " + std::to_string(want) +
+                            (d.wide ? std::string(": 64-bit from the ") + directionName(want) : ": 32-bit") + ")");
+      // $INCOMING_BASE + $INCOMING_DELTA is the address; the delta counts up by the item's size
+      // and an explicit put (or a sync, from $INCOMING_SINIT) sets it ([F] S2).
+      for (; nextDelta < log.delta.size() && int64_t(log.delta[nextDelta].cycle) <= d.write; ++nextDelta)
         delta = log.delta[nextDelta].value;
-      for (; nextBase < log.base.size() && log.base[nextBase].cycle <= d.arrival; ++nextBase)
-        base = log.base[nextBase].value;
-      const uint32_t addr = base + delta;
-      if (!tile.memory().contains(addr, 4) || addr % 4)
-        throw ExchangeError("exchange: the word tile " + std::to_string(d.src) + " sent at cycle " +
-                            std::to_string(d.sent) + " reaches tile " + std::to_string(dst) + " at cycle " +
-                            std::to_string(d.arrival) + " for address " + hex(addr) +
+      const uint32_t bytes = d.wide ? 8 : 4, addr = valueAt(log.base, log.baseAtStart, d.write) + delta;
+      if (!tile.memory().contains(addr, bytes) || addr % bytes)
+        throw ExchangeError("exchange: " + who(d) + " for address " + hex(addr) +
                             ", which is not an aligned address of tile memory");
-      tile.memory().write<uint32_t>(addr, d.word);
-      delta += 4;
+      tile.memory().write<uint32_t>(addr, d.lo);
+      if (d.wide) tile.memory().write<uint32_t>(addr + 4, d.hi);
+      delta += bytes;
       if (!group.first || group.first->src != d.src || group.first->instruction != d.instruction ||
-          addr != group.addr + 4 * group.words) {
+          addr != group.addr + group.bytes) {
         flush();
         group.first = &d;
         group.addr = addr;
       }
-      ++group.words;
-      group.last = d.arrival;
+      group.bytes += bytes;
+      group.last = d.write;
       previous = &d;
+      tile.countExchange(0, bytes / 4);
     }
     flush();
-    if (!in.empty() || !log.delta.empty()) tile.incomingDelta = delta;
-    tile.countExchange(0, in.size());
+    // The CSRs as the phase left them (the partner's MUXPAIR writes included).
+    for (; nextDelta < log.delta.size(); ++nextDelta) delta = log.delta[nextDelta].value;
+    tile.incomingDelta = delta;
+    tile.incomingMux = finalMux[dst];
   }
   for (unsigned t : tiles) {
     Tile &tile = *tiles_[t];
     ExchangeLog &log = tile.exchange();
     log.clear();
     log.muxAtStart = tile.incomingMux;
+    log.formatAtStart = tile.incomingFormat;
     log.baseAtStart = tile.incomingBase;
     log.deltaAtStart = tile.incomingDelta;
+  }
+}
+
+void Ipu::checkPairLane(unsigned src) const {
+  // A 64-bit send borrows the pair partner's transmit lane ([RE] S9, hardware-verified there):
+  // the partner cannot send in those cycles.
+  const unsigned p = arch::ExchangeLayout::partner(src);
+  if (p >= tileCount() || !started_[p]) return;
+  const ExchangeLog &mine = tiles_[src]->exchange(), &theirs = tiles_[p]->exchange();
+  if (theirs.sends.empty()) return;
+  for (const ExchangeLog::Send &s : mine.sends) {
+    if (!mine.instructions[s.instruction].wide()) continue;
+    auto it = std::lower_bound(theirs.sends.begin(), theirs.sends.end(), s.cycle,
+                               [](const ExchangeLog::Send &a, uint64_t c) { return a.cycle < c; });
+    if (it != theirs.sends.end() && it->cycle == s.cycle)
+      throw ExchangeError("exchange: tile " + std::to_string(p) + " sends at cycle " + std::to_string(s.cycle) +
+                          " while its pair partner, tile " + std::to_string(src) +
+                          ", sends 64-bit items on both tiles' lanes");
   }
 }
 

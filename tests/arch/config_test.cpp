@@ -93,7 +93,7 @@ TEST(Config, OutOfRange) {
 }
 
 TEST(Config, MissingKeyAndSyntaxError) {
-  EXPECT_EQ(errorOf("name = \"x\"\n"), "bad.toml:1:1: error: missing key 'exchange.base_latency_cycles'");
+  EXPECT_EQ(errorOf("name = \"x\"\n"), "bad.toml:1:1: error: missing key 'exchange.bytes_per_cycle_per_tile'");
   EXPECT_NE(errorOf("inherits = \"mk2\"\n[ipu\n").find("bad.toml:2:"), std::string::npos);
   EXPECT_EQ(errorOf("inherits = \"nothere\"\n"), "bad.toml:1:12: error: inherited config 'nothere.toml' does not exist");
 }

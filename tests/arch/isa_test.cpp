@@ -110,7 +110,7 @@ TEST(IsaTable, PublishedEncodings) {
   EXPECT_EQ(assembleOne("br $m3", true), 0x43000000u | 3u << 20);
   EXPECT_EQ(assembleOne("put $CCCSLOAD, $m4", true), 0x43008000u | 4u << 20 | 80);
   EXPECT_EQ(assembleOne("sync 2", true), 0x41800000u | 2);
-  EXPECT_EQ(assembleOne("sans", true), 0x40C00000u);
+  EXPECT_EQ(assembleOne("sans 0", true), 0x40C00000u);
   EXPECT_EQ(assembleOne("delay 100", true), 0x40A00000u | 99);
   // [F] S7 field layout of `put`: [25:24]=11, [15]=1, register at [23:20], CSR at [7:0].
   uint32_t put = assembleOne("put 0x21, $m5", true);

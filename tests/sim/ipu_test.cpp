@@ -125,9 +125,11 @@ TEST(Ipu, OneTileAloneCannotSyncWithTheIpu) {
 
 namespace {
 
-// A ring shift on four tiles of one supertile: after an IPU sync, each tile selects its left
-// neighbour ((id + 3) mod 4) with $INCOMING_MUX, points $INCOMING_BASE at 0x71000 and sends the
-// four words at 0x70000; then it waits and syncs again. `wait` is the delay before that sync.
+// A ring shift on four tiles (logical 0-3: physical 0, 2, 64, 66, two pairs in two rows of
+// column 0): after an IPU sync, each tile selects its left neighbour ((id + 3) mod 4) with
+// $INCOMING_MUX, points $INCOMING_BASE at 0x71000, waits 40 cycles for every receiver's mux to be
+// set, and sends the four words at 0x70000 east; then it waits and syncs again. `wait` is the
+// delay before that sync.
 std::string ringProgram(unsigned wait, bool setMux = true) {
   return std::string(R"(
   .supervisor
@@ -143,6 +145,7 @@ s:
   put $INCOMING_DELTA, $mzero
   setzi $m4, 0x70000
   put $OUTGOING_BASE, $m4
+  delay 40
   send 0, 4, 1
   delay )" + std::to_string(wait) + R"(
   sync 3
@@ -163,21 +166,32 @@ sim::IpuStats runRing(const std::string &program, sim::Ipu &ipu, cc::ObjectFile 
 TEST(Exchange, RingShiftBetweenNeighbours) {
   // All tiles reach the first sync at 0 and resume at 126. get at 126; add (needs $m1) at 132;
   // and at 138; put $INCOMING_MUX at 144; setzi 145; put $INCOMING_BASE (needs $m3) 151; put
-  // $INCOMING_DELTA 152; setzi 153; put $OUTGOING_BASE 159; send at 160 streams words at 160..163
-  // and the next issue waits to 164; delay 20: 184, the second sync. The words reach the
-  // neighbour after exchange.base_latency_cycles = 16 (one supertile): 176..179, before 184.
-  // Release at 184 + 126 = 310; br $lr: done at 316.
+  // $INCOMING_DELTA 152; setzi 153; put $OUTGOING_BASE 159; delay 40 at 160; send at 200 streams
+  // words at 200..203 and the next issue waits to 204; delay 30: the second sync at 234.
+  // Flight times (arch::ExchangeLayout, [RE] S9 time_to_mux, worked in
+  // tests/arch/exchange_layout_test.cpp): ttm 0->1 (physical 0->2) -28, 1->2 (2->64) -31,
+  // 2->3 (64->66) -28, 3->0 (66->0) -27, all east. Each receiver's mux must select at send + ttm + 1
+  // = 173, 170, 173, 174 (>= 144: set in time); the words are written 52 + 2 x row(receiver) after
+  // that: tile 1 at 225..228, tile 2 at 224..227, tile 3 at 227..230, tile 0 at 226..229, all
+  // before 234. Release at 234 + 126 = 360; br $lr: done at 366.
   sim::Ipu ipu(mk2Config(), 4);
   cc::ObjectFile img;
-  sim::IpuStats s = runRing(ringProgram(20), ipu, img);
+  sim::IpuStats s = runRing(ringProgram(30), ipu, img);
   EXPECT_EQ(s.syncs, 2u);
-  EXPECT_EQ(s.cycles, 316u);
+  EXPECT_EQ(s.cycles, 366u);
   for (unsigned t = 0; t < 4; ++t)
     for (uint32_t i = 0; i < 4; ++i)
       EXPECT_EQ(ipu.tile(t).memory().read<uint32_t>(0x71000 + 4 * i), 100 * ((t + 3) % 4) + i) << t << " " << i;
-  EXPECT_EQ(ipu.latency(0, 3), 16u);
-  EXPECT_EQ(ipu.latency(0, 4), 16u + 6u);        // the next supertile is the next column
-  EXPECT_EQ(ipu.latency(0, 64), 16u + 1u);       // a row of 16 supertiles up
+  EXPECT_EQ(ipu.latency(0, 1), 25u);
+  EXPECT_EQ(ipu.latency(1, 2), 24u);
+  EXPECT_EQ(ipu.latency(2, 3), 27u);
+  EXPECT_EQ(ipu.latency(3, 0), 26u);
+  EXPECT_EQ(s.wordsSent, 16u);
+  EXPECT_EQ(s.wordsReceived, 16u);
+  EXPECT_EQ(s.exchangePhases, 1u); // the phase between the syncs; before the first and after the last: compute
+  EXPECT_EQ(s.computePhases, 2u);
+  EXPECT_EQ(s.exchangeCycles, 234u - 126u);
+  EXPECT_EQ(s.syncCycles, 2u * 126u);
 }
 
 TEST(Exchange, ErrorsNameSenderReceiverAndCycle) {
@@ -185,11 +199,11 @@ TEST(Exchange, ErrorsNameSenderReceiverAndCycle) {
     sim::Ipu ipu(mk2Config(), 4);
     cc::ObjectFile img;
     try {
-      runRing(ringProgram(1), ipu, img); // delay 1: the sync at 165, before the words arrive (176)
+      runRing(ringProgram(1), ipu, img); // delay 1: the sync at 205, before the words arrive (224..)
       FAIL() << "no error";
     } catch (const sim::ExchangeError &e) {
-      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 3 sent at cycle 160 reaches tile 0 at cycle 176, after it "
-                                       "entered the sync at cycle 165");
+      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 3 sent at cycle 200 reaches tile 0 at cycle 226, after it "
+                                       "entered the sync at cycle 205");
     }
   }
   {
@@ -198,11 +212,11 @@ TEST(Exchange, ErrorsNameSenderReceiverAndCycle) {
     try {
       // No mux is set (a nop instead of the put, with no dependency): and at 138, nop 139, setzi
       // 140, put $INCOMING_BASE 146, put $INCOMING_DELTA 147, setzi 148, put $OUTGOING_BASE 154,
-      // send at 155; every mux still selects no tile.
-      runRing(ringProgram(20, false), ipu, img);
+      // delay 40 at 155, send at 195; every mux still selects no tile.
+      runRing(ringProgram(30, false), ipu, img);
       FAIL() << "no error";
     } catch (const sim::ExchangeError &e) {
-      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 0 sent at cycle 155 is selected by no tile's $INCOMING_MUX when it arrives");
+      EXPECT_EQ(std::string(e.what()), "exchange: the word tile 0 sent at cycle 195 is selected by no tile's $INCOMING_MUX when it arrives");
     }
   }
 }

@@ -94,7 +94,9 @@ IPU_SEMANTICS(get) {
     case 80: v = c.cccsload; break;
     case 0xa0: v = t.incomingMux; break;
     case 0xa2: v = t.incomingDelta; break;
+    case 0xa3: v = t.incomingFormat; break;
     case 0xa4: v = t.incomingBase; break;
+    case 0xa5: v = t.incomingSinit; break;
     case 0xa7: v = t.outgoingBase; break;
     case 96: v = uint32_t(t.now()); break;
     case 97: v = uint32_t(t.now() >> 32); break;
@@ -108,15 +110,25 @@ IPU_SEMANTICS(get) {
 IPU_SEMANTICS(put) {
   unsigned i = unsigned(op.v[0]);
   uint32_t v = c.m[op.v[1]];
-  if (c.id == kSupervisor && i == 0xa0) { // $INCOMING_MUX: the source tile this tile receives from
-    t.incomingMux = v & 0x7FF;             // [RE] S8 INCOMING_MUX_BITWIDTH = 11
-    t.exchange().mux.push_back({t.now(), t.incomingMux});
+  ExchangeLog &log = t.exchange();
+  if (c.id == kSupervisor && (i == 0xa0 || i == 0xa1)) {
+    // $INCOMING_MUX: the source tile this tile receives from ([RE] S8 INCOMING_MUX_BITWIDTH = 11).
+    // $INCOMING_MUXPAIR also sets the pair partner's mux, a cycle later, for 64-bit exchange ([F] S2).
+    t.incomingMux = v & 0x7FF;
+    (i == 0xa0 ? log.mux : log.muxPair).push_back({t.now(), t.incomingMux});
+  } else if (c.id == kSupervisor && i == 0xa3) {
+    // $INCOMING_FORMAT: 0 32-bit words, 1 and 2 64-bit items from the east and the west ([RE] S8).
+    if ((v & 3) == 3) t.raise(c, "$INCOMING_FORMAT 3 is not a format (0 32-bit, 1 64-bit east, 2 64-bit west)");
+    t.incomingFormat = v & 3;
+    log.format.push_back({t.now(), t.incomingFormat});
   } else if (c.id == kSupervisor && i == 0xa4) {
     t.incomingBase = v;
-    t.exchange().base.push_back({t.now(), v});
+    log.base.push_back({t.now(), v});
   } else if (c.id == kSupervisor && i == 0xa2) {
     t.incomingDelta = v;
-    t.exchange().delta.push_back({t.now(), v});
+    log.delta.push_back({t.now(), v});
+  } else if (c.id == kSupervisor && i == 0xa5) {
+    t.incomingSinit = v;
   } else if (c.id == kSupervisor && i == 0xa7) t.outgoingBase = v;
   else if (c.id == kSupervisor && i == 80) c.cccsload = v;
   else if (c.id == kSupervisor && i == 32) c.fpIctl = v;
@@ -166,25 +178,32 @@ IPU_SEMANTICS(runall) {
   for (unsigned w = 1; w <= 6; ++w) t.startWorker(c, w, c.m[op.v[0]], c.m[op.v[1]] + (w - 1) * uint32_t(op.v[2]) * 4);
 }
 
-// Exchange (ipu-facts §4.3, [RE] S9): send streams words from $OUTGOING_BASE + the offset, one
-// per cycle, and the supervisor's next issue waits until the last is out; delay waits n cycles.
-// The IPU delivers the words at the next IPU-wide sync (ipusim/sim/Ipu.h).
+// Exchange (ipu-facts §4.3, [RE] S9): send streams words (or, with sctl bit 2, 64-bit items) from
+// $OUTGOING_BASE + the offset, one per cycle, east and/or west as sctl bits 0 and 1 say; the
+// supervisor's next issue waits until the last is out. delay waits n cycles. The IPU delivers the
+// words at the next IPU-wide sync (ipusim/sim/Ipu.h).
 namespace {
-void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count) {
+void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count, unsigned sctl) {
   if (!t.inIpu()) t.raise(c, "send on a lone tile: the exchange needs the IPU model (ipusim run, not run-tile)");
   ExchangeLog &log = t.exchange();
   const uint32_t instruction = uint32_t(log.instructions.size());
-  log.instructions.push_back({t.now(), addr, count});
+  const unsigned bytes = sctl & 4 ? 8 : 4;
+  log.instructions.push_back({t.now(), addr, count, uint8_t(sctl)});
   for (unsigned i = 0; i < count; ++i) {
-    uint32_t a = t.loadAddress(c, addr + 4 * i, 4);
-    log.sends.push_back({t.now() + i, t.memory().read<uint32_t>(a), instruction});
+    uint32_t a = t.loadAddress(c, addr + bytes * i, bytes);
+    log.sends.push_back({t.now() + i, t.memory().read<uint32_t>(a), bytes == 8 ? t.memory().read<uint32_t>(a + 4) : 0,
+                         instruction});
   }
   c.extraSupervisorCycles += count - 1;
 }
 } // namespace
-IPU_SEMANTICS(send) { sendWords(t, c, t.outgoingBase + uint32_t(op.v[0]), unsigned(op.v[1])); }
-IPU_SEMANTICS(sendoff) { sendWords(t, c, t.outgoingBase + c.m[op.v[0]], unsigned(op.v[1])); }
+IPU_SEMANTICS(send) { sendWords(t, c, t.outgoingBase + uint32_t(op.v[0]), unsigned(op.v[1]), unsigned(op.v[2])); }
+IPU_SEMANTICS(sendoff) { sendWords(t, c, t.outgoingBase + c.m[op.v[0]], unsigned(op.v[1]), unsigned(op.v[2])); }
 IPU_SEMANTICS(delay) { c.extraSupervisorCycles += unsigned(op.v[0]) - 1; }
+// sans arms the automatic non-participatory sync: the hardware raises this tile's request to the
+// next INTERNAL sync from here on, and `sync 1` (ANS) waits for that sync's release ([F] S2
+// $ANS_DCOUNT; [RE] S9 runs `sans 0; sync 1` on tiles idle in an exchange phase; [I] the rest).
+IPU_SEMANTICS(sans) { c.ansCycle = t.now() + 1; }
 
 // sync ([RE] S8 zones, ipu-facts §4.5): LOCAL (2) waits until the supervisor's workers have
 // exited; INTERNAL (3, all tiles of the IPU) and the EXTERNAL zones (4-7 GS1, GS1 with the host,
@@ -193,6 +212,16 @@ IPU_SEMANTICS(delay) { c.extraSupervisorCycles += unsigned(op.v[0]) - 1; }
 IPU_SEMANTICS(sync) {
   unsigned zone = unsigned(op.v[0]);
   c.syncCycle = t.now();
+  // A sync sets $INCOMING_DELTA from $INCOMING_SINIT ([F] S2).
+  t.incomingDelta = t.incomingSinit;
+  t.exchange().delta.push_back({t.now(), t.incomingSinit});
+  if (zone == 1) {
+    if (!c.ansCycle) t.raise(c, "sync 1 (ANS) without a sans to arm it");
+    // The tile took part in the INTERNAL sync from the sans on.
+    c.syncCycle = c.ansCycle - 1;
+    c.ansCycle = 0;
+    zone = 3;
+  }
   if (zone == 2) {
     c.waitingSync = true;
   } else if (isIpuSyncZone(zone)) {
@@ -202,7 +231,8 @@ IPU_SEMANTICS(sync) {
     c.ipuSyncZone = zone;
     if (t.tracing()) t.traceEvent(t.now(), c.id, "sync.enter").add("zone", zone);
   } else {
-    t.raise(c, "sync zone " + std::to_string(zone) + " is not modelled (zones 2 LOCAL, 3 INTERNAL, 4-7 and 12-15 EXTERNAL are)");
+    t.raise(c, "sync zone " + std::to_string(zone) +
+                   " is not modelled (zones 1 ANS, 2 LOCAL, 3 INTERNAL, 4-7 and 12-15 EXTERNAL are)");
   }
 }
 

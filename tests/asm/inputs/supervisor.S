@@ -29,7 +29,7 @@ dispatch:
   sendoff $m6, 4, 3
   delaypic 2
   delayxpic 2
-  sans
+  sans 0
   sync TEXCH_SYNCZONE_GS1
   get $m7, $SCOUNT_L
   put $FP_ICTL, $mzero

@@ -67,9 +67,13 @@ struct IpuConfig {
 struct ExchangeConfig {
   unsigned bytesPerCyclePerTile = 0;  ///< send/receive width of one tile
   unsigned tilesPerSharedBus = 0;     ///< tiles pairing for 64-bit exchange
-  unsigned baseLatencyCycles = 0;     ///< send to mux of the nearest tile (provisional)
-  unsigned cyclesPerColumn = 0;       ///< extra flight time per column of displacement
-  unsigned cyclesPerSupertileRow = 0; ///< extra flight time per supertile row of displacement
+  // The exchange's flight times (ExchangeLayout.h, [RE] S9 time_to_mux):
+  unsigned columnPitchCycles = 0;     ///< per folded column of route displacement
+  unsigned edgeCyclesPerColumn = 0;   ///< per folded column of the sender's and receiver's edge terms
+  unsigned rowCycles = 0;             ///< per supertile row between sender and receiver
+  unsigned muxLeadCycles = 0;         ///< the constant subtracted from the flight time to the mux
+  unsigned writeDelayCycles = 0;      ///< mux select to the memory write of the word
+  unsigned writeCyclesPerRow = 0;     ///< extra write delay per supertile row of the receiver
   unsigned maxSendWords = 0;          ///< words one `send` can carry
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/ExchangeLayout.h"
 #include "ipusim/sim/Tile.h"
 #include "ipusim/sim/Trace.h"
 
@@ -81,18 +82,25 @@ public:
   /// The trace events since the last call, in the canonical order (docs/trace-format.md).
   std::vector<TraceEvent> takeTrace();
 
-  /// Cycles from a send on tile `src` to the word reaching the mux of tile `dst`: a function of
-  /// the layout (supertiles in columns and rows, ipu-facts §4.4) whose parameters are
-  /// exchange.base_latency_cycles, cycles_per_column and cycles_per_supertile_row (provisional).
+  /// Cycles from a word leaving tile `src` to its write into tile `dst`'s memory
+  /// (arch::ExchangeLayout, the [exchange] parameters of arch/configs).
   uint64_t latency(unsigned src, unsigned dst) const;
+  const arch::ExchangeLayout &layout() const { return layout_; }
 
 private:
   /// Delivers the words sent in the phase that ended (DESIGN decision 3); `phaseEnd[t]` is the
   /// cycle tile t entered the sync (or returned).
   void resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd);
   std::string tileList(const std::vector<unsigned> &tiles) const;
+  /// Tile t's $INCOMING_MUX settings in the phase, its partner's MUXPAIR writes included.
+  std::vector<ExchangeLog::Setting> muxSettings(unsigned t) const;
+  /// Throws if tile src's 64-bit sends meet sends of its pair partner.
+  void checkPairLane(unsigned src) const;
+  /// [RE] S8 TEXCH_MUXPAIRWRITEDLY: a MUXPAIR write reaches the partner's mux a cycle later.
+  static constexpr uint64_t kMuxPairDelay = 1;
 
   arch::SystemConfig config_;
+  arch::ExchangeLayout layout_;
   unsigned id_;
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<bool> started_, active_;

@@ -67,6 +67,7 @@ struct Context {
   bool waitingSync = false;     ///< supervisor: in `sync` LOCAL until the workers have exited
   unsigned ipuSyncZone = 0;     ///< supervisor: waiting in an IPU-wide sync (zone 3, INTERNAL)
   uint64_t syncCycle = 0;
+  uint64_t ansCycle = 0;        ///< supervisor: one past the cycle of an armed `sans`, or 0
   // Results of the current instruction that timing needs.
   bool branchTaken = false;
   unsigned extraWorkerCycles = 0; ///< multi-cycle FP ops and memory conflicts
@@ -106,24 +107,30 @@ struct DecodeCache {
 /// IPU to resolve at the sync (DESIGN decision 3).
 struct ExchangeLog {
   struct Send {
-    uint64_t cycle;
-    uint32_t word;
-    uint32_t instruction; ///< which send of the phase carried it (0, 1, ...), for traces and stats
+    uint64_t cycle;       ///< the cycle the word (or 64-bit item) leaves the tile
+    uint32_t lo, hi;      ///< the word; a 64-bit item's second word in hi
+    uint32_t instruction; ///< which send of the phase carried it (0, 1, ...)
   };
-  struct Setting { uint64_t cycle; uint32_t value; };
   struct Instruction {
     uint64_t cycle;  ///< the send's issue
     uint32_t addr;   ///< its first word's address
-    uint32_t words;
+    uint32_t words;  ///< words, or 64-bit items
+    uint8_t sctl;    ///< bit 0 east, bit 1 west, bit 2 64-bit ([RE] S9, S8 DATAFMT_SEND_SCTL3)
+    bool wide() const { return sctl & 4; }
   };
-  std::vector<Send> sends;              ///< one word per cycle, in order
+  struct Setting { uint64_t cycle; uint32_t value; };
+  std::vector<Send> sends;               ///< one per cycle, in order
   std::vector<Instruction> instructions; ///< the send instructions of the phase
-  std::vector<Setting> mux, base, delta; ///< puts to $INCOMING_MUX / _BASE / _DELTA
-  uint32_t muxAtStart = 0x7FF, baseAtStart = 0, deltaAtStart = 0; ///< the CSRs when the phase began
+  /// Puts to $INCOMING_MUX, _MUXPAIR (which also sets the pair partner's mux a cycle later),
+  /// _FORMAT, _BASE and _DELTA (a sync also sets the delta, from $INCOMING_SINIT).
+  std::vector<Setting> mux, muxPair, format, base, delta;
+  uint32_t muxAtStart = 0x7FF, formatAtStart = 0, baseAtStart = 0, deltaAtStart = 0; ///< when the phase began
   void clear() {
     sends.clear();
     instructions.clear();
     mux.clear();
+    muxPair.clear();
+    format.clear();
     base.clear();
     delta.clear();
   }
@@ -222,8 +229,9 @@ public:
   /// Set by an Ipu: the tile's sends have receivers (a lone tile's send is an exception).
   void setInIpu(bool on) { inIpu_ = on; }
   bool inIpu() const { return inIpu_; }
-  /// The supervisor's exchange CSRs: $INCOMING_MUX, $INCOMING_BASE, $INCOMING_DELTA, $OUTGOING_BASE.
-  uint32_t incomingMux = 0x7FF, incomingBase = 0, incomingDelta = 0, outgoingBase = 0;
+  /// The supervisor's exchange CSRs ([F] S2, indices in arch/src/Registers.cpp).
+  uint32_t incomingMux = 0x7FF, incomingFormat = 0, incomingBase = 0, incomingDelta = 0, incomingSinit = 0,
+           outgoingBase = 0;
 
 private:
   arch::TileConfig config_;
