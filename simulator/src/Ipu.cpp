@@ -178,7 +178,9 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       if (!taken[i] && (out.instructions[sends[i].instruction].sctl & 3))
         throw ExchangeError("exchange: the word tile " + std::to_string(src) + " sent at cycle " +
                             std::to_string(sends[i].cycle) + " is selected by no tile's $INCOMING_MUX when it arrives");
-    sender.countExchange(sends.size(), 0);
+    uint64_t words = 0; // a 64-bit item is two words
+    for (const ExchangeLog::Send &w : sends) words += out.instructions[w.instruction].wide() ? 2 : 1;
+    sender.countExchange(words, 0);
     if (sender.tracing())
       for (size_t i = 0; i < instructions; ++i) {
         const ExchangeLog::Instruction &ins = out.instructions[i];
