@@ -43,6 +43,9 @@ struct TraceHeader {
 /// True for the fields `ipu-trace diff --cycle-tolerance` applies to (key ends in cycle/cycles).
 bool isCycleField(const std::string &key);
 
+/// A value as the format writes it: bare if it is a non-empty token of letters, digits and
+/// `._:+-/`, otherwise double-quoted with `"` and `\` escaped.
+std::string formatTraceValue(const std::string &value);
 /// One event as a line of the format (no newline); values are quoted where they need it.
 std::string formatTraceEvent(const TraceEvent &e);
 /// The two header lines (with newlines).
