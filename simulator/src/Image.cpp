@@ -16,6 +16,7 @@ void loadImage(Tile &tile, const cc::ObjectFile &image, const std::string &name)
       throw std::runtime_error(name + buf);
     }
     if (!s.isNobits()) std::copy(s.data.begin(), s.data.end(), mem.at(s.addr));
+    if (s.isCode()) tile.predecode(s.addr, s.addr + s.size); // decode the code now, before any sharing
   }
   tile.setSourceLookup([&image](uint32_t pc) -> std::string {
     for (uint32_t s = 0; s < image.sections.size(); ++s) {

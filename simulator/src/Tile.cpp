@@ -58,8 +58,23 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
   for (const MemoryRegion &r : config.regions)
     if (r.executable) words = std::max(words, (r.end - config.memoryBase) / 4);
   decoded_ = std::make_shared<DecodeCache>();
-  decoded_->ops.resize(words);
-  decoded_->valid.assign(words, 0);
+  decoded_->chunks.resize((words + DecodeCache::kChunkWords - 1) / DecodeCache::kChunkWords);
+}
+
+DecodeCache::DecodeCache(const DecodeCache &other) : chunks(other.chunks.size()) {
+  for (size_t i = 0; i < chunks.size(); ++i)
+    if (other.chunks[i]) chunks[i] = std::make_unique<Chunk>(*other.chunks[i]);
+}
+
+Op &DecodeCache::store(uint32_t i, const Op &op) {
+  std::unique_ptr<Chunk> &c = chunks[i / kChunkWords];
+  if (!c) c = std::make_unique<Chunk>();
+  c->valid[i % kChunkWords] = true;
+  return c->ops[i % kChunkWords] = op;
+}
+
+void Tile::predecode(uint32_t from, uint32_t to) {
+  for (uint32_t pc = (from + 3) & ~3u; pc + 4 <= to; pc += 4) peek(pc);
 }
 
 Op Tile::decodeWord(uint32_t word) const {
@@ -127,13 +142,9 @@ const Op *Tile::peek(uint32_t pc) {
   // An entry is used only while memory still holds the word it was decoded from, so stores into
   // code (and tiles sharing the cache with different code) are always seen.
   uint32_t i = (pc - memory_.base()) / 4, word = memory_.read<uint32_t>(pc);
-  if (!decoded_->valid[i] || decoded_->ops[i].word != word) {
-    // Sharers hold the same image: a first decode is theirs too; a changed word is ours alone.
-    if (decoded_->valid[i] && decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
-    decoded_->ops[i] = decodeWord(word);
-    decoded_->valid[i] = 1;
-  }
-  return &decoded_->ops[i];
+  if (const Op *op = decoded_->find(i); op && op->word == word) return op;
+  if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
+  return &decoded_->store(i, decodeWord(word));
 }
 
 std::string Tile::describe(uint32_t pc) {

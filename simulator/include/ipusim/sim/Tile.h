@@ -95,12 +95,27 @@ struct Context {
   }
 };
 
-/// Decoded instructions of the executable region, filled lazily. Tiles loaded with the same
-/// image share one (shareDecodeCache); a tile whose code differs from an entry (it stored into
-/// its code) re-decodes it into a private copy.
+/// Decoded instructions of the executable region, in chunks allocated as code is decoded (an
+/// IPU holds 1472 of these). Loading an image decodes its code; tiles loaded with the same image
+/// share one cache (shareDecodeCache). A shared cache is never written, since its tiles may run on
+/// different host threads: a tile that must decode a word (it stored into its code, or runs a
+/// word never decoded) first takes a private copy.
 struct DecodeCache {
-  std::vector<Op> ops;
-  std::vector<uint8_t> valid;
+  static constexpr unsigned kChunkWords = 256;
+  struct Chunk {
+    Op ops[kChunkWords];
+    bool valid[kChunkWords] = {};
+  };
+  std::vector<std::unique_ptr<Chunk>> chunks;
+
+  DecodeCache() = default;
+  DecodeCache(const DecodeCache &other);
+  /// The entry of word `i` if it was decoded, else nullptr.
+  const Op *find(uint32_t i) const {
+    const Chunk *c = chunks[i / kChunkWords].get();
+    return c && c->valid[i % kChunkWords] ? &c->ops[i % kChunkWords] : nullptr;
+  }
+  Op &store(uint32_t i, const Op &op);
 };
 
 /// What a tile's supervisor did on the exchange during one phase (between IPU-wide syncs), for the
@@ -155,6 +170,8 @@ public:
   Tile(const arch::TileConfig &config, unsigned ipu = 0, unsigned tileId = 0);
 
   TileMemory &memory() { return memory_; }
+  /// Decodes the words of [from, to) (an image's code) into the tile's decode cache.
+  void predecode(uint32_t from, uint32_t to);
   /// The decode cache, to share with other tiles whose code memory holds the same image.
   const std::shared_ptr<DecodeCache> &decodeCache() const { return decoded_; }
   void shareDecodeCache(std::shared_ptr<DecodeCache> cache) { decoded_ = std::move(cache); }
