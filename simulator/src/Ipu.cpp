@@ -385,8 +385,6 @@ Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
 }
 
 void Ipu::release(uint64_t release) {
-  // Tiles in a row of supertiles: the unit of the release skew (ipu-facts §4.4).
-  const unsigned rowTiles = std::max(1u, config_.ipu.columns * config_.ipu.tilesPerSupertile);
   ++totals_.syncs;
   totals_.syncCycles += release - pending_.lastArrival;
   if (tracing_) {
@@ -400,7 +398,10 @@ void Ipu::release(uint64_t release) {
         .add("tiles", waiting_.size());
     ipuEvents_.push_back(std::move(e));
   }
-  for (unsigned t : waiting_) tiles_[t]->releaseSync(release + uint64_t(config_.sync.releaseSkewCycles) * (t / rowTiles));
+  // Each tile is released sync.release_skew_cycles later per supertile row between it and the
+  // sync controller, taken to sit at row 0 ([F] S16 relativeSyncDelay; the value is not public).
+  for (unsigned t : waiting_)
+    tiles_[t]->releaseSync(release + uint64_t(config_.sync.releaseSkewCycles) * layout_.row(t));
   waiting_.clear();
   phaseStart_ = release;
 }

@@ -242,3 +242,34 @@ s:
 }
 
 } // namespace
+
+namespace {
+
+TEST(Sync, ReleaseSkewGrowsWithTheTilesRow) {
+  // sync.release_skew_cycles = 2: all tiles sync at 0; the controller releases at 126, tile t
+  // issues again 2 x its physical row later: tile 0 (row 0) at 126, tile 2 (row 1) at 128, tile
+  // 46 (row 22, the top of column 0's second side) at 170. Each stores its cycle counter then.
+  arch::SystemConfig cfg = mk2Config();
+  cfg.sync.releaseSkewCycles = 2;
+  cc::ObjectFile img = cc::link({{"t.o", assemble(R"(
+  .supervisor
+  .globl s
+s:
+  sync 3
+  get $m1, $SCOUNT_L
+  st32 $m1, $m0, 0
+  br $lr
+)")}},
+                                cfg.tile);
+  sim::Ipu ipu(cfg, 47);
+  for (unsigned t : {0u, 2u, 46u}) {
+    sim::loadImage(ipu.tile(t), img, "t.elf");
+    ipu.start(t, img.symbols[size_t(img.findSymbol("s"))].value, 0x70000);
+  }
+  ipu.run(2);
+  EXPECT_EQ(ipu.tile(0).memory().read<uint32_t>(0x70000), 126u);
+  EXPECT_EQ(ipu.tile(2).memory().read<uint32_t>(0x70000), 128u);
+  EXPECT_EQ(ipu.tile(46).memory().read<uint32_t>(0x70000), 170u);
+}
+
+} // namespace
