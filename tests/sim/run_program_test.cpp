@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 using namespace ipusim;
@@ -106,6 +109,274 @@ TEST(RunProgram, RingShiftExampleOverTheExchange) {
     uint32_t w[4];
     in.read(reinterpret_cast<char *>(w), 16);
     for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(w[i], 100 * ((t + 7) % 8) + i) << t << " " << i;
+  }
+}
+
+} // namespace
+
+// The example programs of examples/programs (docs/program-manifest.md): broadcast, all_to_all and
+// elementwise, run by `ipusim run` from their committed manifests and on spread-out sets of tiles.
+namespace {
+
+const std::string kExamples = IPUSIM_SOURCE_DIR "/examples/programs/";
+
+/// Assembles and links `source` (a path under the source tree) into DIR/NAME.elf.
+std::string buildImage(const test::TempDir &dir, const std::string &source, const std::string &name) {
+  std::string obj = dir.file(name + ".o"), elf = dir.file(name + ".elf");
+  auto as = run(tool("ipu-as") + " " + IPUSIM_SOURCE_DIR "/" + source + " -o " + obj);
+  EXPECT_EQ(as.status, 0) << as.err;
+  auto ld = run(tool("ipu-ld") + " -o " + elf + " " + obj);
+  EXPECT_EQ(ld.status, 0) << ld.err;
+  return elf;
+}
+
+/// The committed manifest examples/programs/NAME.toml, copied into `dir` with the files it loads,
+/// its image (built by scripts/run.sh into build/examples) replaced by `elf`.
+std::string exampleManifest(const test::TempDir &dir, const std::string &name, const std::string &builtImage,
+                            const std::string &elf) {
+  std::ifstream in(kExamples + name + ".toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "\"../../build/examples/" + builtImage + "\"";
+  size_t replaced = 0;
+  for (size_t at; (at = text.find(from)) != std::string::npos; ++replaced)
+    text.replace(at, from.size(), "\"" + elf + "\"");
+  EXPECT_GT(replaced, 0u) << name << ".toml does not name " << from;
+  for (const auto &entry : std::filesystem::directory_iterator(kExamples))
+    if (entry.path().extension() == ".bin")
+      std::filesystem::copy_file(entry.path(), dir.path / entry.path().filename());
+  return dir.file(name + ".toml", text);
+}
+
+std::vector<uint32_t> readWords(const std::string &path, size_t n) {
+  std::vector<uint32_t> v(n);
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char *>(v.data()), std::streamsize(4 * n));
+  EXPECT_EQ(size_t(in.gcount()), 4 * n) << path;
+  return v;
+}
+
+std::string readText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// A [[tile]] table of a manifest.
+std::string tileWork(const std::string &tiles, const std::string &elf, const std::string &entry,
+                     const std::string &loads = "") {
+  return "\n[[tile]]\ntiles = " + tiles + "\nimage = \"" + elf + "\"\nentry = \"" + entry +
+         "\"\nvertex_base = 0x70000\n" + (loads.empty() ? "" : "load = [\"" + loads + "\"]\n");
+}
+
+std::string dumpArgs(const test::TempDir &dir, const std::vector<unsigned> &tiles, const std::string &spec) {
+  std::string args;
+  for (unsigned t : tiles)
+    args += " --dump " + std::to_string(t) + ":" + spec + ":" + dir.file("d" + std::to_string(t));
+  return args;
+}
+
+// --- broadcast -----------------------------------------------------------------------------------
+
+// examples/programs/broadcast.S: tile 0 sends 16 words east and west; the others receive them at
+// 0x71000. Every tile reaches the first sync at 0 (its first instruction) and is released at 126;
+// tile 0: setzi 126, put $INCOMING_MUX 132 (waits for $m1), put $OUTGOING_BASE 133, delay 100 at
+// 134, send at 234 (words leave at 234..249), delay 200 at 250, sync at 450. A receiver: put
+// $INCOMING_MUX 126, setzi 127, put $INCOMING_BASE 133, put $INCOMING_DELTA 134, delay 315 at
+// 135, sync at 450. The muxes select tile 0 from 126, before any word meets them (at least
+// 234 - 77 = 157), and every word is written by 249 + 165 = 414 < 450, wherever the receiver is.
+// The last arrival is at 450 on every tile: released at 576; br $lr: done at 582. The exchange
+// phase runs from 126 to 450 (324 cycles); the compute phases before the first sync (0 cycles) and
+// after the last (6).
+void expectBroadcastStats(const nlohmann::json &j, unsigned receivers) {
+  EXPECT_EQ(j["ipu0.cycles"], 582);
+  EXPECT_EQ(j["ipu0.sync.count"], 2);
+  EXPECT_EQ(j["ipu0.sync.cycles"], 2 * 126);
+  EXPECT_EQ(j["ipu0.phase.exchange.count"], 1);
+  EXPECT_EQ(j["ipu0.phase.exchange.cycles"], 450 - 126);
+  EXPECT_EQ(j["ipu0.phase.compute.count"], 2);
+  EXPECT_EQ(j["ipu0.phase.compute.cycles"], 6);
+  EXPECT_EQ(j["ipu0.exchange.words_sent"], 16);
+  EXPECT_EQ(j["ipu0.exchange.words_received"], 16 * receivers);
+  EXPECT_EQ(j["ipu0.tile0.exchange.words_received"], 0);
+  EXPECT_EQ(j["ipu0.tile0.supervisor.bundles"], 9);
+}
+
+TEST(RunProgram, BroadcastExampleOnSixteenTiles) {
+  test::TempDir dir;
+  std::string elf = buildImage(dir, "examples/programs/broadcast.S", "broadcast");
+  std::string m = exampleManifest(dir, "broadcast", "broadcast.elf", elf), trace = dir.file("b.trace");
+  std::vector<unsigned> receivers;
+  for (unsigned t = 1; t < 16; ++t) receivers.push_back(t);
+  auto r = run(tool("ipusim") + " run " + m + " --threads 2 --trace " + trace + dumpArgs(dir, receivers, "0x71000:64"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  expectBroadcastStats(j, 15);
+  const std::vector<uint32_t> words = readWords(kExamples + "broadcast_words.bin", 16);
+  for (unsigned t : receivers) {
+    EXPECT_EQ(j["ipu0.tile" + std::to_string(t) + ".exchange.words_received"], 16) << t;
+    EXPECT_EQ(j["ipu0.tile" + std::to_string(t) + ".cycles"], 582) << t;
+    EXPECT_EQ(readWords(dir.file("d" + std::to_string(t)), 16), words) << "tile " << t;
+  }
+  // Where two of the words land (flight times of tests/arch/exchange_layout_test.cpp): tile 1 is
+  // physical 2 (0 -> 2: ttm -28, row 0), written at 234 + (-28 + 1) + 52 = 259..274; tile 2 is
+  // physical 64 (ttm -31, row 1): 234 - 30 + 52 + 2 = 258..273.
+  std::string text = readText(trace);
+  EXPECT_NE(text.find("\n234 exchange.send ipu0.tile0.supervisor words=16 addr=0x70000 width=32 receivers=15\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("\n259 exchange.receive ipu0.tile1.supervisor from=0 words=16 addr=0x71000 last_cycle=274\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("\n258 exchange.receive ipu0.tile2.supervisor from=0 words=16 addr=0x71000 last_cycle=273\n"),
+            std::string::npos);
+}
+
+TEST(RunProgram, BroadcastAcrossTheIpu) {
+  // 96 tiles 0, 15, 30, ..., 1425, in all 16 columns and 23 rows of the tile array. The timing
+  // does not depend on where the receivers are (see above): the same 582 cycles.
+  test::TempDir dir;
+  std::string elf = buildImage(dir, "examples/programs/broadcast.S", "broadcast");
+  std::string manifest =
+      "tiles = 1472\n" + tileWork("0", elf, "broadcast_send", kExamples + "broadcast_words.bin@0x70000");
+  std::vector<unsigned> receivers;
+  for (unsigned t = 15; t < 96 * 15; t += 15) {
+    receivers.push_back(t);
+    manifest += tileWork(std::to_string(t), elf, "broadcast_receive");
+  }
+  auto r = run(tool("ipusim") + " run " + dir.file("p.toml", manifest) + " --threads 2" +
+               dumpArgs(dir, receivers, "0x71000:64"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  expectBroadcastStats(j, 95);
+  const std::vector<uint32_t> words = readWords(kExamples + "broadcast_words.bin", 16);
+  for (unsigned t : receivers) EXPECT_EQ(readWords(dir.file("d" + std::to_string(t)), 16), words) << "tile " << t;
+}
+
+// --- all_to_all ----------------------------------------------------------------------------------
+
+// examples/programs/all_to_all.S on n tiles (ring positions 0..n-1 in the vertex state), every
+// tile on the same instructions:
+// - Before the first sync: ld32 n at 0, get 1, add 2, setzi 3, add $m3 (waits for n) 6. The
+//   position loop (ld32, cmpeq, mul, add, brnzdec; each waits for the one before) takes 25 cycles
+//   an iteration (brnzdec +19, taken +6), n times from 12; the last brnzdec falls through at
+//   12 + 25 (n - 1) + 19. mul $m7 waits for the last add (+18): at 36 + 25 (n - 1); setzi, add
+//   $m3. The store loop (add, st32 +6, brnzdec +7, taken +6): 13 cycles an iteration, n times from
+//   44 + 25 (n - 1); after the last (at 44 + 38 (n - 1)) brnzdec +7 falls through, setzi +8, add
+//   +9, st32 +15 (waits for $m5), put +16, put +17, mov +18, add +19: sync at 64 + 38 (n - 1).
+// - Released 126 later, at R. n - 1 steps of 260 cycles (in the source's comment); the last
+//   brnzdec falls through at R + 260 (n - 2) + 254, delay 30 at +1: sync at R + 260 (n - 1) + 25.
+// - Released 126 later; br $lr: done 6 later. In all: 347 + 298 (n - 1) cycles.
+uint64_t allToAllCycles(uint64_t n) { return 347 + 298 * (n - 1); }
+
+/// Checks an all_to_all run on `tiles` (in ring order; its stats `j`, each tile's received words
+/// dumped to DIR/dTILE).
+void expectAllToAll(const nlohmann::json &j, const std::vector<unsigned> &tiles, const test::TempDir &dir) {
+  const unsigned n = unsigned(tiles.size());
+  EXPECT_EQ(j["ipu0.cycles"], allToAllCycles(n));
+  EXPECT_EQ(j["ipu0.sync.count"], 2);
+  EXPECT_EQ(j["ipu0.phase.exchange.count"], 1);
+  EXPECT_EQ(j["ipu0.phase.exchange.cycles"], 260 * (n - 1) + 25);
+  EXPECT_EQ(j["ipu0.phase.compute.count"], 2);
+  EXPECT_EQ(j["ipu0.phase.compute.cycles"], 64 + 38 * (n - 1) + 6);
+  EXPECT_EQ(j["ipu0.exchange.words_sent"], n * (n - 1));
+  EXPECT_EQ(j["ipu0.exchange.words_received"], n * (n - 1));
+  for (unsigned q = 0; q < n; ++q) {
+    const std::string p = "ipu0.tile" + std::to_string(tiles[q]) + ".";
+    EXPECT_EQ(j[p + "exchange.words_sent"], n - 1) << tiles[q];
+    EXPECT_EQ(j[p + "exchange.words_received"], n - 1) << tiles[q];
+    EXPECT_EQ(j[p + "cycles"], allToAllCycles(n)) << tiles[q];
+    // The word from position s at 0x74000 + 4 s: 1000 s + q (its own word at s = q).
+    const std::vector<uint32_t> got = readWords(dir.file("d" + std::to_string(tiles[q])), n);
+    for (unsigned s = 0; s < n; ++s) EXPECT_EQ(got[s], 1000 * s + q) << "tile " << tiles[q] << " from position " << s;
+  }
+}
+
+TEST(RunProgram, AllToAllExampleOnSixteenTiles) {
+  // The committed manifest: tiles 0-15 in order. 347 + 298 x 15 = 4817 cycles.
+  test::TempDir dir;
+  std::string elf = buildImage(dir, "examples/programs/all_to_all.S", "all_to_all");
+  std::string m = exampleManifest(dir, "all_to_all", "all_to_all.elf", elf);
+  std::vector<unsigned> tiles;
+  for (unsigned t = 0; t < 16; ++t) tiles.push_back(t);
+  auto r = run(tool("ipusim") + " run " + m + " --threads 2" + dumpArgs(dir, tiles, "0x74000:64"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  expectAllToAll(nlohmann::json::parse(r.out), tiles, dir);
+}
+
+TEST(RunProgram, AllToAllAcrossTheIpu) {
+  // 64 tiles 0, 22, ..., 1386, in all 16 columns and 23 rows of the tile array (flight times
+  // from one end of the fabric to the other), in a ring order that is not the tile order:
+  // 347 + 298 x 63 = 19121 cycles.
+  std::vector<unsigned> tiles;
+  for (unsigned t = 0; t < 64 * 22; t += 22) tiles.push_back(t);
+  ASSERT_EQ(tiles.size(), 64u);
+  std::reverse(tiles.begin() + 1, tiles.end());
+  std::swap(tiles[5], tiles[40]);
+  test::TempDir dir;
+  std::string elf = buildImage(dir, "examples/programs/all_to_all.S", "all_to_all");
+  std::vector<uint32_t> state{uint32_t(tiles.size())};
+  state.insert(state.end(), tiles.begin(), tiles.end());
+  writeWords(dir.file("state.bin"), state);
+  std::string manifest = "tiles = 1472\n";
+  for (unsigned t : tiles) manifest += tileWork(std::to_string(t), elf, "all_to_all", "state.bin@0x70000");
+  auto r = run(tool("ipusim") + " run " + dir.file("p.toml", manifest) + " --threads 2" +
+               dumpArgs(dir, tiles, "0x74000:256"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  expectAllToAll(nlohmann::json::parse(r.out), tiles, dir);
+}
+
+TEST(RunProgram, AllToAllIsIdenticalForOneAndTwoThreads) {
+  // all_to_all on tiles 0-63: the trace (with every instruction) and the stats do not depend on
+  // the number of host threads.
+  test::TempDir dir;
+  std::string elf = buildImage(dir, "examples/programs/all_to_all.S", "all_to_all");
+  std::vector<uint32_t> state{64};
+  for (uint32_t t = 0; t < 64; ++t) state.push_back(t);
+  writeWords(dir.file("state.bin"), state);
+  std::string m = dir.file("p.toml", "tiles = 64\n" + tileWork("\"0-63\"", elf, "all_to_all", "state.bin@0x70000"));
+  auto runWith = [&](unsigned threads) {
+    std::string trace = dir.file("t" + std::to_string(threads) + ".trace");
+    auto r = run(tool("ipusim") + " run " + m + " --threads " + std::to_string(threads) + " --trace " + trace +
+                 " --trace-instructions");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return std::make_pair(r.out, readText(trace));
+  };
+  auto [stats1, trace1] = runWith(1);
+  auto [stats2, trace2] = runWith(2);
+  EXPECT_EQ(nlohmann::json::parse(stats1)["ipu0.cycles"], allToAllCycles(64));
+  EXPECT_EQ(stats1, stats2);
+  EXPECT_GT(trace1.size(), 1000000u); // every instruction of 64 tiles
+  EXPECT_TRUE(trace1 == trace2) << "the traces differ";
+}
+
+// --- elementwise ---------------------------------------------------------------------------------
+
+TEST(RunProgram, ElementwiseOnEveryTile) {
+  // examples/programs/elementwise.toml: VectorAdd_f32 (examples/asm/vector_add.S) on all 1472
+  // tiles, 384 float pairs each. Timing as in VectorAddOnThreeTiles with 64 pairs per worker: each
+  // worker issues 16 + 1 (rpt) + 4 x 64 + 1 (exitz) = 274 bundles, context k first at 11 + k and
+  // exiting 273 turns later, at 1649 + k (1650..1655). The supervisor's first free slot is 1656
+  // (context 1's): sync resumes at max(1656, 1655) + 6 = 1662; br $lr returns at 1668. No tile
+  // syncs with the others: one compute phase.
+  test::TempDir dir;
+  std::string elf = buildImage(dir, "examples/asm/vector_add.S", "vector_add");
+  std::string m = exampleManifest(dir, "elementwise", "vector_add.elf", elf), stats = dir.file("s.json");
+  const std::vector<unsigned> checked{0, 1, 735, 736, 1000, 1471};
+  auto r = run(tool("ipusim") + " run " + m + " --threads 2 --stats " + stats + dumpArgs(dir, checked, "0x62000:3072"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(readText(stats));
+  EXPECT_EQ(j["ipu0.cycles"], 1668);
+  EXPECT_EQ(j["ipu0.sync.count"], 0);
+  EXPECT_EQ(j["ipu0.phase.compute.count"], 1);
+  EXPECT_EQ(j["ipu0.phase.exchange.count"], 0);
+  EXPECT_EQ(j["ipu0.exchange.words_sent"], 0);
+  for (unsigned t : {0u, 735u, 1471u}) {
+    const std::string p = "ipu0.tile" + std::to_string(t) + ".";
+    EXPECT_EQ(j[p + "cycles"], 1668) << t;
+    for (unsigned w = 0; w < 6; ++w) EXPECT_EQ(j[p + "worker" + std::to_string(w) + ".bundles"], 274) << t << " " << w;
+  }
+  const std::vector<float> in0 = readFloats(kExamples + "elementwise_in0.bin", 768),
+                           in1 = readFloats(kExamples + "elementwise_in1.bin", 768);
+  for (unsigned t : checked) {
+    const std::vector<float> out = readFloats(dir.file("d" + std::to_string(t)), 768);
+    for (unsigned i = 0; i < 768; ++i) EXPECT_EQ(out[i], in0[i] + in1[i]) << "tile " << t << " word " << i;
   }
 }
 
