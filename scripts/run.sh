@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The main job: builds the toolchain and simulator, then assembles, links and disassembles an
 # example vertex (a worker f32 vector add and the supervisor vertex that starts it on six
-# workers) and runs it on a simulated tile, printing the cycle-level statistics.
+# workers) and runs it on a simulated tile, printing the cycle-level statistics; then runs the
+# example programs of examples/programs on one IPU (docs/program-manifest.md): a ring shift over
+# the exchange on four tiles, a broadcast and an all-to-all on 16, and the vector add on all 1472
+# tiles (elementwise.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -25,3 +28,24 @@ echo "ipusim run: examples/programs/ring_shift.toml (tile 0 receives tile 3's wo
 build/bin/ipusim run examples/programs/ring_shift.toml --stats "$out/ring_shift.json" \
   --dump "0:0x71000:16:$out/ring_tile0.bin"
 od -An -tu4 "$out/ring_tile0.bin"
+
+# Two more exchange programs on 16 tiles: tile 0 broadcasts 16 words to the others; every tile
+# sends a word to every other in 15 steps. Their IPU-wide statistics (all in $out/NAME.json).
+for p in broadcast all_to_all; do
+  build/bin/ipu-as "examples/programs/$p.S" -o "$out/$p.o"
+  build/bin/ipu-ld -o "$out/$p.elf" "$out/$p.o"
+  echo
+  echo "ipusim run: examples/programs/$p.toml"
+  build/bin/ipusim run "examples/programs/$p.toml" --stats "$out/$p.json"
+  grep -E '"ipu0\.(cycles|sync|phase|exchange)' "$out/$p.json"
+done
+
+# The vector add on every tile of the IPU: 1472 tiles, 384 float pairs each. The statistics of
+# the IPU and of tiles 0 and 1471 (all of them are in elementwise.json).
+echo
+echo "ipusim run: examples/programs/elementwise.toml (VectorAdd_f32 on all 1472 tiles)"
+build/bin/ipusim run examples/programs/elementwise.toml --stats "$out/elementwise.json" \
+  --dump "1471:0x62000:16:$out/elementwise_tile1471.bin"
+grep -E '"ipu0\.(cycles|sync|phase|exchange)|"ipu0\.tile(0|1471)\.' "$out/elementwise.json"
+echo "tile 1471, out[0..3] = in0 + in1:"
+od -An -tf4 "$out/elementwise_tile1471.bin"
