@@ -60,4 +60,19 @@ inline uint16_t doubleToHalfStochastic(double d, uint32_t random) {
 
 inline uint16_t floatToHalf(float f) { return doubleToHalf(double(f)); }
 
+/// The IEEE directed roundings, as $FP_CTL.RND selects them (docs/tile-timing.md).
+enum class Rounding : unsigned { NearestEven = 0, Up = 1, Down = 2, TowardZero = 3 };
+
+/// Rounds a double to binary16 in a directed mode. A result beyond the largest finite value
+/// becomes infinity only when the mode rounds its magnitude up; otherwise the largest finite.
+inline uint16_t doubleToHalf(double d, Rounding mode) {
+  if (mode == Rounding::NearestEven) return doubleToHalf(d);
+  const bool negative = std::signbit(d);
+  const bool magnitudeUp = mode == (negative ? Rounding::Down : Rounding::Up);
+  uint16_t h = magnitudeUp ? toHalf(d, [](double q) { return std::ceil(q); })
+                           : toHalf(d, [](double q) { return std::floor(q); });
+  if (!magnitudeUp && (h & 0x7FFF) == 0x7C00 && !std::isinf(d)) h = uint16_t((h & 0x8000) | 0x7BFF);
+  return h;
+}
+
 } // namespace ipusim::sim

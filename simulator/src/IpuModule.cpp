@@ -29,9 +29,9 @@ void IpuModule::run() {
     waitUntil(stats_.cycles);
     done.notify();
   } catch (...) {
+    // The module's thread ends here; with nothing else scheduled the simulation ends with it.
     error_ = std::current_exception();
     stats_ = ipu_.stats();
-    sc_core::sc_stop();
   }
 }
 

@@ -381,3 +381,55 @@ TEST(RunProgram, ElementwiseOnEveryTile) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(RunProgram, RunTimeErrorsExitWith2AndLeaveStdoutEmpty) {
+  // A deadlock (tile 1 returns while tile 0 waits in sync 3), an exchange word nobody takes, and a
+  // simulated exception: each is reported on stderr with exit status 2; stdout stays empty.
+  test::TempDir dir;
+  std::string obj = dir.file("e.o"), elf = dir.file("e.elf");
+  dir.file("e.S", R"(
+  .supervisor
+  .globl waits
+  .globl returns
+  .globl sends
+  .globl faults
+waits:
+  sync 3
+  br $lr
+returns:
+  br $lr
+sends:
+  setzi $m1, 0x70000             // 0
+  put $OUTGOING_BASE, $m1        // 6 (waits for $m1)
+  send 0, 1, 1                   // 7
+  delay 200
+  sync 3
+  br $lr
+faults:
+  setzi $m1, 0x70001
+  ld32 $m2, $m1, 0
+  br $lr
+)");
+  ASSERT_EQ(run(tool("ipu-as") + " " + dir.file("e.S") + " -o " + obj).status, 0);
+  ASSERT_EQ(run(tool("ipu-ld") + " -o " + elf + " " + obj).status, 0);
+  auto runWith = [&](const std::string &entry0, const std::string &entry1) {
+    std::string m = dir.file("p.toml", "tiles = 2\n[[tile]]\ntiles = 0\nimage = \"e.elf\"\nentry = \"" + entry0 +
+                                           "\"\n[[tile]]\ntiles = 1\nimage = \"e.elf\"\nentry = \"" + entry1 + "\"\n");
+    auto r = run(tool("ipusim") + " run " + m);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+    return r.err;
+  };
+  EXPECT_EQ(runWith("waits", "returns"),
+            "ipusim: deadlock: tiles 0 wait in sync 3 (INTERNAL) from cycle 0, which tiles 1 never reach (they returned)\n");
+  EXPECT_EQ(runWith("sends", "waits"),
+            "ipusim: exchange: the word tile 0 sent at cycle 7 is selected by no tile's $INCOMING_MUX when it arrives\n");
+  std::string fault = runWith("faults", "returns");
+  EXPECT_NE(fault.find("ipusim: simulated exception: ipu 0, tile 0, context 0 (supervisor), pc 0x"), std::string::npos)
+      << fault;
+  EXPECT_NE(fault.find("misaligned 4-byte access at 0x70001"), std::string::npos) << fault;
+}
+
+} // namespace

@@ -346,7 +346,7 @@ TEST(Semantics, FloatingPointFlagsAndTraps) {
   f32div $a2, $a0, $a1
   uget $a3, $FP_STS
   st32 $a3, $mvertex_base, 6
-  setzi $a4, 16
+  or $a4, $azero, 0x100000          // NANOO, bit 20
   uput $FP_CTL, $a4
   f32mul $a2, $a0, $a0
   st32 $a2, $mvertex_base, 7
@@ -377,6 +377,45 @@ struct Aox {
   }
 };
 
+TEST(Semantics, RoundingModeOfFpCtl) {
+  // $FP_CTL.RND (bits 16-18): 0 nearest even, 1 up, 2 down, 3 toward zero. 1 + 2^-30 in f32 lies
+  // just above 1: up gives 1 + 2^-23 (0x3F800001), the others 1 (0x3F800000); -(1 + 2^-30) down
+  // gives -(1 + 2^-23). In f16, 1 + 2^-12 (from f32tof16) up is 1 + 2^-10 (0x3C01), toward zero 1;
+  // 65520 (halfway past the largest f16, 65504) toward zero stays 65504 (0x7BFF), not infinity.
+  std::string body = R"(
+  ld32 $a0, $mvertex_base, 0
+  ld32 $a1, $mvertex_base, 1
+  ld32 $a5, $mvertex_base, 2
+  ld32 $a6, $mvertex_base, 3
+)";
+  for (unsigned mode = 0; mode < 4; ++mode) {
+    const std::string out = std::to_string(4 + 5 * mode), out1 = std::to_string(5 + 5 * mode),
+                      out2 = std::to_string(6 + 5 * mode), out3 = std::to_string(7 + 5 * mode);
+    body += "  setzi $a2, " + std::to_string(mode << 16) + "\n  uput $FP_CTL, $a2\n";
+    body += "  f32add $a3, $a0, $a1\n  st32 $a3, $mvertex_base, " + out + "\n";
+    body += "  f32sub $a4, $azero, $a1\n  f32sub $a3, $a4, $a0\n  st32 $a3, $mvertex_base, " + out1 + "\n";
+    body += "  f32tof16 $a3, $a5\n  st32 $a3, $mvertex_base, " + out2 + "\n";
+    body += "  f32tof16 $a3, $a6\n  st32 $a3, $mvertex_base, " + out3 + "\n";
+  }
+  auto r = worker(body, {bits(1.0f), bits(0x1p-30f), bits(1.0f + 0x1p-12f), bits(65520.0f)});
+  auto at = [&](unsigned mode, unsigned k) { return r.word(0x70000 + 4 * (4 + 5 * mode + k)); };
+  const uint32_t one = 0x3F800000, up = 0x3F800001;
+  EXPECT_EQ(at(0, 0), one);
+  EXPECT_EQ(at(1, 0), up);
+  EXPECT_EQ(at(2, 0), one);
+  EXPECT_EQ(at(3, 0), one);
+  EXPECT_EQ(at(0, 1), 0x80000000u | one);
+  EXPECT_EQ(at(1, 1), 0x80000000u | one);
+  EXPECT_EQ(at(2, 1), 0x80000000u | up);
+  EXPECT_EQ(at(3, 1), 0x80000000u | one);
+  EXPECT_EQ(at(0, 2) & 0xFFFF, 0x3C00u);
+  EXPECT_EQ(at(1, 2) & 0xFFFF, 0x3C01u);
+  EXPECT_EQ(at(3, 2) & 0xFFFF, 0x3C00u);
+  EXPECT_EQ(at(0, 3) & 0xFFFF, 0x7C00u); // nearest: the tie at 65520 goes to even, infinity
+  EXPECT_EQ(at(3, 3) & 0xFFFF, 0x7BFFu);
+  EXPECT_EQ(at(1, 3) & 0xFFFF, 0x7C00u);
+}
+
 TEST(Semantics, StochasticRoundingUsesThePrng) {
   // 1 + 2^-12 lies a quarter of the way from 1 (0x3C00) to 1 + 2^-10 (0x3C01): with ESR it rounds
   // up when the PRNG's 32 bits, as a fraction, are at least 0.75.
@@ -390,7 +429,7 @@ TEST(Semantics, StochasticRoundingUsesThePrng) {
   uput $PRNG_1_0, $a2
   ld32 $a2, $mvertex_base, 4
   uput $PRNG_1_1, $a2
-  setzi $a2, 8
+  setzi $a2, 0x80000                // ESR, bit 19
   uput $FP_CTL, $a2
 )";
   for (int i = 0; i < 16; ++i) body += "  f32tof16 $a1, $a0\n  st32 $a1, $mvertex_base, " + std::to_string(8 + i) + "\n";

@@ -53,21 +53,27 @@
 #define CSR_W_FP_CLR__ZAACC__SHIFT 3
 #define CSR_W_FP_CLR__ZAACC__MASK 0x1
 
-/* $FP_CTL / $FP_ICTL bit layout (ours): exception enables, stochastic rounding, NaN on overflow. */
+/* $FP_CTL / $FP_ICTL bit layout: exception enables, the rounding mode, stochastic rounding, NaN on
+   overflow ([RE] the field layout of Graphcore's tile constants as dumped for the Mk1,
+   Saghetti0/graphcore-ipu-research research/ipu1/ipu1_consts.c). */
 #define CSR_W_FP_CTL__INV__SHIFT 0
 #define CSR_W_FP_CTL__DIV0__SHIFT 1
 #define CSR_W_FP_CTL__OFLO__SHIFT 2
-#define CSR_W_FP_CTL__ESR__SHIFT 3
-#define CSR_W_FP_CTL__NANOO__SHIFT 4
+#define CSR_W_FP_CTL__RND__SHIFT 16
+#define CSR_W_FP_CTL__RND__MASK 0x7
+#define CSR_W_FP_CTL__ESR__SHIFT 19
+#define CSR_W_FP_CTL__NANOO__SHIFT 20
 #define CSR_S_FP_ICTL__INV__SHIFT 0
 #define CSR_S_FP_ICTL__INV__MASK 0x1
 #define CSR_S_FP_ICTL__DIV0__SHIFT 1
 #define CSR_S_FP_ICTL__DIV0__MASK 0x1
 #define CSR_S_FP_ICTL__OFLO__SHIFT 2
 #define CSR_S_FP_ICTL__OFLO__MASK 0x1
-#define CSR_S_FP_ICTL__ESR__SHIFT 3
+#define CSR_S_FP_ICTL__RND__SHIFT 16
+#define CSR_S_FP_ICTL__RND__MASK 0x7
+#define CSR_S_FP_ICTL__ESR__SHIFT 19
 #define CSR_S_FP_ICTL__ESR__MASK 0x1
-#define CSR_S_FP_ICTL__NANOO__SHIFT 4
+#define CSR_S_FP_ICTL__NANOO__SHIFT 20
 #define CSR_S_FP_ICTL__NANOO__MASK 0x1
 
 /* Supervisor CSRs (asm-dialect §2.2; [RE] S8 where ipu2 values are not public). */

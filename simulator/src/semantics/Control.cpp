@@ -74,6 +74,15 @@ IPU_SEMANTICS(exitpos) { exitWorker(t, c, int32_t(c.m[op.v[0]]) >= 0); } // sign
 IPU_SEMANTICS(trap) { t.raise(c, "trap " + std::to_string(op.v[0])); }
 
 // CSRs (indices: asm-dialect §2.2 and arch/src/Registers.cpp).
+namespace {
+/// $FP_CTL and $FP_ICTL: the rounding modes 0-3 of bits 16-18 are modelled (docs/tile-timing.md).
+uint32_t checkedFpControl(Tile &t, const Context &c, uint32_t v, const char *name) {
+  if (unsigned mode = (v >> 16) & 7; mode > 3)
+    t.raise(c, std::string(name) + " rounding mode " + std::to_string(mode) +
+                   " (bits 16-18) is not modelled: 0 nearest even, 1 up, 2 down and 3 toward zero are");
+  return v;
+}
+} // namespace
 IPU_SEMANTICS(get) {
   uint32_t v;
   unsigned i = unsigned(op.v[1]);
@@ -131,7 +140,7 @@ IPU_SEMANTICS(put) {
     t.incomingSinit = v;
   } else if (c.id == kSupervisor && i == 0xa7) t.outgoingBase = v;
   else if (c.id == kSupervisor && i == 80) c.cccsload = v;
-  else if (c.id == kSupervisor && i == 32) c.fpIctl = v;
+  else if (c.id == kSupervisor && i == 32) c.fpIctl = checkedFpControl(t, c, v, "$FP_ICTL");
   else if (c.id == kSupervisor && i >= 33 && i <= 38) t.context(i - 32).workerBase = v;
   else t.raise(c, std::string(c.id == kSupervisor ? "supervisor" : "worker") + " CSR " + std::to_string(i) +
                       " cannot be written (or is not modelled yet)");
@@ -157,7 +166,7 @@ IPU_SEMANTICS(uput) {
     c.fpSts = 0;
     if (v & 0x8) std::fill(std::begin(c.aacc), std::end(c.aacc), 0.0f);
     break;
-  case 2: c.fpCtl = v; break;
+  case 2: c.fpCtl = checkedFpControl(t, c, v, "$FP_CTL"); break;
   case 3: case 4: case 5: case 6: c.prng[i - 3] = v; break;
   case 7: c.prngSeed = v; break;
   case 8: c.tas = v; break;

@@ -1,11 +1,12 @@
 // Floating-point instructions of the AUX pipeline: IEEE binary32 and binary16, scalar and SIMD
-// ([F] S2; ipu-facts §3.1). Results round to nearest even, or stochastically when $FP_CTL.ESR is
-// set; invalid, divide-by-zero and overflow set $FP_STS and trap when $FP_CTL enables them
-// (bit layout: TileConstants.hpp, ours; docs/tile-timing.md).
+// ([F] S2; ipu-facts §3.1). Results round as $FP_CTL.RND says (nearest even by default), binary16
+// results stochastically when $FP_CTL.ESR is set; invalid, divide-by-zero and overflow set $FP_STS
+// and trap when $FP_CTL enables them (bit layout: docs/tile-timing.md).
 // Data-dependent instructions occupy the worker for the cycles of [tile.fp_worker_cycles].
 #include "../Half.h"
 #include "../Semantics.h"
 
+#include <cfenv>
 #include <cmath>
 #include <limits>
 
@@ -16,9 +17,28 @@ namespace {
 constexpr uint32_t kTrue32 = 0xFFFFFFFF; // TFPU_FP32_TRUE (TileConstants.hpp)
 constexpr uint16_t kTrue16 = 0xFFFF;
 
-// $FP_STS flags and $FP_CTL enables (TileConstants.hpp, ours): invalid, divide by zero, overflow;
-// ESR turns on stochastic rounding of binary16 results, NANOO makes overflows NaN.
-constexpr uint32_t kInvalid = 1, kDivZero = 2, kOverflow = 4, kStochastic = 8, kNanOnOverflow = 16;
+// $FP_STS flags and $FP_CTL enables: invalid, divide by zero, overflow (bits 0-2); RND (bits
+// 16-18) the rounding mode; ESR (bit 19) stochastic rounding of binary16 results; NANOO (bit 20)
+// NaN for overflows ([RE] S8: the field layout of Graphcore's tile constants, dumped for the Mk1).
+constexpr uint32_t kInvalid = 1, kDivZero = 2, kOverflow = 4, kStochastic = 1u << 19, kNanOnOverflow = 1u << 20;
+constexpr unsigned kRoundingShift = 16;
+constexpr uint32_t kRoundingMask = 7u << kRoundingShift;
+
+Rounding rounding(const Context &c) { return Rounding((c.fpCtl & kRoundingMask) >> kRoundingShift); }
+
+/// The host's rounding mode set to $FP_CTL.RND for the scope (binary32 results are rounded by the
+/// host FPU; this file is compiled with -frounding-math so that the compiler honours it).
+class HostRounding {
+public:
+  explicit HostRounding(Rounding mode) : saved_(std::fegetround()) {
+    static const int modes[] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
+    std::fesetround(modes[unsigned(mode)]);
+  }
+  ~HostRounding() { std::fesetround(saved_); }
+
+private:
+  int saved_;
+};
 
 void multiCycle(Tile &t, Context &c, const Op &op) {
   auto it = t.config().timing.fpWorkerCycles.find(op.desc->mnemonic);
@@ -61,25 +81,15 @@ uint16_t lane16(const Context &c, const Op &op, unsigned i, unsigned k) {
 /// Lanes of the destination (operand 0): 32-bit registers it spans.
 unsigned words(const Op &op) { return op.dstRegs; }
 
-/// Rounds to binary16 as $FP_CTL says: to nearest even, or stochastically with the PRNG.
+/// Rounds to binary16 as $FP_CTL says: in the RND mode, or stochastically with the PRNG.
 uint16_t roundHalf(Context &c, double x) {
-  if (!(c.fpCtl & kStochastic)) return doubleToHalf(x);
+  if (!(c.fpCtl & (kStochastic | kRoundingMask))) return doubleToHalf(x);
+  if (!(c.fpCtl & kStochastic)) return doubleToHalf(x, rounding(c));
   return doubleToHalfStochastic(x, nextRandom32(c));
 }
 
-/// Arithmetic on binary32 lanes; `f` gives the exact-as-possible result in double.
-template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
-  // The common case first: an f32v2 operation on two register pairs with a finite result.
-  if (op.dstRegs == 2 && op.kind[1] == arch::OperandKind::APair && op.desc->numOperands > 2 &&
-      op.kind[2] == arch::OperandKind::APair) {
-    const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);
-    float r0 = float(f(asFloat(c.a[a]), asFloat(c.a[b]))), r1 = float(f(asFloat(c.a[a + 1]), asFloat(c.a[b + 1])));
-    if (std::isfinite(r0) && std::isfinite(r1)) [[likely]] {
-      c.setA(d, asBits(r0));
-      c.setA(d + 1, asBits(r1));
-      return;
-    }
-  }
+/// arith32 in general: every lane, flags and traps, in the host's current rounding mode.
+template <class F> void arith32Rounded(Tile &t, Context &c, const Op &op, bool division, F f) {
   float x[4], y[4], r[4];
   const unsigned n = words(op);
   const bool binary = op.desc->numOperands > 2;
@@ -100,6 +110,25 @@ template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division
     raiseFlags(t, c, flags);
   }
   for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, asBits(r[k]));
+}
+/// Arithmetic on binary32 lanes; `f` gives the exact-as-possible result in double.
+template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
+  if (c.fpCtl & kRoundingMask) [[unlikely]] {
+    HostRounding scope(rounding(c));
+    return arith32Rounded(t, c, op, division, f);
+  }
+  // The common case first: an f32v2 operation on two register pairs with a finite result.
+  if (op.dstRegs == 2 && op.kind[1] == arch::OperandKind::APair && op.desc->numOperands > 2 &&
+      op.kind[2] == arch::OperandKind::APair) {
+    const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);
+    float r0 = float(f(asFloat(c.a[a]), asFloat(c.a[b]))), r1 = float(f(asFloat(c.a[a + 1]), asFloat(c.a[b + 1])));
+    if (std::isfinite(r0) && std::isfinite(r1)) [[likely]] {
+      c.setA(d, asBits(r0));
+      c.setA(d + 1, asBits(r1));
+      return;
+    }
+  }
+  arith32Rounded(t, c, op, division, f);
 }
 /// Arithmetic on binary16 lanes, computed in double and rounded once.
 template <class F> void arith16(Tile &t, Context &c, const Op &op, F f) {

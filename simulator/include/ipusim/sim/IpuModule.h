@@ -24,7 +24,7 @@ public:
   /// Notified when every tile has returned, at the SystemC time of the last tile's last cycle.
   sc_core::sc_event done;
   /// The error that stopped the run (SimException, DeadlockError, ExchangeError), if any; the
-  /// simulation stops at it.
+  /// module's process ends at it (`done` is not notified).
   std::exception_ptr error() const { return error_; }
   const IpuStats &stats() const { return stats_; }
   /// The SystemC time of an IPU cycle (rounded once, so times never drift).
