@@ -98,17 +98,17 @@ std::vector<ExchangeLog::Setting> Ipu::muxSettings(unsigned t) const {
   std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.cycle < b.cycle; });
   const unsigned p = arch::ExchangeLayout::partner(t);
   if (p >= tileCount() || !started_[p] || tiles_[p]->exchange().muxPair.empty()) return all;
-  std::vector<ExchangeLog::Setting> merged;
   auto from = tiles_[p]->exchange().muxPair;
   for (auto &s : from) s.cycle += kMuxPairDelay;
-  std::merge(all.begin(), all.end(), from.begin(), from.end(), std::back_inserter(merged),
-             [](const auto &a, const auto &b) { return a.cycle < b.cycle; });
-  for (const auto &s : from)
-    for (const auto &o : all)
-      if (o.cycle == s.cycle)
-        throw ExchangeError("exchange: tile " + std::to_string(p) + "'s $INCOMING_MUXPAIR write reaches tile " +
-                            std::to_string(t) + " in cycle " + std::to_string(s.cycle) +
-                            ", the cycle tile " + std::to_string(t) + " writes its own $INCOMING_MUX");
+  std::vector<ExchangeLog::Setting> merged;
+  for (size_t i = 0, j = 0; i < all.size() || j < from.size();) {
+    if (i < all.size() && j < from.size() && all[i].cycle == from[j].cycle)
+      throw ExchangeError("exchange: tile " + std::to_string(p) + "'s $INCOMING_MUXPAIR write reaches tile " +
+                          std::to_string(t) + " in cycle " + std::to_string(from[j].cycle) + ", the cycle tile " +
+                          std::to_string(t) + " writes its own $INCOMING_MUX");
+    if (j == from.size() || (i < all.size() && all[i].cycle < from[j].cycle)) merged.push_back(all[i++]);
+    else merged.push_back(from[j++]);
+  }
   return merged;
 }
 
