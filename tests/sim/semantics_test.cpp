@@ -131,6 +131,101 @@ w:
   EXPECT_EQ(t.word(0x60208), 201u);
 }
 
+TEST(Semantics, PaceLoadsOfA64BitAndANarrowValue) {
+  // ld64a32pace: $m4 = 0x60000 (64-bit stream), $m5 = 0x60100 (32-bit stream); selects 0b0100:
+  // the first address steps one 64-bit atom (select 0), the second by stride field 0 = 3 of its
+  // own 4-byte units (select 1). ld64b16pace then loads the half at 0x6010C into both halves.
+  auto r = runAsm(R"(
+w:
+  setzi $m4, 0x60000
+  setzi $m5, 0x60100
+  setzi $m6, 3
+  ld64a32pace $a0:1, $a2, $m4:5+=, $m6, 0b0100
+  ld64b16pace $a4:5, $a6, $m4:5+=, $m6, 0b0000
+  st64 $a0:1, $mvertex_base, 0
+  st32 $a2, $mvertex_base, 2
+  st64 $a4:5, $mvertex_base, 2
+  st32 $a6, $mvertex_base, 6
+  st32 $m4, $mvertex_base, 7
+  st32 $m5, $mvertex_base, 8
+  exitz $mzero
+)",
+                  "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+                    for (uint32_t i = 0; i < 8; ++i) {
+                      t.memory().write<uint32_t>(0x60000 + 4 * i, 100 + i);
+                      t.memory().write<uint32_t>(0x60100 + 4 * i, 200 + i);
+                    }
+                  });
+  EXPECT_EQ(r.word(0x70000), 100u);
+  EXPECT_EQ(r.word(0x70004), 101u);
+  EXPECT_EQ(r.word(0x70008), 200u);
+  EXPECT_EQ(r.word(0x70010), 102u); // second 64-bit atom
+  EXPECT_EQ(r.word(0x70014), 103u);
+  EXPECT_EQ(r.word(0x70018), (203u & 0xFFFF) * 0x10001u); // 0x6010C: the low half of 203, broadcast
+  EXPECT_EQ(r.word(0x7001C), 0x60010u);                    // 0x60008 + one atom
+  EXPECT_EQ(r.word(0x70020), 0x6010Eu);                    // 0x6010C + one 2-byte unit
+  try {
+    runAsm("w:\n  setzi $m4, 0x60000\n  setzi $m5, 0x60100\n  ld64a32pace $a0:1, $a1, $m4:5+=, $m6, 0\n  exitz $mzero\n",
+           "w", Mode::Worker);
+    FAIL() << "no exception";
+  } catch (const sim::SimException &e) {
+    EXPECT_EQ(e.reason, "invalid operation: the destinations overlap");
+  }
+}
+
+TEST(Semantics, F32AmpTakesOneInputAPhaseAndMovesPairsOnEvenPhases) {
+  // Eight outputs k, eight inputs j: W[k][j] = k + j + 1 in the low (j even) or high (j odd) word of
+  // $CWEI_k_(j/2). Warm-up: four even-phase issues (P0, P2, P4, P6; odd phases skipped) with zero
+  // input whose partials (k + 1) / 2 for engines 2q, 2q+1 become the first set's Pin. Set 1:
+  // inputs x_j = j + 1 at P0..P7. Set 2: zero input; its even phases return set 1's
+  // R_k = Pin_k + sum_j (j + 1)(k + j + 1) = (k + 1) / 2 + 204 + 36 k, two a phase.
+  std::string body = R"(
+  setzi $a7, 0
+)";
+  auto phase = [](unsigned j) { return std::to_string(16 + j); }; // TAMP_F32_E4_Pj
+  for (unsigned q = 0; q < 4; ++q) {                               // warm-up
+    body += "  ld32 $a2, $mvertex_base, " + std::to_string(2 * q) + "\n  ld32 $a3, $mvertex_base, " +
+            std::to_string(2 * q + 1) + "\n  f32sisoamp $a4:5, $a7, $a2:3, " + phase(2 * q) + "\n";
+  }
+  for (unsigned j = 0; j < 8; ++j) // set 1
+    body += "  ld32 $a0, $mvertex_base, " + std::to_string(8 + j) + "\n  f32sisoamp $a4:5, $a0, $azeros, " +
+            phase(j) + "\n";
+  for (unsigned j = 0; j < 8; j += 2) // set 2: read set 1 out
+    body += "  f32sisoamp $a4:5, $a7, $azeros, " + phase(j) + "\n  st64 $a4:5, $mvertex_base, " +
+            std::to_string(8 + j / 2) + "\n";
+  std::vector<uint32_t> state;
+  for (unsigned k = 0; k < 8; ++k) state.push_back(bits(float(k + 1) / 2)); // partials
+  for (unsigned j = 0; j < 8; ++j) state.push_back(bits(float(j + 1)));     // inputs
+  auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [&](sim::Tile &t) {
+    for (unsigned i = 0; i < state.size(); ++i) t.memory().write<uint32_t>(0x70000 + 4 * i, state[i]);
+    for (unsigned k = 0; k < 8; ++k)
+      for (unsigned j = 0; j < 8; ++j) {
+        uint64_t &e = t.commonWeights()[4 * k + j / 2];
+        e |= uint64_t(bits(float(k + j + 1))) << (32 * (j & 1));
+      }
+  });
+  for (unsigned k = 0; k < 8; ++k)
+    EXPECT_EQ(r.f32(0x70040 + 4 * k), float(k + 1) / 2 + 204.0f + 36.0f * float(k)) << k;
+}
+
+TEST(Semantics, F16AmpWithF32PartialsAndF16Results) {
+  // f16v4sihoamp: the f16v4sisoamp pipeline with f16 results. Weights of output k: four halves of
+  // 1.0 in $CWEI_k_p; input (1, 2, 3, 4) at every phase; partials 0.5 a lane. Set 1's
+  // R_k = 0.5 + 4 x 10 = 40.5, read out by set 2's phase 0 as two halves (0x5110 = 40.5).
+  std::string body = "  setzi $a7, 0\n  ld32 $a2, $mvertex_base, 0\n  ld32 $a3, $mvertex_base, 0\n";
+  for (unsigned p = 0; p < 4; ++p) body += "  f16v4sihoamp $a6, $azeros, $a2:3, " + std::to_string(16 + p) + "\n";
+  body += "  ld64 $a0:1, $mvertex_base, 1\n";
+  for (unsigned p = 0; p < 4; ++p) body += "  f16v4sihoamp $a6, $a0:1, $azeros, " + std::to_string(16 + p) + "\n";
+  body += "  f16v4sihoamp $a6, $azeros, $azeros, 16\n  st32 $a6, $mvertex_base, 4\n";
+  auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+    t.memory().write<uint32_t>(0x70000, bits(0.5f));
+    t.memory().write<uint32_t>(0x70008, 0x40003C00); // halves 1, 2
+    t.memory().write<uint32_t>(0x7000C, 0x44004200); // halves 3, 4
+    for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = 0x3C003C003C003C00ull;
+  });
+  EXPECT_EQ(r.word(0x70010), 0x51105110u);
+}
+
 TEST(Semantics, Float32MatchesHostIeee) {
   float x = 1.1f, y = 3.3e-3f;
   auto r = worker(R"(

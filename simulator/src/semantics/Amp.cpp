@@ -9,7 +9,8 @@
 //    results of the PREVIOUS set: (R_2p, R_2p+1). So results emerge four AMP issues after the
 //    phase-0 input that starts their set, and a program first runs four warm-up issues.
 // Where the pending partials and the finished set wait is not public: here, $AACC[2k+1] and a
-// hidden buffer of eight. The E1/E2 engine selections and the other AMP forms are not modelled.
+// hidden buffer of eight. f32sisoamp runs the same set over eight issues of one f32 input each
+// (below). The E1/E2 engine selections and the 16-output forms are not modelled.
 #include "../Half.h"
 #include "../Semantics.h"
 
@@ -17,11 +18,14 @@ namespace ipusim::sim {
 
 namespace {
 
-/// Flags as TileConstants.hpp defines them (ours): (log2(engines) << 3) | phase.
-unsigned phaseOf(Tile &t, Context &c, const Op &op) {
+/// Flags as TileConstants.hpp defines them (ours): (log2(engines) << 3) | phase. f16v4 inputs
+/// take 4 phases with four engines, f32 inputs 8 ([F] S5: TAMP_F16V4_E4_P0..P3, TAMP_F32_E4_P0..P7).
+unsigned phaseOf(Tile &t, Context &c, const Op &op, unsigned phases = 4) {
   unsigned flags = unsigned(op.v[3]);
   if ((flags >> 3) != 2) t.raise(c, "AMP with fewer than four engines (E1/E2 flags) is not modelled yet");
-  if ((flags & 7) > 3) t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist for f16v4 inputs");
+  if ((flags & 7) >= phases)
+    t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist for " + (phases == 4 ? "f16v4" : "f32") +
+                   " inputs");
   return flags & 7;
 }
 
@@ -55,6 +59,42 @@ IPU_SEMANTICS(f16v4hihoamp) {
   issueAmp(t, c, p, unsigned(op.v[1]), halfToFloat(uint16_t(partials)), halfToFloat(uint16_t(partials >> 16)), out0,
            out1);
   c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
+}
+
+// f16v4sihoamp $aD, $aIn:In+1, $aPartials:P+1, flags: f32 partials in, f16 results out ([F] S2
+// operands; no public use, so [I] the same set pipeline as the other forms).
+IPU_SEMANTICS(f16v4sihoamp) {
+  unsigned p = phaseOf(t, c, op);
+  unsigned pr = unsigned(op.v[2]);
+  float out0, out1;
+  issueAmp(t, c, p, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
+}
+
+// f32sisoamp $aD:D+1, $aIn, $aPartials:P+1, flags: eight f32 output channels; a set takes eight
+// issues (phases 0-7), each one f32 input channel j, weighted by the low (j even) or high (j odd)
+// 32 bits of $CWEI_k_(j/2) ([F] S2 operands; Graphcore's tutorial matrix code and poplibs'
+// conv_partial_1x1_float_float load order, [I] the lane map). Partials and results move on the
+// even phases only ([F] the tutorial: "only on even phases for f32sisoamp"; poplibs passes
+// $azeros at odd phases): phase 2q takes the next set's partials for engines 2q, 2q+1 and returns
+// (R_2q, R_2q+1) of the previous set. On odd phases the destination is left as it was ([I]).
+IPU_SEMANTICS(f32sisoamp) {
+  const unsigned j = phaseOf(t, c, op, 8), q = j / 2;
+  if (j == 0)
+    for (unsigned k = 0; k < 8; ++k) c.ampResults[k] = c.aacc[2 * k];
+  const float x = asFloat(c.a[op.v[1]]);
+  const uint64_t *w = t.commonWeights();
+  for (unsigned k = 0; k < 8; ++k) {
+    const float weight = asFloat(uint32_t(w[4 * k + q] >> (32 * (j & 1))));
+    c.aacc[2 * k] = (j == 0 ? c.aacc[2 * k + 1] : c.aacc[2 * k]) + x * weight; // phase 0 starts from Pin_k
+  }
+  if (j & 1) return;
+  const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
+  const uint32_t out0 = asBits(c.ampResults[2 * q]), out1 = asBits(c.ampResults[2 * q + 1]);
+  c.aacc[2 * (2 * q) + 1] = asFloat(c.a[pr]);
+  c.aacc[2 * (2 * q + 1) + 1] = asFloat(c.a[pr + 1]);
+  c.setA(d, out0);
+  c.setA(d + 1, out1);
 }
 
 // f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and results out.

@@ -155,6 +155,35 @@ IPU_SEMANTICS(ld64a32) {
   setPairA(c, q + 2, wide);
   c.setA(q + 1, narrow);
 }
+// ld64a32pace / ld64b16pace $aD:D+1, $aE, $mA:A+1+=, $mStride, selects: two full addresses in the
+// MRF pair (not triple-packed): a 64-bit load from the first into $aD:D+1 and a 32-bit load (a32)
+// or a broadcast 16-bit load (b16) from the second into $aE; each address then steps by its 2-bit
+// select, lowest first; destinations that overlap are an invalid operation ([F] S2). Each
+// address's step unit is its own access size ([I]: the 64-bit unit of the other pace forms, scaled).
+namespace {
+void load64Narrow(Tile &t, Context &c, const Op &op, unsigned narrowBytes) {
+  const unsigned d = unsigned(op.v[0]), e = unsigned(op.v[1]), r = unsigned(op.v[2]);
+  if (e == d || e == d + 1) t.raise(c, "invalid operation: the destinations overlap");
+  const uint32_t a0 = c.m[r], a1 = c.m[r + 1], strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  t.noteAccess(a0);
+  t.noteAccess(a1);
+  const uint64_t wide = load<uint64_t>(t, c, a0);
+  uint32_t narrow;
+  if (narrowBytes == 4) {
+    narrow = load<uint32_t>(t, c, a1);
+  } else {
+    narrow = load<uint16_t>(t, c, a1);
+    narrow |= narrow << 16;
+  }
+  setPairA(c, d, wide);
+  c.setA(e, narrow);
+  c.setM(r, a0 + uint32_t(paceIncrement(strides, sel & 3)));
+  c.setM(r + 1, a1 + uint32_t(paceIncrement(strides, sel >> 2 & 3) / 8 * int32_t(narrowBytes)));
+}
+} // namespace
+IPU_SEMANTICS(ld64a32pace) { load64Narrow(t, c, op, 4); }
+IPU_SEMANTICS(ld64b16pace) { load64Narrow(t, c, op, 2); }
+
 // The delta loads: the data comes from $mBase + the 16-bit delta in $mDelta, and a new delta is
 // loaded from $mAddr (then $mAddr += 2) into $mDelta ([F] S2; the old delta addresses the data, [I]).
 namespace {
