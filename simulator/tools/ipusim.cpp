@@ -1,4 +1,5 @@
 // ipusim: the simulator's command line: run-tile (one tile) and run (a program on an IPU).
+#include "Bench.h"
 #include "RunProgram.h"
 #include "RunTile.h"
 
@@ -41,8 +42,15 @@ int sc_main(int argc, char **argv) {
   run->add_option("--trace", rp.trace, "write the canonical trace (docs/trace-format.md)");
   run->add_flag("--trace-instructions", rp.traceInstructions, "also trace every issued instruction");
   run->add_option("--max-cycles", rp.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
+  ipusim::tools::BenchOptions bo;
+  CLI::App *bench = app.add_subcommand("bench", "microbenchmarks run on the model beside the published figures (docs/bench.md)");
+  bench->add_flag("--json", bo.json, "print a JSON object instead of the table");
+  bench->add_option("--tiles", bo.tiles, "tiles taking part (default: all the IPU's); per-IPU figures scale to all");
+  bench->add_option("--threads", bo.threads, "host threads (default: all cores); results do not depend on it");
+  bench->add_option("--config", bo.config, "machine config name or .toml file (default mk2)");
   CLI11_PARSE(app, argc, argv);
   if (*runTile) return ipusim::tools::runTile(rt);
   if (*run) return ipusim::tools::runProgram(rp);
+  if (*bench) return ipusim::tools::runBench(bo);
   return 1;
 }
