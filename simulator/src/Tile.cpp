@@ -2,6 +2,7 @@
 #include "ipusim/sim/Tile.h"
 
 #include "Semantics.h"
+#include "ipusim/arch/InsnText.h"
 #include "ipusim/arch/Registers.h"
 
 #include <algorithm>
@@ -148,20 +149,15 @@ const Op *Tile::peek(uint32_t pc) {
 }
 
 std::string Tile::describe(uint32_t pc) {
+  // The disassembler's text (arch/InsnText.h), so traces and reports read like the source.
+  const bool supervisor = issueContext_ == kSupervisor;
   auto text = [&](const Op &op) -> std::string {
     if (!op.desc) {
       char buf[24];
       std::snprintf(buf, sizeof buf, ".word 0x%08x", op.word);
       return buf;
     }
-    std::string s = op.desc->mnemonic;
-    for (unsigned i = 0; i < op.desc->numOperands; ++i) {
-      const OperandDesc &d = op.desc->operands[i];
-      s += i ? ", " : " ";
-      if (d.isRegister()) s += registerName(d.isArf() ? RegFile::A : RegFile::M, unsigned(op.v[i]), d.registerCount());
-      else s += std::to_string(op.v[i]);
-    }
-    return s;
+    return formatInstruction(*op.desc, op.word & ~kCoissueBit, supervisor);
   };
   const Op *op = peek(pc);
   if (!op) return "no instruction";

@@ -64,8 +64,8 @@ w:
   EXPECT_EQ(readFile(trace), R"(ipusim-trace 1
 config name=mk2 clock_hz=1325000000 ipus=1 tiles=1
 0 tile.begin ipu0.tile0.supervisor pc=0x1fff00 m0=0x0
-0 issue ipu0.tile0.supervisor pc=0x1fff00 insn="setzi $m1, 311296"
-1 issue ipu0.tile0.supervisor pc=0x1fff04 insn="setzi $m2, 147456"
+0 issue ipu0.tile0.supervisor pc=0x1fff00 insn="setzi $m1, 0x4c000"
+1 issue ipu0.tile0.supervisor pc=0x1fff04 insn="setzi $m2, 0x24000"
 7 issue ipu0.tile0.supervisor pc=0x1fff08 insn="run $m1, $m2, 0"
 7 vertex.begin ipu0.tile0.worker0 pc=0x4c000 vertex_base=0x70000 symbol=w
 13 issue ipu0.tile0.supervisor pc=0x1fff0c insn="sync 2"

@@ -5,15 +5,13 @@
 #include <optional>
 #include <string>
 
+#include "ipusim/arch/InsnText.h"
 #include "ipusim/arch/Isa.h"
 #include "ipusim/cc/Object.h"
 
 namespace ipusim::cc {
 
-/// Text of one instruction, e.g. `ld32step $m1, $mzero, $m2+=, 1`. `operandText`, if given, may
-/// supply an operand's text (a relocated symbol); `supervisor` selects the CSR names.
-std::string formatInstruction(const arch::InsnDesc &insn, uint32_t word, bool supervisor,
-                              const std::function<std::optional<std::string>(unsigned operand)> &operandText = {});
+using arch::formatInstruction; // arch/InsnText.h
 
 /// `ipu-objdump -d`: address, words and instructions of every code section, with symbols.
 std::string disassemble(const ObjectFile &obj, const std::string &name);
