@@ -226,6 +226,33 @@ TEST(Semantics, F16AmpWithF32PartialsAndF16Results) {
   EXPECT_EQ(r.word(0x70010), 0x51105110u);
 }
 
+TEST(Semantics, AmpPartialsQueueWhateverThePhase) {
+  // poplibs primes the AMP's partials with four phase-1 issues on IPU21 ("phase != 0"): the pairs
+  // queue in order, so engines (0, 1) ... (6, 7) get partials 1 ... 8 as with phases 0..3. Weights
+  // 1.0, input (1, 2, 3, 4) at each phase of set 1: R_k = k + 1 + 4 x 10, read out by set 2.
+  auto run = [](const char *primePhases) {
+    std::string body = "  setzi $a7, 0\n";
+    for (unsigned i = 0; i < 4; ++i)
+      body += "  ld64 $a2:3, $mvertex_base, " + std::to_string(2 + i) + "\n  f16v4sisoamp $a4:5, $azeros, $a2:3, " +
+              std::to_string(16 + (primePhases[i] - '0')) + "\n";
+    body += "  ld64 $a0:1, $mvertex_base, 1\n";
+    for (unsigned p = 0; p < 4; ++p) body += "  f16v4sisoamp $a4:5, $a0:1, $azeros, " + std::to_string(16 + p) + "\n";
+    for (unsigned p = 0; p < 4; ++p)
+      body += "  f16v4sisoamp $a4:5, $azeros, $azeros, " + std::to_string(16 + p) + "\n  st64 $a4:5, $mvertex_base, " +
+              std::to_string(8 + p) + "\n";
+    return runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+      t.memory().write<uint32_t>(0x70008, 0x40003C00); // halves 1, 2
+      t.memory().write<uint32_t>(0x7000C, 0x44004200); // halves 3, 4
+      for (uint32_t k = 0; k < 8; ++k) t.memory().write<float>(0x70010 + 4 * k, float(k + 1));
+      for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = 0x3C003C003C003C00ull;
+    });
+  };
+  for (const char *prime : {"0123", "1111"}) {
+    auto r = run(prime);
+    for (uint32_t k = 0; k < 8; ++k) EXPECT_EQ(r.f32(0x70040 + 4 * k), float(k + 1 + 40)) << prime << " " << k;
+  }
+}
+
 TEST(Semantics, Float32MatchesHostIeee) {
   float x = 1.1f, y = 3.3e-3f;
   auto r = worker(R"(

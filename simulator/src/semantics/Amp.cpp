@@ -29,13 +29,30 @@ unsigned phaseOf(Tile &t, Context &c, const Op &op, unsigned phases = 4) {
   return flags & 7;
 }
 
-/// One issue: returns the previous set's results for phase p, then feeds the input and partials.
+/// Partials and results move through the AMP in order, a pair an issue, whatever the phase:
+/// poplibs primes the partials with four phase-1 issues on IPU21 ([F] S5 inlineAssemblerConv.hpp,
+/// "phase != 0"). A phase 0 starts the set from the pairs queued before it, finishes the running
+/// set into the result queue, and its own pairs are the first of the next ([I] the queue's reset).
+void startSet(Context &c) {
+  for (unsigned k = 0; k < 8; ++k) c.ampResults[k] = c.aacc[2 * k];
+  c.ampIn = c.ampOut = 0;
+}
+/// Returns the next result pair and queues a partial pair for the next set.
+void movePairs(Context &c, float partial0, float partial1, float &out0, float &out1) {
+  out0 = c.ampResults[2 * c.ampOut];
+  out1 = c.ampResults[2 * c.ampOut + 1];
+  c.ampOut = uint8_t((c.ampOut + 1) % 4);
+  c.aacc[4 * c.ampIn + 1] = partial0; // Pin of engines 2i and 2i + 1, waiting in the odd AACC
+  c.aacc[4 * c.ampIn + 3] = partial1;
+  c.ampIn = uint8_t((c.ampIn + 1) % 4);
+}
+
+/// One issue: returns the previous set's next results, then feeds the input and partials.
 void issueAmp(Tile &t, Context &c, unsigned p, unsigned inputReg, float partial0, float partial1, float &out0,
               float &out1) {
-  if (p == 0) // the running set is finished: it is read out over the next four issues
-    for (unsigned k = 0; k < 8; ++k) c.ampResults[k] = c.aacc[2 * k];
-  out0 = c.ampResults[2 * p];
-  out1 = c.ampResults[2 * p + 1];
+  float pin[8];
+  for (unsigned k = 0; k < 8; ++k) pin[k] = c.aacc[2 * k + 1];
+  if (p == 0) startSet(c); // the running set is finished: it is read out over the next four issues
   float x[4];
   for (unsigned i = 0; i < 4; ++i) x[i] = halfToFloat(uint16_t(c.a[inputReg + i / 2] >> (16 * (i % 2))));
   const uint64_t *w = t.commonWeights();
@@ -43,10 +60,9 @@ void issueAmp(Tile &t, Context &c, unsigned p, unsigned inputReg, float partial0
     uint64_t weights = w[4 * k + p];
     float dot = 0;
     for (unsigned i = 0; i < 4; ++i) dot += halfToFloat(uint16_t(weights >> (16 * i))) * x[i];
-    c.aacc[2 * k] = (p == 0 ? c.aacc[2 * k + 1] : c.aacc[2 * k]) + dot; // phase 0 starts from Pin_k
+    c.aacc[2 * k] = (p == 0 ? pin[k] : c.aacc[2 * k]) + dot; // phase 0 starts from Pin_k
   }
-  c.aacc[2 * (2 * p) + 1] = partial0; // Pin of the next set
-  c.aacc[2 * (2 * p + 1) + 1] = partial1;
+  movePairs(c, partial0, partial1, out0, out1);
 }
 
 } // namespace
@@ -76,25 +92,25 @@ IPU_SEMANTICS(f16v4sihoamp) {
 // 32 bits of $CWEI_k_(j/2) ([F] S2 operands; Graphcore's tutorial matrix code and poplibs'
 // conv_partial_1x1_float_float load order, [I] the lane map). Partials and results move on the
 // even phases only ([F] the tutorial: "only on even phases for f32sisoamp"; poplibs passes
-// $azeros at odd phases): phase 2q takes the next set's partials for engines 2q, 2q+1 and returns
-// (R_2q, R_2q+1) of the previous set. On odd phases the destination is left as it was ([I]).
+// $azeros at odd phases), a pair an even issue as above. On odd phases the destination is left as
+// it was ([I]).
 IPU_SEMANTICS(f32sisoamp) {
   const unsigned j = phaseOf(t, c, op, 8), q = j / 2;
-  if (j == 0)
-    for (unsigned k = 0; k < 8; ++k) c.ampResults[k] = c.aacc[2 * k];
   const float x = asFloat(c.a[op.v[1]]);
   const uint64_t *w = t.commonWeights();
+  float pin[8];
+  for (unsigned k = 0; k < 8; ++k) pin[k] = c.aacc[2 * k + 1];
+  if (j == 0) startSet(c);
   for (unsigned k = 0; k < 8; ++k) {
     const float weight = asFloat(uint32_t(w[4 * k + q] >> (32 * (j & 1))));
-    c.aacc[2 * k] = (j == 0 ? c.aacc[2 * k + 1] : c.aacc[2 * k]) + x * weight; // phase 0 starts from Pin_k
+    c.aacc[2 * k] = (j == 0 ? pin[k] : c.aacc[2 * k]) + x * weight; // phase 0 starts from Pin_k
   }
   if (j & 1) return;
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
-  const uint32_t out0 = asBits(c.ampResults[2 * q]), out1 = asBits(c.ampResults[2 * q + 1]);
-  c.aacc[2 * (2 * q) + 1] = asFloat(c.a[pr]);
-  c.aacc[2 * (2 * q + 1) + 1] = asFloat(c.a[pr + 1]);
-  c.setA(d, out0);
-  c.setA(d + 1, out1);
+  float out0, out1;
+  movePairs(c, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.setA(d, asBits(out0));
+  c.setA(d + 1, asBits(out1));
 }
 
 // f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and results out.
