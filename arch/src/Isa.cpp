@@ -79,6 +79,10 @@ OperandDesc parseOperandSpec(const std::string &tok, const char *mnemonic) {
   };
   for (const Named &n : named)
     if (kind == n.name) return {n.kind, false, lo, n.width};
+  // cm1_N / dm1_N: an N-bit count or delay stored minus one.
+  if (kind.size() > 4 && (kind[0] == 'c' || kind[0] == 'd') && kind.compare(1, 3, "m1_") == 0 &&
+      kind.find_first_not_of("0123456789", 4) == std::string::npos)
+    return {OperandKind::MinusOne, false, lo, uint8_t(std::stoi(kind.substr(4)))};
   if (kind.size() >= 2 && (kind[0] == 'z' || kind[0] == 's') &&
       kind.find_first_not_of("0123456789", 1) == std::string::npos)
     return {kind[0] == 'z' ? OperandKind::UImm : OperandKind::SImm, false, lo,

@@ -412,7 +412,8 @@ void Tile::skipIdleCycles() {
 void Tile::start(uint32_t pc, uint32_t m0) {
   exchange_.clear();
   incomingMux = exchange_.muxAtStart = 0x7FF; // selects no tile
-  incomingFormat = incomingBase = incomingDelta = incomingSinit = outgoingBase = 0;
+  incomingFormat = incomingBase = incomingDelta = incomingSinit = outgoingBase = outgoingNext = 0;
+  outgoingSctl = 0;
   exchange_.formatAtStart = exchange_.baseAtStart = exchange_.deltaAtStart = 0;
   for (unsigned i = 0; i < 7; ++i) {
     Context fresh;

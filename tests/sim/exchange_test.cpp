@@ -273,3 +273,54 @@ s:
 }
 
 } // namespace
+
+namespace {
+
+// Timed incoming controls. Tile 0 sends one word, then two more with sendpic (continuing the
+// stream), whose PIC control sets tile 0's own receive pointer. Tile 1 (physical 2: ttm from 0 is
+// -28, east) selects tile 0 with delayxpic at the last cycle of its wait and sets its pointer
+// (word address 0x1C400 = byte 0x71000) with delaypic.
+std::string timedControls(unsigned xpicWait) {
+  return R"(
+s:
+  sync 3                         // released at 126
+  setzi $m4, 0x70000             // 126
+  put $OUTGOING_BASE, $m4        // 132
+  delay 60                       // 133; next issue 193
+  send 0, 1, 1                   // 193: word 0 leaves at 193
+  sendpic 2, 2, 0x1C800          // 194: words 1, 2 at 194, 195; own pointer 0x72000 at 194
+  get $m5, $INCOMING_DELTA       // 196
+  st32 $m5, $m0, 0               // 202
+  delay 100                      // 203
+  sync 3                         // 303
+  br $lr
+r:
+  sync 3
+  delayxpic )" + std::to_string(xpicWait) + R"(, 0, 0       // 126: $INCOMING_MUX = 0 at 126 + wait - 1
+  delaypic 10, 0, 0x1C400        // pointer 0x71000 ten cycles later, less one
+  delay 200
+  sync 3
+  br $lr
+)";
+}
+
+TEST(Exchange, DelayPicXpicAndSendpicApplyTheirControlsOnTime) {
+  // The words leave at 193, 194, 195 and must meet tile 1's mux at 166, 167, 168: delayxpic 41
+  // sets it at 166. They are written 25 later, at 218..220, from the pointer delaypic set at 175
+  // (issued at 167, when delayxpic's wait ended). Tile 1 syncs at 167 + 10 + 200 = 377; release
+  // 503; done at 509.
+  PairRun r = runTiles(timedControls(41), {"s", "r"}, [](sim::Ipu &ipu) {
+    for (uint32_t i = 0; i < 3; ++i) ipu.tile(0).memory().write<uint32_t>(0x70000 + 4 * i, 500 + i);
+  });
+  for (uint32_t i = 0; i < 3; ++i) EXPECT_EQ(r.ipu->tile(1).memory().read<uint32_t>(0x71000 + 4 * i), 500 + i) << i;
+  EXPECT_EQ(r.ipu->tile(0).memory().read<uint32_t>(0x70000), 0x72000u); // sendpic's PIC control
+  EXPECT_EQ(r.stats.cycles, 509u);
+  // Two cycles later the mux misses the first word (it meets the mux at 166).
+  EXPECT_EQ(errorOf(timedControls(43), {"s", "r"}),
+            "exchange: the word tile 0 sent at cycle 193 is selected by no tile's $INCOMING_MUX when it arrives");
+  EXPECT_EQ(errorOf("s:\n  sendpic 1, 0, 0\n  br $lr\n", {"s", "s"}),
+            "ipu 0, tile 0, context 0 (supervisor), pc 0x4c000 (sendpic 1, 0, 0) at t.s:3:3: sendpic continues an "
+            "outgoing stream, but nothing was sent before it");
+}
+
+} // namespace

@@ -116,29 +116,41 @@ IPU_SEMANTICS(get) {
   }
   c.setM(unsigned(op.v[0]), v);
 }
+namespace {
+/// Writes an incoming-exchange CSR as of `cycle` (a put, or a timed PIC/XPIC control). Returns
+/// false for the other CSRs.
+bool setIncoming(Tile &t, const Context &c, unsigned csr, uint32_t v, uint64_t cycle) {
+  ExchangeLog &log = t.exchange();
+  switch (csr) {
+  case 0xa0: // $INCOMING_MUX: the source tile this tile receives from ([RE] S8 INCOMING_MUX_BITWIDTH = 11)
+  case 0xa1: // $INCOMING_MUXPAIR also sets the pair partner's mux, a cycle later, for 64-bit exchange ([F] S2)
+    t.incomingMux = v & 0x7FF;
+    (csr == 0xa0 ? log.mux : log.muxPair).push_back({cycle, t.incomingMux});
+    return true;
+  case 0xa3: // $INCOMING_FORMAT: 0 32-bit words, 1 and 2 64-bit items from the east and the west ([RE] S8)
+    if ((v & 3) == 3) t.raise(c, "$INCOMING_FORMAT 3 is not a format (0 32-bit, 1 64-bit east, 2 64-bit west)");
+    t.incomingFormat = v & 3;
+    log.format.push_back({cycle, t.incomingFormat});
+    return true;
+  case 0xa4:
+    t.incomingBase = v;
+    log.base.push_back({cycle, v});
+    return true;
+  case 0xa2:
+    t.incomingDelta = v;
+    log.delta.push_back({cycle, v});
+    return true;
+  default: return false;
+  }
+}
+} // namespace
+
 IPU_SEMANTICS(put) {
   unsigned i = unsigned(op.v[0]);
   uint32_t v = c.m[op.v[1]];
-  ExchangeLog &log = t.exchange();
-  if (c.id == kSupervisor && (i == 0xa0 || i == 0xa1)) {
-    // $INCOMING_MUX: the source tile this tile receives from ([RE] S8 INCOMING_MUX_BITWIDTH = 11).
-    // $INCOMING_MUXPAIR also sets the pair partner's mux, a cycle later, for 64-bit exchange ([F] S2).
-    t.incomingMux = v & 0x7FF;
-    (i == 0xa0 ? log.mux : log.muxPair).push_back({t.now(), t.incomingMux});
-  } else if (c.id == kSupervisor && i == 0xa3) {
-    // $INCOMING_FORMAT: 0 32-bit words, 1 and 2 64-bit items from the east and the west ([RE] S8).
-    if ((v & 3) == 3) t.raise(c, "$INCOMING_FORMAT 3 is not a format (0 32-bit, 1 64-bit east, 2 64-bit west)");
-    t.incomingFormat = v & 3;
-    log.format.push_back({t.now(), t.incomingFormat});
-  } else if (c.id == kSupervisor && i == 0xa4) {
-    t.incomingBase = v;
-    log.base.push_back({t.now(), v});
-  } else if (c.id == kSupervisor && i == 0xa2) {
-    t.incomingDelta = v;
-    log.delta.push_back({t.now(), v});
-  } else if (c.id == kSupervisor && i == 0xa5) {
-    t.incomingSinit = v;
-  } else if (c.id == kSupervisor && i == 0xa7) t.outgoingBase = v;
+  if (c.id == kSupervisor && setIncoming(t, c, i, v, t.now())) return;
+  if (c.id == kSupervisor && i == 0xa5) t.incomingSinit = v;
+  else if (c.id == kSupervisor && i == 0xa7) t.outgoingBase = v;
   else if (c.id == kSupervisor && i == 80) c.cccsload = v;
   else if (c.id == kSupervisor && i == 32) c.fpIctl = checkedFpControl(t, c, v, "$FP_ICTL");
   else if (c.id == kSupervisor && i >= 33 && i <= 38) t.context(i - 32).workerBase = v;
@@ -198,6 +210,8 @@ void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count, unsigned sctl
   const uint32_t instruction = uint32_t(log.instructions.size());
   const unsigned bytes = sctl & 4 ? 8 : 4;
   log.instructions.push_back({t.now(), addr, count, uint8_t(sctl)});
+  t.outgoingNext = addr + bytes * count; // where sendpic continues
+  t.outgoingSctl = uint8_t(sctl);
   for (unsigned i = 0; i < count; ++i) {
     uint32_t a = t.loadAddress(c, addr + bytes * i, bytes);
     log.sends.push_back({t.now() + i, t.memory().read<uint32_t>(a), bytes == 8 ? t.memory().read<uint32_t>(a + 4) : 0,
@@ -209,6 +223,37 @@ void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count, unsigned sctl
 IPU_SEMANTICS(send) { sendWords(t, c, t.outgoingBase + uint32_t(op.v[0]), unsigned(op.v[1]), unsigned(op.v[2])); }
 IPU_SEMANTICS(sendoff) { sendWords(t, c, t.outgoingBase + c.m[op.v[0]], unsigned(op.v[1]), unsigned(op.v[2])); }
 IPU_SEMANTICS(delay) { c.extraSupervisorCycles += unsigned(op.v[0]) - 1; }
+
+// The timed incoming controls ([RE] S9, whose encodings the ISA table uses): a PIC control sets the
+// receive pointer ($INCOMING_DELTA, a word address: [I] from S9's cursor test) or $INCOMING_FORMAT;
+// an XPIC control sets $INCOMING_MUX or $INCOMING_MUXPAIR. delaypic and delayxpic wait like delay
+// and apply theirs at the last cycle of the wait; sendpic continues the outgoing stream (the
+// address after the last send's words, its sctl) and applies its control with its first word.
+namespace {
+void picControl(Tile &t, const Context &c, unsigned select, uint32_t value, uint64_t cycle) {
+  setIncoming(t, c, select ? 0xa3 : 0xa2, select ? value : value << 2, cycle);
+}
+void xpicControl(Tile &t, const Context &c, unsigned select, uint32_t value, uint64_t cycle) {
+  setIncoming(t, c, select ? 0xa1 : 0xa0, value, cycle);
+}
+} // namespace
+IPU_SEMANTICS(delaypic) {
+  c.extraSupervisorCycles += unsigned(op.v[0]) - 1;
+  picControl(t, c, unsigned(op.v[1]), uint32_t(op.v[2]), t.now() + unsigned(op.v[0]) - 1);
+}
+IPU_SEMANTICS(delayxpic) {
+  c.extraSupervisorCycles += unsigned(op.v[0]) - 1;
+  xpicControl(t, c, unsigned(op.v[1]), uint32_t(op.v[2]), t.now() + unsigned(op.v[0]) - 1);
+}
+IPU_SEMANTICS(sendpic) {
+  if (!t.outgoingNext) t.raise(c, "sendpic continues an outgoing stream, but nothing was sent before it");
+  const unsigned select = unsigned(op.v[1]);
+  const uint32_t value = uint32_t(op.v[2]);
+  // Selects 0 and 1: the XPIC controls (13-bit value); 2 and 3: the PIC ones (18-bit value).
+  if (select < 2) xpicControl(t, c, select, value & 0x1FFF, t.now());
+  else picControl(t, c, select - 2, value, t.now());
+  sendWords(t, c, t.outgoingNext, unsigned(op.v[0]), t.outgoingSctl);
+}
 // sans arms the automatic non-participatory sync: the hardware raises this tile's request to the
 // next INTERNAL sync from here on, and `sync 1` (ANS) waits for that sync's release ([F] S2
 // $ANS_DCOUNT; [RE] S9 runs `sans 0; sync 1` on tiles idle in an exchange phase; [I] the rest).

@@ -27,8 +27,9 @@ dispatch:
   send 0, 8, 1
   delay 24
   sendoff $m6, 4, 3
-  delaypic 2
-  delayxpic 2
+  delaypic 2, 0, 0x18000
+  delayxpic 2, 1, 5
+  sendpic 4, 2, 0x18040
   sans 0
   sync TEXCH_SYNCZONE_GS1
   get $m7, $SCOUNT_L

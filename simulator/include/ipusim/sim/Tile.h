@@ -250,6 +250,9 @@ public:
   /// The supervisor's exchange CSRs ([F] S2, indices in arch/src/Registers.cpp).
   uint32_t incomingMux = 0x7FF, incomingFormat = 0, incomingBase = 0, incomingDelta = 0, incomingSinit = 0,
            outgoingBase = 0;
+  /// The outgoing stream sendpic continues: the address after the last send's words, its sctl.
+  uint32_t outgoingNext = 0;
+  uint8_t outgoingSctl = 0;
 
 private:
   arch::TileConfig config_;
