@@ -253,6 +253,101 @@ TEST(Semantics, AmpPartialsQueueWhateverThePhase) {
   }
 }
 
+TEST(Semantics, AmpWithTwoEngines) {
+  // E2 (flags 8 + phase, ours): four outputs. f16v4sisoamp takes two phases a set: weights of output
+  // k are four halves of k + 1 at phase 0 ($CWEI_k_0) and of 1 at phase 1; inputs (1, 2, 3, 4) then
+  // (1, 1, 1, 1); warm-up partial pairs (0.5, 1.5), (2.5, 3.5). R_k = k + 0.5 + 10 (k + 1) + 4.
+  std::string body = "  ld64 $a2:3, $mvertex_base, 0\n  f16v4sisoamp $a4:5, $azeros, $a2:3, 8\n"
+                     "  ld64 $a2:3, $mvertex_base, 1\n  f16v4sisoamp $a4:5, $azeros, $a2:3, 9\n"
+                     "  ld64 $a0:1, $mvertex_base, 2\n  f16v4sisoamp $a4:5, $a0:1, $azeros, 8\n"
+                     "  ld64 $a0:1, $mvertex_base, 3\n  f16v4sisoamp $a4:5, $a0:1, $azeros, 9\n"
+                     "  f16v4sisoamp $a4:5, $azeros, $azeros, 8\n  st64 $a4:5, $mvertex_base, 8\n"
+                     "  f16v4sisoamp $a4:5, $azeros, $azeros, 9\n  st64 $a4:5, $mvertex_base, 9\n";
+  auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+    putWords(t, 0x70000, {bits(0.5f), bits(1.5f), bits(2.5f), bits(3.5f), 0x40003C00, 0x44004200, 0x3C003C00, 0x3C003C00});
+    for (unsigned k = 0; k < 4; ++k) {
+      uint64_t h = sim::floatToHalf(float(k + 1));
+      t.commonWeights()[4 * k] = h | h << 16 | h << 32 | h << 48;
+      t.commonWeights()[4 * k + 1] = 0x3C003C003C003C00ull;
+    }
+  });
+  for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(r.f32(0x70040 + 4 * k), float(k) + 0.5f + 10.0f * float(k + 1) + 4.0f) << k;
+
+  // f32sisoamp E2: four outputs, four phases, pairs at phases 0 and 2. W[k][j] = k + j + 1, inputs
+  // j + 1, Pin_k = k + 1: R_k = k + 1 + 30 + 10 k.
+  std::string f32 = "  ld64 $a2:3, $mvertex_base, 0\n  f32sisoamp $a4:5, $azero, $a2:3, 8\n"
+                    "  ld64 $a2:3, $mvertex_base, 1\n  f32sisoamp $a4:5, $azero, $a2:3, 10\n";
+  for (unsigned j = 0; j < 4; ++j)
+    f32 += "  ld32 $a0, $mvertex_base, " + std::to_string(4 + j) + "\n  f32sisoamp $a4:5, $a0, $azeros, " +
+           std::to_string(8 + j) + "\n";
+  f32 += "  f32sisoamp $a4:5, $azero, $azeros, 8\n  st64 $a4:5, $mvertex_base, 8\n"
+         "  f32sisoamp $a4:5, $azero, $azeros, 10\n  st64 $a4:5, $mvertex_base, 9\n";
+  auto s = runAsm("w:\n" + f32 + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+    putWords(t, 0x70000, {bits(1.0f), bits(2.0f), bits(3.0f), bits(4.0f), bits(1.0f), bits(2.0f), bits(3.0f), bits(4.0f)});
+    for (unsigned k = 0; k < 4; ++k)
+      for (unsigned j = 0; j < 4; ++j)
+        t.commonWeights()[4 * k + j / 2] |= uint64_t(bits(float(k + j + 1))) << (32 * (j & 1));
+  });
+  for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(s.f32(0x70040 + 4 * k), float(k + 1 + 30 + 10 * k)) << k;
+}
+
+TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
+  // f16v4hihov4amp: set A's outputs have weights 1.0 ($CWEI_k_p), set B's 2.0 ($CWEI_(8+k)_p);
+  // input (1, 2, 3, 4) at each of four phases (40 for A, 80 for B). Warm-up issue i gives the
+  // partial lanes (A_2i, A_2i+1, B_2i, B_2i+1) = (i, i + 0.5, 10 + i, 10.5 + i); set 2's issue i
+  // returns (i + 40, i + 40.5, i + 90, i + 90.5).
+  std::string body;
+  for (unsigned i = 0; i < 4; ++i)
+    body += "  ld64 $a2:3, $mvertex_base, " + std::to_string(i) + "\n  f16v4hihov4amp $a4:5, $azeros, $a2:3, " +
+            std::to_string(16 + i) + "\n";
+  body += "  ld64 $a0:1, $mvertex_base, 4\n";
+  for (unsigned p = 0; p < 4; ++p) body += "  f16v4hihov4amp $a4:5, $a0:1, $azeros, " + std::to_string(16 + p) + "\n";
+  for (unsigned p = 0; p < 4; ++p)
+    body += "  f16v4hihov4amp $a4:5, $azeros, $azeros, " + std::to_string(16 + p) + "\n  st64 $a4:5, $mvertex_base, " +
+            std::to_string(8 + p) + "\n";
+  auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+    for (unsigned i = 0; i < 4; ++i) {
+      auto h = [](float f) { return uint32_t(sim::floatToHalf(f)); };
+      putWords(t, 0x70000 + 8 * i, {h(float(i)) | h(float(i) + 0.5f) << 16, h(10.0f + float(i)) | h(10.5f + float(i)) << 16});
+    }
+    putWords(t, 0x70020, {0x40003C00, 0x44004200});
+    for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = 0x3C003C003C003C00ull;     // 1.0
+    for (unsigned e = 32; e < 64; ++e) t.commonWeights()[e] = 0x4000400040004000ull;    // 2.0
+  });
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70040 + 8 * i))), float(i) + 40.0f) << i;
+    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70040 + 8 * i) >> 16)), float(i) + 40.5f) << i;
+    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70044 + 8 * i))), float(i) + 90.0f) << i;
+    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70044 + 8 * i) >> 16)), float(i) + 90.5f) << i;
+  }
+
+  // f32sisov2amp: eight phases of one input (j + 1, summing to 36); set A's weights 1.0, B's 2.0.
+  // The pairs alternate A, B: warm-up issue n gives (n, n + 0.5) to set n & 1's pair n / 2; set 2's
+  // issue n returns set A's pair (2i + 36, 2i + 36.5) at n = 2i, set B's (2i + 73, 2i + 73.5) at
+  // n = 2i + 1.
+  std::string v2;
+  for (unsigned n = 0; n < 8; ++n)
+    v2 += "  ld64 $a2:3, $mvertex_base, " + std::to_string(n) + "\n  f32sisov2amp $a4:5, $azero, $a2:3, " +
+          std::to_string(16 + n) + "\n";
+  for (unsigned j = 0; j < 8; ++j)
+    v2 += "  ld32 $a0, $mvertex_base, " + std::to_string(16 + j) + "\n  f32sisov2amp $a4:5, $a0, $azeros, " +
+          std::to_string(16 + j) + "\n";
+  for (unsigned n = 0; n < 8; ++n)
+    v2 += "  f32sisov2amp $a4:5, $azero, $azeros, " + std::to_string(16 + n) + "\n  st64 $a4:5, $mvertex_base, " +
+          std::to_string(32 + n) + "\n";
+  auto s = runAsm("w:\n" + v2 + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+    for (unsigned n = 0; n < 8; ++n) putWords(t, 0x70000 + 8 * n, {bits(float(n)), bits(float(n) + 0.5f)});
+    for (unsigned j = 0; j < 8; ++j) putWords(t, 0x70040 + 4 * j, {bits(float(j + 1))});
+    for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = uint64_t(bits(1.0f)) * 0x100000001ull;
+    for (unsigned e = 32; e < 64; ++e) t.commonWeights()[e] = uint64_t(bits(2.0f)) * 0x100000001ull;
+  });
+  for (unsigned n = 0; n < 8; ++n) {
+    const float base = n % 2 ? float(n) + 72.0f : float(n) + 36.0f;
+    EXPECT_EQ(s.f32(0x70100 + 8 * n), base) << n;
+    EXPECT_EQ(s.f32(0x70104 + 8 * n), base + 0.5f) << n;
+  }
+}
+
 TEST(Semantics, Float32MatchesHostIeee) {
   float x = 1.1f, y = 3.3e-3f;
   auto r = worker(R"(

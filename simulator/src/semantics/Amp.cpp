@@ -1,16 +1,19 @@
 // The AMP (accumulating matrix product), following the ISA documentation's "8x1x1x16" example
 // table for f16v4hihoamp and f16v4sisoamp ([F] S2; ipu-facts §3.2; docs/tile-timing.md "AMP"):
-//  - eight engines; engine k keeps its running sum R_k in $AACC[2k];
-//  - four issues make a set, phase p bringing input channels 4p..4p+3 (four halves):
-//    phase 0 starts a new set, R_k = x . CWEI_k_0 + Pin_k; phase p adds x . CWEI_k_p;
+//  - an AMP set of up to eight outputs k (four engines of two, [F] S8 constants); output k keeps
+//    its running sum R_k in $AACC[2k];
+//  - a set takes one issue a phase; with f16v4 inputs phase p brings input channels 4p..4p+3 (four
+//    halves); phase 0 starts a new set, R_k = x . CWEI_k_0 + Pin_k, phase p adds x . CWEI_k_p;
 //    $CWEI_k_p is the 64-bit entry 4k+p (four f16 weights);
-//  - every issue also takes two partials, for engines 2p and 2p+1 of the NEXT set (the partials
-//    given in the four issues before a phase 0 are the Pin of the set it starts), and returns two
-//    results of the PREVIOUS set: (R_2p, R_2p+1). So results emerge four AMP issues after the
-//    phase-0 input that starts their set, and a program first runs four warm-up issues.
+//  - partials go in and results come out in order, a pair an issue: the pairs given since the last
+//    phase 0 are the Pin of the set the next phase 0 starts, and the issues from a phase 0 on
+//    return (R_0, R_1), (R_2, R_3) ... of the set it finished. Results emerge four issues after the
+//    phase-0 input that starts their set; a program begins with warm-up issues.
 // Where the pending partials and the finished set wait is not public: here, $AACC[2k+1] and a
-// hidden buffer of eight. f32sisoamp runs the same set over eight issues of one f32 input each
-// (below). The E1/E2 engine selections and the 16-output forms are not modelled.
+// hidden buffer. The flags select the engines (E1, E2, E4: 2, 4 or 8 outputs, with as many f16v4
+// phases as engines and twice as many f32 ones, [I] from poplibs' and popsparse's use); the
+// 16-output forms (f16v4hihov4amp, f32sisov2amp) run a second set beside the first ([F] Mk2 has
+// 64 $CWEI entries, [I] the second set's lane order from poplibs' weight placement).
 #include "../Half.h"
 #include "../Semantics.h"
 
@@ -18,109 +21,181 @@ namespace ipusim::sim {
 
 namespace {
 
-/// Flags as TileConstants.hpp defines them (ours): (log2(engines) << 3) | phase. f16v4 inputs
-/// take 4 phases with four engines, f32 inputs 8 ([F] S5: TAMP_F16V4_E4_P0..P3, TAMP_F32_E4_P0..P7).
-unsigned phaseOf(Tile &t, Context &c, const Op &op, unsigned phases = 4) {
-  unsigned flags = unsigned(op.v[3]);
-  if ((flags >> 3) != 2) t.raise(c, "AMP with fewer than four engines (E1/E2 flags) is not modelled yet");
+/// One AMP set's state: running sums, pending partials (Pin) and the finished set being read out.
+struct AmpSet {
+  float *sum, *pin; ///< output k's at sum[2k], pin[2k]
+  float *results;   ///< the finished set's outputs
+  unsigned weightBase; ///< output k's weights are $CWEI_(weightBase + k)_p
+};
+AmpSet setA(Context &c) { return {c.aacc, c.aacc + 1, c.ampResults, 0}; }
+AmpSet setB(Context &c) { return {c.ampB, c.ampB + 1, c.ampResultsB, 8}; }
+
+/// The flags (TileConstants.hpp, ours: (log2(engines) << 3) | phase): outputs and phase.
+struct Flags {
+  unsigned outputs, phase;
+};
+Flags flagsOf(Tile &t, Context &c, const Op &op, unsigned phasesPerEngine, bool allEngines = false) {
+  const unsigned flags = unsigned(op.v[3]), log2Engines = flags >> 3;
+  if (log2Engines > 2) t.raise(c, "AMP flags " + std::to_string(flags) + " select no engine count (E1, E2, E4)");
+  if (allEngines && log2Engines != 2) t.raise(c, "the 16-output AMP forms use all four engines (E4)");
+  const unsigned engines = 1u << log2Engines, phases = engines * phasesPerEngine;
   if ((flags & 7) >= phases)
-    t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist for " + (phases == 4 ? "f16v4" : "f32") +
-                   " inputs");
-  return flags & 7;
+    t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist with " + std::to_string(engines) +
+                   " engine(s) (" + std::to_string(phases) + " phases)");
+  return {2 * engines, flags & 7};
 }
 
-/// Partials and results move through the AMP in order, a pair an issue, whatever the phase:
-/// poplibs primes the partials with four phase-1 issues on IPU21 ([F] S5 inlineAssemblerConv.hpp,
-/// "phase != 0"). A phase 0 starts the set from the pairs queued before it, finishes the running
-/// set into the result queue, and its own pairs are the first of the next ([I] the queue's reset).
-void startSet(Context &c) {
-  for (unsigned k = 0; k < 8; ++k) c.ampResults[k] = c.aacc[2 * k];
-  c.ampIn = c.ampOut = 0;
-}
-/// Returns the next result pair and queues a partial pair for the next set.
-void movePairs(Context &c, float partial0, float partial1, float &out0, float &out1) {
-  out0 = c.ampResults[2 * c.ampOut];
-  out1 = c.ampResults[2 * c.ampOut + 1];
-  c.ampOut = uint8_t((c.ampOut + 1) % 4);
-  c.aacc[4 * c.ampIn + 1] = partial0; // Pin of engines 2i and 2i + 1, waiting in the odd AACC
-  c.aacc[4 * c.ampIn + 3] = partial1;
-  c.ampIn = uint8_t((c.ampIn + 1) % 4);
-}
-
-/// One issue: returns the previous set's next results, then feeds the input and partials.
-void issueAmp(Tile &t, Context &c, unsigned p, unsigned inputReg, float partial0, float partial1, float &out0,
-              float &out1) {
-  float pin[8];
-  for (unsigned k = 0; k < 8; ++k) pin[k] = c.aacc[2 * k + 1];
-  if (p == 0) startSet(c); // the running set is finished: it is read out over the next four issues
-  float x[4];
-  for (unsigned i = 0; i < 4; ++i) x[i] = halfToFloat(uint16_t(c.a[inputReg + i / 2] >> (16 * (i % 2))));
-  const uint64_t *w = t.commonWeights();
-  for (unsigned k = 0; k < 8; ++k) {
-    uint64_t weights = w[4 * k + p];
-    float dot = 0;
-    for (unsigned i = 0; i < 4; ++i) dot += halfToFloat(uint16_t(weights >> (16 * i))) * x[i];
-    c.aacc[2 * k] = (p == 0 ? pin[k] : c.aacc[2 * k]) + dot; // phase 0 starts from Pin_k
+/// A phase 0 finishes the running set into the result queue and starts the next from Pin.
+void finishSet(const AmpSet &s, unsigned outputs) {
+  for (unsigned k = 0; k < outputs; ++k) {
+    s.results[k] = s.sum[2 * k];
+    s.sum[2 * k] = s.pin[2 * k];
   }
-  movePairs(c, partial0, partial1, out0, out1);
 }
+
+/// Adds one input's products to the running sums; `weight(w, k)` is output k's weight from its
+/// $CWEI entry `w`.
+template <class Weight> void accumulate(Tile &t, const AmpSet &s, unsigned outputs, unsigned entry, Weight weight) {
+  const uint64_t *w = t.commonWeights();
+  for (unsigned k = 0; k < outputs; ++k) s.sum[2 * k] += weight(w[4 * (s.weightBase + k) + entry], k);
+}
+
+/// Returns result pair `i` of the finished set and queues a partial pair as Pin of outputs 2i, 2i+1.
+void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
+  out0 = s.results[2 * i];
+  out1 = s.results[2 * i + 1];
+  s.pin[4 * i] = partial0;
+  s.pin[4 * i + 2] = partial1;
+}
+
+/// The dot product of four f16 inputs (a register pair) with four f16 weights.
+float dot4(const Context &c, unsigned inputReg, uint64_t weights) {
+  float dot = 0;
+  for (unsigned i = 0; i < 4; ++i)
+    dot += halfToFloat(uint16_t(weights >> (16 * i))) * halfToFloat(uint16_t(c.a[inputReg + i / 2] >> (16 * (i % 2))));
+  return dot;
+}
+
+/// One f16v4 issue on set A: a phase of input, a pair of partials in and of results out.
+void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float partial0, float partial1, float &out0,
+              float &out1) {
+  const AmpSet a = setA(c);
+  if (f.phase == 0) {
+    finishSet(a, f.outputs);
+    c.ampPair = 0;
+  }
+  accumulate(t, a, f.outputs, f.phase, [&](uint64_t w, unsigned) { return dot4(c, inputReg, w); });
+  movePair(a, c.ampPair, partial0, partial1, out0, out1);
+  c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
+}
+
+/// The weight of f32 input channel j: the low (j even) or high (j odd) word of $CWEI_k_(j/2).
+float f32Weight(uint64_t w, unsigned j) { return asFloat(uint32_t(w >> (32 * (j & 1)))); }
 
 } // namespace
 
 // f16v4hihoamp $aD, $aIn:In+1, $aPartials, flags: f16 partials in and results out.
 IPU_SEMANTICS(f16v4hihoamp) {
-  unsigned p = phaseOf(t, c, op);
-  uint32_t partials = c.a[op.v[2]];
+  const Flags f = flagsOf(t, c, op, 1);
+  const uint32_t partials = c.a[op.v[2]];
   float out0, out1;
-  issueAmp(t, c, p, unsigned(op.v[1]), halfToFloat(uint16_t(partials)), halfToFloat(uint16_t(partials >> 16)), out0,
+  issueF16(t, c, f, unsigned(op.v[1]), halfToFloat(uint16_t(partials)), halfToFloat(uint16_t(partials >> 16)), out0,
            out1);
   c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
+}
+
+// f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and results out.
+IPU_SEMANTICS(f16v4sisoamp) {
+  const Flags f = flagsOf(t, c, op, 1);
+  const unsigned pr = unsigned(op.v[2]);
+  float out0, out1;
+  issueF16(t, c, f, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.setA(unsigned(op.v[0]), asBits(out0));
+  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
 }
 
 // f16v4sihoamp $aD, $aIn:In+1, $aPartials:P+1, flags: f32 partials in, f16 results out ([F] S2
 // operands; no public use, so [I] the same set pipeline as the other forms).
 IPU_SEMANTICS(f16v4sihoamp) {
-  unsigned p = phaseOf(t, c, op);
-  unsigned pr = unsigned(op.v[2]);
+  const Flags f = flagsOf(t, c, op, 1);
+  const unsigned pr = unsigned(op.v[2]);
   float out0, out1;
-  issueAmp(t, c, p, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  issueF16(t, c, f, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
   c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
 }
 
-// f32sisoamp $aD:D+1, $aIn, $aPartials:P+1, flags: eight f32 output channels; a set takes eight
-// issues (phases 0-7), each one f32 input channel j, weighted by the low (j even) or high (j odd)
-// 32 bits of $CWEI_k_(j/2) ([F] S2 operands; Graphcore's tutorial matrix code and poplibs'
-// conv_partial_1x1_float_float load order, [I] the lane map). Partials and results move on the
-// even phases only ([F] the tutorial: "only on even phases for f32sisoamp"; poplibs passes
-// $azeros at odd phases), a pair an even issue as above. On odd phases the destination is left as
+// f16v4hihov4amp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: sixteen outputs, two sets side by
+// side ([F] S2 operands; poplibs' 16-output 1x1 convolution). Each issue feeds both sets the same
+// input and moves four halves each way: lanes (A_2i, A_2i+1, B_2i, B_2i+1), set B's outputs using
+// $CWEI_(8+k)_p ([I] from poplibs' weight placement: output channels 4p..4p+3 of a phase).
+IPU_SEMANTICS(f16v4hihov4amp) {
+  const Flags f = flagsOf(t, c, op, 1, true);
+  const AmpSet a = setA(c), b = setB(c);
+  if (f.phase == 0) {
+    finishSet(a, 8);
+    finishSet(b, 8);
+    c.ampPair = 0;
+  }
+  const unsigned in = unsigned(op.v[1]);
+  accumulate(t, a, 8, f.phase, [&](uint64_t w, unsigned) { return dot4(c, in, w); });
+  accumulate(t, b, 8, f.phase, [&](uint64_t w, unsigned) { return dot4(c, in, w); });
+  const unsigned pr = unsigned(op.v[2]);
+  auto half = [&](unsigned lane) { return halfToFloat(uint16_t(c.a[pr + lane / 2] >> (16 * (lane % 2)))); };
+  float r[4];
+  movePair(a, c.ampPair, half(0), half(1), r[0], r[1]);
+  movePair(b, c.ampPair, half(2), half(3), r[2], r[3]);
+  c.ampPair = uint8_t((c.ampPair + 1) % 4);
+  c.setA(unsigned(op.v[0]), floatToHalf(r[0]) | uint32_t(floatToHalf(r[1])) << 16);
+  c.setA(unsigned(op.v[0]) + 1, floatToHalf(r[2]) | uint32_t(floatToHalf(r[3])) << 16);
+}
+
+// f32sisoamp $aD:D+1, $aIn, $aPartials:P+1, flags: a set takes two issues an engine (eight with
+// E4), each one f32 input channel j, weighted by f32Weight ([F] S2 operands; Graphcore's tutorial
+// matrix code and poplibs' conv_partial_1x1_float_float load order, [I] the lane map). Partials
+// and results move on the even phases only ([F] the tutorial: "only on even phases for
+// f32sisoamp"; poplibs passes $azeros at odd phases). On odd phases the destination is left as
 // it was ([I]).
 IPU_SEMANTICS(f32sisoamp) {
-  const unsigned j = phaseOf(t, c, op, 8), q = j / 2;
-  const float x = asFloat(c.a[op.v[1]]);
-  const uint64_t *w = t.commonWeights();
-  float pin[8];
-  for (unsigned k = 0; k < 8; ++k) pin[k] = c.aacc[2 * k + 1];
-  if (j == 0) startSet(c);
-  for (unsigned k = 0; k < 8; ++k) {
-    const float weight = asFloat(uint32_t(w[4 * k + q] >> (32 * (j & 1))));
-    c.aacc[2 * k] = (j == 0 ? pin[k] : c.aacc[2 * k]) + x * weight; // phase 0 starts from Pin_k
+  const Flags f = flagsOf(t, c, op, 2);
+  const AmpSet a = setA(c);
+  const unsigned j = f.phase;
+  if (j == 0) {
+    finishSet(a, f.outputs);
+    c.ampPair = 0;
   }
+  const float x = asFloat(c.a[op.v[1]]);
+  accumulate(t, a, f.outputs, j / 2, [&](uint64_t w, unsigned) { return x * f32Weight(w, j); });
   if (j & 1) return;
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
-  movePairs(c, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  movePair(a, c.ampPair, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
   c.setA(d, asBits(out0));
   c.setA(d + 1, asBits(out1));
 }
 
-// f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and results out.
-IPU_SEMANTICS(f16v4sisoamp) {
-  unsigned p = phaseOf(t, c, op);
-  unsigned pr = unsigned(op.v[2]);
+// f32sisov2amp $aD:D+1, $aIn, $aPartials:P+1, flags: sixteen f32 outputs on two sets; eight
+// phases of one input each, a pair moving each way at every phase ([F] poplibs'
+// conv_partial_1x1_float_float_16: partials and results every phase): [I] the pairs alternate
+// between the sets, A's first, in order.
+IPU_SEMANTICS(f32sisov2amp) {
+  const Flags f = flagsOf(t, c, op, 2, true);
+  const AmpSet a = setA(c), b = setB(c);
+  const unsigned j = f.phase;
+  if (j == 0) {
+    finishSet(a, 8);
+    finishSet(b, 8);
+    c.ampPair = 0;
+  }
+  const float x = asFloat(c.a[op.v[1]]);
+  accumulate(t, a, 8, j / 2, [&](uint64_t w, unsigned) { return x * f32Weight(w, j); });
+  accumulate(t, b, 8, j / 2, [&](uint64_t w, unsigned) { return x * f32Weight(w, j); });
+  const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
-  issueAmp(t, c, p, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.setA(unsigned(op.v[0]), asBits(out0));
-  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
+  movePair(c.ampPair & 1 ? b : a, c.ampPair / 2, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.ampPair = uint8_t((c.ampPair + 1) % 8);
+  c.setA(d, asBits(out0));
+  c.setA(d + 1, asBits(out1));
 }
 
 } // namespace ipusim::sim

@@ -176,7 +176,10 @@ IPU_SEMANTICS(uput) {
   switch (i) {
   case 1: // $FP_CLR: clears the status; the ZAACC bit (0x8, TileConstants.hpp) zeroes the accumulators
     c.fpSts = 0;
-    if (v & 0x8) std::fill(std::begin(c.aacc), std::end(c.aacc), 0.0f);
+    if (v & 0x8) { // and the second AMP set's hidden sums ([I])
+      std::fill(std::begin(c.aacc), std::end(c.aacc), 0.0f);
+      std::fill(std::begin(c.ampB), std::end(c.ampB), 0.0f);
+    }
     break;
   case 2: c.fpCtl = checkedFpControl(t, c, v, "$FP_CTL"); break;
   case 3: case 4: case 5: case 6: c.prng[i - 3] = v; break;

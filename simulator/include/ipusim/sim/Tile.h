@@ -55,7 +55,8 @@ struct Context {
   uint32_t fpCtl = 0, fpSts = 0, tas = 0, prng[4] = {}, prngSeed = 0;
   float aacc[16] = {};  ///< $AACC accumulators (binary32)
   float ampResults[8] = {}; ///< the AMP's finished set, read out two an issue (docs/tile-timing.md)
-  uint8_t ampIn = 0, ampOut = 0; ///< the engine pair the next partials go to / the next results come from
+  float ampB[16] = {}, ampResultsB[8] = {}; ///< the second AMP set of the 16-output forms (hidden)
+  uint8_t ampPair = 0; ///< the pair the next issue moves: partials in, results out
   // Supervisor CSRs.
   uint32_t cccsload = 0, fpIctl = 0;
   // Zero-overhead loop state (rpt).
