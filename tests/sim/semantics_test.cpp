@@ -348,6 +348,47 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
   }
 }
 
+TEST(Semantics, SlicChainsAreOneDimensionalConvolutions) {
+  // f16v4sisoslic: weights of output channel m ($CWEI_m_0, bank 0) are four halves of m + 1; bank 1
+  // ($CWEI_m_1) is zero. Issue i: input four halves of i + 1 (dot with m + 1: 4 (i + 1)(m + 1)),
+  // partials (100 + 2i, 101 + 2i).
+  // 4 taps (flags 0): R_2j = 100 + 2j + 4[(j+1) 7 + (j+2) 5 + (j+3) 3 + (j+4) 1] = 220 + 66j and
+  //   R_2j+1 = 101 + 2j + 4[(j+1) 8 + (j+2) 6 + (j+3) 4 + (j+4) 2] = 261 + 82j, returned at issue j + 4.
+  // 3 taps (flags 2): R_2j = 100 + 2j + 4[(j+1) 5 + (j+2) 3 + (j+3) 1] = 156 + 38j,
+  //   R_2j+1 = 101 + 2j + 4[(j+1) 6 + (j+2) 4 + (j+3) 2] = 181 + 50j, returned at issue j + 3.
+  // Bank 1 (flags 1): every weight zero, so the pairs are the partials, returned at issue j + 4.
+  auto run = [](unsigned flags) {
+    std::string body;
+    for (unsigned i = 0; i < 6; ++i)
+      body += "  ld64 $a0:1, $mvertex_base, " + std::to_string(i) + "\n  ld64 $a2:3, $mvertex_base, " +
+              std::to_string(8 + i) + "\n  f16v4sisoslic $a4:5, $a0:1, $a2:3, " + std::to_string(flags) +
+              "\n  st64 $a4:5, $mvertex_base, " + std::to_string(16 + i) + "\n";
+    return runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+      for (unsigned i = 0; i < 6; ++i) {
+        uint32_t h = sim::floatToHalf(float(i + 1));
+        putWords(t, 0x70000 + 8 * i, {h | h << 16, h | h << 16});
+        putWords(t, 0x70040 + 8 * i, {bits(float(100 + 2 * i)), bits(float(101 + 2 * i))});
+      }
+      for (unsigned m = 0; m < 8; ++m) {
+        uint64_t h = sim::floatToHalf(float(m + 1));
+        t.commonWeights()[4 * m] = h | h << 16 | h << 32 | h << 48;
+      }
+    });
+  };
+  auto four = run(0), three = run(2), bank1 = run(1);
+  auto out = [](const TileRun &r, unsigned i, unsigned k) { return r.f32(0x70080 + 8 * i + 4 * k); };
+  for (unsigned j = 0; j < 2; ++j) {
+    EXPECT_EQ(out(four, j + 4, 0), float(220 + 66 * j)) << j;
+    EXPECT_EQ(out(four, j + 4, 1), float(261 + 82 * j)) << j;
+    EXPECT_EQ(out(bank1, j + 4, 0), float(100 + 2 * j)) << j;
+    EXPECT_EQ(out(bank1, j + 4, 1), float(101 + 2 * j)) << j;
+  }
+  for (unsigned j = 0; j < 3; ++j) {
+    EXPECT_EQ(out(three, j + 3, 0), float(156 + 38 * j)) << j;
+    EXPECT_EQ(out(three, j + 3, 1), float(181 + 50 * j)) << j;
+  }
+}
+
 TEST(Semantics, Float32MatchesHostIeee) {
   float x = 1.1f, y = 3.3e-3f;
   auto r = worker(R"(

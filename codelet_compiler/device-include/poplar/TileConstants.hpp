@@ -138,6 +138,11 @@
 #define TISTACC_P1 1
 #define TSLIC_F16V4_1x4 0
 #define TSLIC_F16V4_1 0
+/* SLIC forms (ours; poplibs names the 1x4 banks W0/W1): bit 0 the $CWEI bank, bit 1 the 3-tap form. */
+#define TSLIC_F16V4_1x4_W0 0
+#define TSLIC_F16V4_1x4_W1 1
+#define TSLIC_F16V4_1x3_W0 2
+#define TSLIC_F16V4_1x3_W1 3
 
 /* FPU constants: comparison results (ours) and the rounding modes of f32int ([L] the Colossus
    LLVM backend's TFPU_ROUND_* values). */

@@ -198,4 +198,71 @@ IPU_SEMANTICS(f32sisov2amp) {
   c.setA(d + 1, asBits(out1));
 }
 
+
+// ---- SLIC: slim convolutions (1-D kernels of 4 or 3 taps over 4 f16 input channels, 2 outputs) ----
+// From the ISA documentation's SLIC tables ([F] S2): the taps are chains of accumulators, the
+// even output's AACC[12] -> [8] -> [4] -> [0] and the odd output's [14] -> [10] -> [6] -> [2]
+// (the 3-tap form starts at [8] and [10]). Issue i takes input x_i and a partial pair: the chain
+// heads start R_2i = x_i . CW_6 + P_2i and R_2i+1 = x_i . CW_7 + P_2i+1, every later link adds
+// x_i times its own weights (CW_4/CW_5, CW_2/CW_3, CW_0/CW_1) to the sum the link before it held,
+// and the issue returns the pair that left the tail: (R_2i-8, R_2i-7) with 4 taps, the first
+// valid one at the fifth issue ([F] poplibs ConvPartial1x4SLIC: "1st valid output"). CW_m is
+// $CWEI_m_0 or $CWEI_m_1 as the flags' bank bit says ([F] poplibs: TSLIC_F16V4_1x4_W0/W1 select
+// the bank). The flag values are ours (TileConstants.hpp): bit 0 the bank, bit 1 the 3-tap form.
+namespace {
+
+/// One issue of the chains: returns the tail pair, shifts every link by one and adds the input's
+/// products; `product(m)` is the input times output channel m's weights.
+template <class Product>
+void slicIssue(Context &c, bool threeTaps, float partial0, float partial1, Product product, float &out0, float &out1) {
+  out0 = c.aacc[0];
+  out1 = c.aacc[2];
+  const unsigned head = threeTaps ? 8 : 12;
+  for (unsigned link = 0; link < head; link += 4) { // tail first: each link takes the one above
+    c.aacc[link] = c.aacc[link + 4] + product(link / 2);
+    c.aacc[link + 2] = c.aacc[link + 6] + product(link / 2 + 1);
+  }
+  c.aacc[head] = partial0 + product(head / 2);
+  c.aacc[head + 2] = partial1 + product(head / 2 + 1);
+}
+
+unsigned slicFlags(Tile &t, Context &c, const Op &op) {
+  const unsigned flags = unsigned(op.v[3]);
+  if (flags > 3) t.raise(c, "SLIC flags " + std::to_string(flags) + " are not a form (bit 0 bank, bit 1 3-tap)");
+  return flags;
+}
+
+/// A f16v4 SLIC issue: four f16 inputs in a register pair.
+void slicF16(Tile &t, Context &c, const Op &op, float partial0, float partial1, float &out0, float &out1) {
+  const unsigned flags = slicFlags(t, c, op), in = unsigned(op.v[1]);
+  const uint64_t *w = t.commonWeights();
+  slicIssue(c, flags & 2, partial0, partial1, [&](unsigned m) { return dot4(c, in, w[4 * m + (flags & 1)]); }, out0,
+            out1);
+}
+
+} // namespace
+
+// f16v4hihoslic $aD, $aIn:In+1, $aPartials: f16 partial pair in, f16 result pair out.
+IPU_SEMANTICS(f16v4hihoslic) {
+  const uint32_t p = c.a[op.v[2]];
+  float out0, out1;
+  slicF16(t, c, op, halfToFloat(uint16_t(p)), halfToFloat(uint16_t(p >> 16)), out0, out1);
+  c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
+}
+// f16v4sihoslic $aD, $aIn:In+1, $aPartials:P+1: f32 partials in, f16 results out.
+IPU_SEMANTICS(f16v4sihoslic) {
+  const unsigned pr = unsigned(op.v[2]);
+  float out0, out1;
+  slicF16(t, c, op, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
+}
+// f16v4sisoslic $aD:D+1, $aIn:In+1, $aPartials:P+1: f32 partials in and results out.
+IPU_SEMANTICS(f16v4sisoslic) {
+  const unsigned pr = unsigned(op.v[2]);
+  float out0, out1;
+  slicF16(t, c, op, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  c.setA(unsigned(op.v[0]), asBits(out0));
+  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
+}
+
 } // namespace ipusim::sim
