@@ -60,6 +60,27 @@ IPU_SEMANTICS(sort8x8hi) {
 }
 // roll8r: the low word of {b:a} >> 8 (from poplibs' byte packing loops).
 IPU_SEMANTICS(roll8r) { setDst(c, op, src(c, op, 1) >> 8 | src(c, op, 2) << 24); }
+// roll8l, roll32, sort8: the hover texts give only the kind of permutation ([F] S2: "roll-left" of
+// the 8 bytes of two sources; a roll of the four 32-bit values of two pairs; a "sort8" of 4 bytes)
+// and the Colossus LLVM backend only the operand types; the byte maps are not public. Ours ([I]),
+// chosen to be the mirror images of roll8r and sort8x8lo above:
+// roll8l: the high word of {b:a} << 8, i.e. bytes (a3, b0, b1, b2) [I] (roll8r gives the four bytes
+// at offset 1 of the pair, roll8l those at offset 3).
+IPU_SEMANTICS(roll8l) { setDst(c, op, src(c, op, 1) >> 24 | src(c, op, 2) << 8); }
+// roll32 $aD:D+1, $aA:A+1, $aB:B+1: the middle two words of the 128-bit {b:a}, i.e. (a.hi, b.lo)
+// [I] ({b:a} >> 32 and {b:a} << 32 agree here, so the roll's direction does not matter). Both
+// sources are read before the pair is written ($a0:1 is both source and destination in the LLVM
+// backend's example).
+IPU_SEMANTICS(roll32) {
+  const uint32_t lo = c.a[op.v[1] + 1], hi = c.a[op.v[2]];
+  c.setA(unsigned(op.v[0]), lo);
+  c.setA(unsigned(op.v[0]) + 1, hi);
+}
+// sort8: the even bytes then the odd ones, (x0, x2, x1, x3) [I] (sort8x8lo's order, one source).
+IPU_SEMANTICS(sort8) {
+  uint32_t x = src(c, op, 1);
+  setDst(c, op, bytes(byteOf(x, 0), byteOf(x, 2), byteOf(x, 1), byteOf(x, 3)));
+}
 IPU_SEMANTICS(not128) {
   for (unsigned k = 0; k < 4; ++k) c.setA(unsigned(op.v[0]) + k, ~c.a[op.v[1] + k]);
 }

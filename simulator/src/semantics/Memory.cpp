@@ -203,6 +203,37 @@ IPU_SEMANTICS(ldd16b16) {
   uint32_t h = load<uint16_t>(t, c, a);
   c.setA(unsigned(op.v[0]), h | h << 16);
 }
+// ldd16v2a32 $aD, $mAddr++, $mBase, $mDelta@: a 32-bit load from $mBase + the 16-bit delta in the
+// msbs of $mDelta into $aD, and a new pair of 16-bit deltas loaded from $mAddr into $mDelta, then
+// $mAddr += 4 ([F] S2). Deltas are byte offsets ([F] poplibs, of its delta loads; of this one,
+// [I]). Ours ([I]): as in the other delta loads the old delta addresses the data; the new pair is
+// written as the 32-bit word it is in memory, so the delta at $mAddr lands in the lsbs (used by a
+// following ld64a32, which takes the low 16 bits) and the one at $mAddr + 2 in the msbs (used by
+// the next ldd16v2a32).
+IPU_SEMANTICS(ldd16v2a32) {
+  const uint32_t data = c.m[op.v[2]] + (c.m[op.v[3]] >> 16), ptr = c.m[op.v[1]];
+  const uint32_t pair = load<uint32_t>(t, c, ptr);
+  const uint32_t value = load<uint32_t>(t, c, data);
+  c.setM(unsigned(op.v[1]), ptr + 4);
+  c.setM(unsigned(op.v[3]), pair);
+  c.setA(unsigned(op.v[0]), value);
+}
+// ldb16b16 $aD:D+1, $mBase, $mDelta++, $mMiniD>>: two broadcast 16-bit loads from $mBase plus each
+// of the two 16-bit deltas packed in $mDelta, the results a pair of f16v2; the deltas then step
+// independently, one by 2 bytes, the other by the 4-bit mini-delta in the lsbs of $mMiniD, which
+// is shifted right by 4 ([F] S2). Ours ([I]): deltas in bytes (as the step "by 2 (bytes)"
+// suggests); the low delta loads $aD and steps by 2 bytes, the high delta loads $aD+1 and steps
+// by the mini-delta, which counts 16-bit elements (2 bytes each, so every step keeps the load
+// aligned); each delta wraps within its 16 bits.
+IPU_SEMANTICS(ldb16b16) {
+  const uint32_t base = c.m[op.v[1]], deltas = c.m[op.v[2]], mini = c.m[op.v[3]];
+  const uint32_t lo = deltas & 0xFFFF, hi = deltas >> 16;
+  uint32_t h0 = load<uint16_t>(t, c, base + lo), h1 = load<uint16_t>(t, c, base + hi);
+  c.setM(unsigned(op.v[2]), ((lo + 2) & 0xFFFF) | ((hi + 2 * (mini & 0xF)) & 0xFFFF) << 16);
+  c.setM(unsigned(op.v[3]), mini >> 4);
+  c.setA(unsigned(op.v[0]), h0 | h0 << 16);
+  c.setA(unsigned(op.v[0]) + 1, h1 | h1 << 16);
+}
 
 // AMP weights: 64-bit $CWEI entries loaded from $CCCSLOAD, which post-increments ([F] S2):
 // ld64putcs i writes entry i, ld128putcs i entries i and i+1 (from interleaved memory).
