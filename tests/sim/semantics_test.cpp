@@ -886,3 +886,20 @@ TEST(Semantics, GaussianRandomNumbersFollowPoplibsHostModel) {
 }
 
 } // namespace
+
+#include "../../simulator/src/Semantics.h"
+
+namespace {
+
+TEST(Semantics, EveryInstructionOfTheTableHasSemantics) {
+  // The ISA table (arch/isa/instructions.def) against the handlers of src/semantics: all but the
+  // pseudo-instructions (expanded by the assembler) and the forms whose semantics are not public
+  // (docs/tile-timing.md "Not modelled yet").
+  const std::set<std::string> notPublic = {"f16v4hihov4slic", "f32sisoslic", "f32sisov2slic"};
+  std::set<std::string> missing;
+  for (const arch::InsnDesc &d : arch::instructionTable())
+    if (!d.has(arch::kPseudo) && !sim::handlerRegistry().count(d.mnemonic)) missing.insert(d.mnemonic);
+  EXPECT_EQ(missing, notPublic);
+}
+
+} // namespace
