@@ -93,6 +93,13 @@ inline void putWords(sim::Tile &t, uint32_t addr, std::initializer_list<uint32_t
     addr += 4;
   }
 }
+/// Runs a worker body that reads its inputs from the vertex state at 0x70000 and writes results
+/// after them.
+inline TileRun worker(const std::string &body, std::initializer_list<uint32_t> inputs) {
+  return runAsm("w:\n" + body + "\n  exitz $mzero\n", "w", Mode::Worker, 0x70000,
+                [&](sim::Tile &t) { putWords(t, 0x70000, inputs); });
+}
+
 inline uint32_t bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);

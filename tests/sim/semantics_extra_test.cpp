@@ -11,13 +11,6 @@ using namespace ipusim::test;
 
 namespace {
 
-/// Runs a worker body that reads its inputs from the vertex state at 0x70000 and writes results
-/// after them.
-TileRun worker(const std::string &body, std::initializer_list<uint32_t> inputs) {
-  return runAsm("w:\n" + body + "\n  exitz $mzero\n", "w", Mode::Worker, 0x70000,
-                [&](sim::Tile &t) { putWords(t, 0x70000, inputs); });
-}
-
 TEST(SemanticsExtra, RollsAndSort8MirrorRoll8rAndSort8x8lo) {
   // a = 0x44332211 (bytes a0..a3 = 11 22 33 44), b = 0x88776655 (b0..b3 = 55 66 77 88).
   // roll8l: the high word of {b:a} << 8 = bytes (a3, b0, b1, b2) = 44 55 66 77 -> 0x77665544.

@@ -13,13 +13,6 @@ using namespace ipusim::test;
 
 namespace {
 
-/// Runs a worker body that reads its inputs from the vertex state at 0x70000 and writes results
-/// after them.
-TileRun worker(const std::string &body, std::initializer_list<uint32_t> inputs) {
-  return runAsm("w:\n" + body + "\n  exitz $mzero\n", "w", Mode::Worker, 0x70000,
-                [&](sim::Tile &t) { putWords(t, 0x70000, inputs); });
-}
-
 TEST(Semantics, IntegerAlu) {
   auto r = worker(R"(
   ld32 $m0, $mvertex_base, 0
