@@ -265,4 +265,35 @@ IPU_SEMANTICS(f16v4sisoslic) {
   c.setA(unsigned(op.v[0]) + 1, asBits(out1));
 }
 
+// f32sisoslic $aD:D+1, $aIn, $aPartials:P+1, flags: the chains over f32 input pairs ([F] S2's
+// "2x1x3x2" table): each input position takes two issues, its low element x_L (with the partial
+// pair P) and its high element x_U (with a pair D, "0 under normal circumstances"), weighted by
+// the low and high words of CW_m; the chains shift and return their tail pair at the low issue.
+// The high issue adds to the same links without shifting ([I]) and leaves the destination as it
+// was ([I]). Flags (ours): bit 0 the bank, bit 1 the 3-tap form, bit 2 the high issue.
+IPU_SEMANTICS(f32sisoslic) {
+  const unsigned flags = unsigned(op.v[3]);
+  if (flags > 7) t.raise(c, "SLIC flags " + std::to_string(flags) + " are not a form (bit 0 bank, bit 1 3-tap, bit 2 high)");
+  const bool high = flags & 4, threeTaps = flags & 2;
+  const float x = asFloat(c.a[op.v[1]]);
+  const uint64_t *w = t.commonWeights();
+  auto product = [&](unsigned m) { return x * f32Weight(w[4 * m + (flags & 1)], high ? 1 : 0); };
+  const unsigned pr = unsigned(op.v[2]);
+  const float partial0 = asFloat(c.a[pr]), partial1 = asFloat(c.a[pr + 1]);
+  if (high) {
+    const unsigned head = threeTaps ? 8 : 12;
+    for (unsigned link = 0; link < head; link += 4) {
+      c.aacc[link] += product(link / 2);
+      c.aacc[link + 2] += product(link / 2 + 1);
+    }
+    c.aacc[head] += partial0 + product(head / 2);
+    c.aacc[head + 2] += partial1 + product(head / 2 + 1);
+    return;
+  }
+  float out0, out1;
+  slicIssue(c, threeTaps, partial0, partial1, product, out0, out1);
+  c.setA(unsigned(op.v[0]), asBits(out0));
+  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
+}
+
 } // namespace ipusim::sim
