@@ -145,22 +145,24 @@ IPU_SEMANTICS(f16v4stacc) { writeColumn(c, unsigned(op.v[0]), 0, transposePhase(
 // also reads f16v4acc's sums); each product of halves is exact in binary32 and their sum is
 // rounded once to binary32 (so contraction to an FMA cannot change it); halves are rounded to
 // nearest even (floatToHalf) whatever $FP_CTL says, and no $FP_STS flag is raised.
+namespace {
+/// AACC[0], [2], [4], [6] as four halves into $aD:D+1 (f16v4mix's previous result, f16v4gacc).
+void evenAccumulatorsAsHalves(Context &c, unsigned d) {
+  c.setA(d, floatToHalf(c.aacc[0]) | uint32_t(floatToHalf(c.aacc[2])) << 16);
+  c.setA(d + 1, floatToHalf(c.aacc[4]) | uint32_t(floatToHalf(c.aacc[6])) << 16);
+}
+} // namespace
 IPU_SEMANTICS(f16v4mix) {
   const unsigned d = unsigned(op.v[0]), x = unsigned(op.v[1]), y = unsigned(op.v[2]);
   const float a = halfToFloat(uint16_t(c.tas)), b = halfToFloat(uint16_t(c.tas >> 16));
   float z[4];
   for (unsigned k = 0; k < 4; ++k) z[k] = a * lanef16(c, x, k) + b * lanef16(c, y, k);
-  c.setA(d, floatToHalf(c.aacc[0]) | uint32_t(floatToHalf(c.aacc[2])) << 16);
-  c.setA(d + 1, floatToHalf(c.aacc[4]) | uint32_t(floatToHalf(c.aacc[6])) << 16);
+  evenAccumulatorsAsHalves(c, d);
   for (unsigned k = 0; k < 4; ++k) c.aacc[2 * k] = z[k];
 }
 // f16v4gacc $aD:D+1: AACC[0], [2], [4], [6] as four halves ([F] S2 "get accumulators"; which four
 // is ours, [I], as for f16v4mix); the accumulators are left as they are.
-IPU_SEMANTICS(f16v4gacc) {
-  const unsigned d = unsigned(op.v[0]);
-  c.setA(d, floatToHalf(c.aacc[0]) | uint32_t(floatToHalf(c.aacc[2])) << 16);
-  c.setA(d + 1, floatToHalf(c.aacc[4]) | uint32_t(floatToHalf(c.aacc[6])) << 16);
-}
+IPU_SEMANTICS(f16v4gacc) { evenAccumulatorsAsHalves(c, unsigned(op.v[0])); }
 
 // f32v2axpy: a one-stage pipeline: the result of the previous axpy comes out while
 // $TAS * x + y goes in, in AACC[0] and AACC[2] ([RE] tessellate-ipu).

@@ -23,6 +23,11 @@ template <class T> T load(Tile &t, const Context &c, uint32_t addr) {
   t.loadAddress(c, addr, sizeof(T));
   return t.memory().read<T>(addr);
 }
+/// A 16-bit load into both halves of an ARF register (the broadcast b16 forms).
+uint32_t loadBroadcast16(Tile &t, const Context &c, uint32_t addr) {
+  const uint32_t h = load<uint16_t>(t, c, addr);
+  return h | h << 16;
+}
 template <class T> void store(Tile &t, const Context &c, uint32_t addr, T v) {
   t.loadAddress(c, addr, sizeof(T));
   t.memory().write<T>(addr, v);
@@ -82,8 +87,8 @@ IPU_SEMANTICS(lds16step) { loadTo(t, c, op, stepAddress(c, op, 2), 2, true); }
 IPU_SEMANTICS(ldz8step) { loadTo(t, c, op, stepAddress(c, op, 1), 1, false); }
 IPU_SEMANTICS(lds8step) { loadTo(t, c, op, stepAddress(c, op, 1), 1, true); }
 // ldb16: a half loaded into both halves of an ARF register.
-IPU_SEMANTICS(ldb16) { uint32_t h = load<uint16_t>(t, c, effective(c, op, 2)); c.setA(unsigned(op.v[0]), h | h << 16); }
-IPU_SEMANTICS(ldb16step) { uint32_t h = load<uint16_t>(t, c, stepAddress(c, op, 2)); c.setA(unsigned(op.v[0]), h | h << 16); }
+IPU_SEMANTICS(ldb16) { c.setA(unsigned(op.v[0]), loadBroadcast16(t, c, effective(c, op, 2))); }
+IPU_SEMANTICS(ldb16step) { c.setA(unsigned(op.v[0]), loadBroadcast16(t, c, stepAddress(c, op, 2))); }
 IPU_SEMANTICS(ld64) { load64(t, c, unsigned(op.v[0]), effective(c, op, 8)); }
 IPU_SEMANTICS(ld64step) { load64(t, c, unsigned(op.v[0]), stepAddress(c, op, 8)); }
 IPU_SEMANTICS(ld128) { load128(t, c, unsigned(op.v[0]), effective(c, op, 16)); }
@@ -168,13 +173,7 @@ void load64Narrow(Tile &t, Context &c, const Op &op, unsigned narrowBytes) {
   t.noteAccess(a0);
   t.noteAccess(a1);
   const uint64_t wide = load<uint64_t>(t, c, a0);
-  uint32_t narrow;
-  if (narrowBytes == 4) {
-    narrow = load<uint32_t>(t, c, a1);
-  } else {
-    narrow = load<uint16_t>(t, c, a1);
-    narrow |= narrow << 16;
-  }
+  const uint32_t narrow = narrowBytes == 4 ? load<uint32_t>(t, c, a1) : loadBroadcast16(t, c, a1);
   setPairA(c, d, wide);
   c.setA(e, narrow);
   c.setM(r, a0 + uint32_t(paceIncrement(strides, sel & 3)));
@@ -198,11 +197,7 @@ uint32_t deltaLoad(Tile &t, Context &c, const Op &op) {
 } // namespace
 IPU_SEMANTICS(ldd16a32) { uint32_t a = deltaLoad(t, c, op); c.setA(unsigned(op.v[0]), load<uint32_t>(t, c, a)); }
 IPU_SEMANTICS(ldd16a64) { uint32_t a = deltaLoad(t, c, op); setPairA(c, unsigned(op.v[0]), load<uint64_t>(t, c, a)); }
-IPU_SEMANTICS(ldd16b16) {
-  uint32_t a = deltaLoad(t, c, op);
-  uint32_t h = load<uint16_t>(t, c, a);
-  c.setA(unsigned(op.v[0]), h | h << 16);
-}
+IPU_SEMANTICS(ldd16b16) { c.setA(unsigned(op.v[0]), loadBroadcast16(t, c, deltaLoad(t, c, op))); }
 // ldd16v2a32 $aD, $mAddr++, $mBase, $mDelta@: a 32-bit load from $mBase + the 16-bit delta in the
 // msbs of $mDelta into $aD, and a new pair of 16-bit deltas loaded from $mAddr into $mDelta, then
 // $mAddr += 4 ([F] S2). Deltas are byte offsets ([F] poplibs, of its delta loads; of this one,
@@ -228,11 +223,11 @@ IPU_SEMANTICS(ldd16v2a32) {
 IPU_SEMANTICS(ldb16b16) {
   const uint32_t base = c.m[op.v[1]], deltas = c.m[op.v[2]], mini = c.m[op.v[3]];
   const uint32_t lo = deltas & 0xFFFF, hi = deltas >> 16;
-  uint32_t h0 = load<uint16_t>(t, c, base + lo), h1 = load<uint16_t>(t, c, base + hi);
+  const uint32_t h0 = loadBroadcast16(t, c, base + lo), h1 = loadBroadcast16(t, c, base + hi);
   c.setM(unsigned(op.v[2]), ((lo + 2) & 0xFFFF) | ((hi + 2 * (mini & 0xF)) & 0xFFFF) << 16);
   c.setM(unsigned(op.v[3]), mini >> 4);
-  c.setA(unsigned(op.v[0]), h0 | h0 << 16);
-  c.setA(unsigned(op.v[0]) + 1, h1 | h1 << 16);
+  c.setA(unsigned(op.v[0]), h0);
+  c.setA(unsigned(op.v[0]) + 1, h1);
 }
 
 // AMP weights: 64-bit $CWEI entries loaded from $CCCSLOAD, which post-increments ([F] S2):
