@@ -41,7 +41,7 @@ constexpr uint32_t workerBase(unsigned w) { return 0xC2000 + 0x4000 * (w - 1) + 
 constexpr uint32_t kGuard = 8;
 constexpr uint8_t kGuardByte = 0xA5, kUnwrittenByte = 0xCD;
 
-inline std::string corpusFile(const std::string &name) { return std::string(IPUSIM_CORPUS_DIR) + "/" + name; }
+inline std::string corpusFile(const std::string &name) { return std::string(IPUSIM_CORPUS_DIR) + "/corpus/" + name; }
 
 struct Compiled {
   bool ok = false;
@@ -49,10 +49,14 @@ struct Compiled {
   std::string error; ///< the CompileError's (or other exception's) message
 };
 
+inline std::map<std::string, std::unique_ptr<Compiled>> &compileCache() {
+  static std::map<std::string, std::unique_ptr<Compiled>> cache;
+  return cache;
+}
+
 /// compileCodelet, cached per file for the whole test process.
 inline const Compiled &compiled(const std::string &path) {
-  static std::map<std::string, std::unique_ptr<Compiled>> cache;
-  auto &slot = cache[path];
+  auto &slot = compileCache()[path];
   if (!slot) {
     slot = std::make_unique<Compiled>();
     try {
@@ -73,7 +77,7 @@ struct Data {
   uint32_t count = 0, elemSize = 0;
 };
 
-template <class T> Data data(const std::vector<T> &v) {
+template <class T> Data buf(const std::vector<T> &v) {
   Data d;
   d.count = uint32_t(v.size());
   d.elemSize = sizeof(T);
@@ -87,7 +91,7 @@ inline std::vector<uint16_t> toHalves(const std::vector<float> &v) {
   for (float f : v) h.push_back(sim::doubleToHalf(f));
   return h;
 }
-inline Data halves(const std::vector<float> &v) { return data(toHalves(v)); }
+inline Data halves(const std::vector<float> &v) { return buf(toHalves(v)); }
 /// An output buffer of `count` elements, filled with kUnwrittenByte.
 inline Data out(uint32_t count, uint32_t elemSize) {
   Data d;
@@ -125,6 +129,7 @@ inline std::string describe(const cc::VertexLayout &v) {
 inline const cc::VertexLayout *findVertex(const cc::CompileResult &r, const std::string &name) {
   auto squash = [](std::string s) {
     s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    for (size_t p; (p = s.find("poplar::half")) != std::string::npos;) s.replace(p, 12, "half");
     return s;
   };
   bool bySymbol = name.rfind("__runCodelet_", 0) == 0;
@@ -219,6 +224,12 @@ public:
 
   const cc::VertexLayout *layout() const { return vertex_; }
   bool ok() const { return ok_; }
+  /// What compute() must return (the worker's exit status); checked by run() for Vertex and
+  /// MultiVertex (every worker).
+  VertexRun &expectReturn(bool value) {
+    expectedExit_ = value ? 1 : 0;
+    return *this;
+  }
 
   /// A vector field (edge or Vector member) or a scalar edge (layout PTR): `d` is its data. A
   /// plain member (kind Value): `d` holds exactly its bytes.
@@ -231,7 +242,7 @@ public:
     sets_.push_back({f, {d}, false});
     return *this;
   }
-  template <class T> VertexRun &value(const std::string &field, T v) { return set(field, data(std::vector<T>{v})); }
+  template <class T> VertexRun &value(const std::string &field, T v) { return set(field, buf(std::vector<T>{v})); }
   /// A vector of vectors: one Data per inner vector.
   VertexRun &set2d(const std::string &field, const std::vector<Data> &rows) {
     const cc::VertexField *f = findField(field);
@@ -280,13 +291,18 @@ public:
       return fail(std::string("run failed: ") + e.what());
     }
     ran_ = true;
-    // Exit statuses: context 1 for a Vertex; 1..6 for a MultiVertex.
+    // Exit statuses (the ISS's Context::exitStatus and the trace's vertex.end: 1 = true, after
+    // `exitz $mzero`; 0 = false, after `exitnz $mzero`; -1 = never exited): context 1 for a
+    // Vertex; every one of 1..6 for a MultiVertex.
     if (mode == Mode::Worker) exitStatus_ = run_.tile->context(1).exitStatus;
     if (mode == Mode::Multi)
       for (unsigned w = 1; w <= 6; ++w) {
         int s = run_.tile->context(w).exitStatus;
-        if (w == 1 || s != 0) exitStatus_ = s;
+        EXPECT_EQ(s, expectedExit_) << where() << "worker " << w - 1 << " exit status (1: true, 0: false)";
+        if (w == 1 || s != expectedExit_) exitStatus_ = s;
       }
+    if (mode == Mode::Worker)
+      EXPECT_EQ(exitStatus_, expectedExit_) << where() << "exit status (1: true / exitz, 0: false / exitnz)";
     // Nothing may be written past a buffer.
     for (const auto &[addr, len] : guards_)
       for (uint32_t i = 0; i < kGuard; ++i)
@@ -298,7 +314,7 @@ public:
     return true;
   }
 
-  /// 0 = exitz (true / void), 1 = exitnz (false), -1 = never exited (or a supervisor vertex).
+  /// 1 = true (exitz $mzero), 0 = false (exitnz $mzero), -1 = never exited (or a supervisor vertex).
   int exitStatus() const { return exitStatus_; }
   const sim::TileStats &stats() const { return run_.stats; }
 
@@ -458,7 +474,7 @@ private:
   std::vector<std::pair<uint32_t, uint32_t>> guards_;
   std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> bufs_;
   Run run_;
-  int exitStatus_ = -1;
+  int exitStatus_ = -1, expectedExit_ = 1;
 };
 
 // ---- comparisons ----
@@ -529,6 +545,19 @@ inline void expectHalf(const VertexRun &r, const std::vector<uint16_t> &got, con
       ADD_FAILURE() << r.where() << "[" << i << "] got half 0x" << std::hex << got[i] << " (" << std::dec
                     << sim::halfToFloat(got[i]) << ") want 0x" << std::hex << want[i] << " (" << std::dec
                     << sim::halfToFloat(want[i]) << "), allowed " << maxUlp << " ulp";
+    }
+}
+/// |got - want| <= tol[i] for every element (for results whose rounding errors are bounded
+/// analytically, e.g. sums whose order the compiler may change).
+inline void expectNear(const VertexRun &r, const std::vector<float> &got, const std::vector<double> &want,
+                       const std::vector<double> &tol) {
+  if (!r.ok()) return;
+  ASSERT_EQ(got.size(), want.size()) << r.where();
+  int bad = 0;
+  for (size_t i = 0; i < want.size() && bad < 8; ++i)
+    if (!(std::fabs(double(got[i]) - want[i]) <= tol[i])) {
+      ++bad;
+      ADD_FAILURE() << r.where() << "[" << i << "] got " << got[i] << " want " << want[i] << " +- " << tol[i];
     }
 }
 template <class T> void expectEq(const VertexRun &r, const std::vector<T> &got, const std::vector<T> &want) {
