@@ -278,6 +278,7 @@ std::string printFunction(MFunction &mf) {
       // The ret's extra operands only kept results live.
       auto print = [&](const MInst *in) {
         if (in->mnemonic == "br" && in->asmText.empty()) return std::string("br ") + operandText(in->ops[0]);
+        if (in->call) return "call " + operandText(in->ops[0]) + ", " + operandText(in->ops[1]); // the rest: argument registers
         return text(*in);
       };
       if (!worker) {

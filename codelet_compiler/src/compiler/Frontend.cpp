@@ -326,7 +326,7 @@ std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
                                 "-fno-rtti", "-fno-math-errno", "-ffp-contract=off", "-fsigned-char",
                                 "-nostdinc++", "-nostdlibinc", "-gline-tables-only", "-isystem", inc + "/c++",
                                 "-isystem", inc, "-D__IPU__", "-D__IPU_ARCH_VERSION__=2",
-                                "-D__IPU_REPEAT_COUNT_SIZE__=16", "-std=" + options.cxxStandard, "-fsyntax-only",
+                                "-D__IPU_REPEAT_COUNT_SIZE__=16", "-std=" + options.cxxStandard, "-O" + std::to_string(std::max(options.optLevel, 1)), "-fsyntax-only",
                                 "-Wno-unknown-attributes"};
   for (const std::string &d : options.includeDirs) f.push_back("-I" + d);
   for (const std::string &d : options.defines) f.push_back("-D" + d);
