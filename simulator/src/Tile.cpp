@@ -55,6 +55,10 @@ constexpr unsigned kBarrelSlots = 6; // [F] S3: six execution slots, round-robin
 Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
     : config_(config), ipu_(ipu), tileId_(tileId), memory_(config) {
   for (unsigned i = 0; i < 7; ++i) ctx_[i].id = i;
+  // Until a supervisor writes $WORKERn_BASE, worker n's stack ends kDefaultWorkerStackBytes x (n - 1)
+  // below the top of tile memory (ours: Poplar's stack placement is not public). Compiled vertices
+  // take their frame below $mworker_base (asm-dialect §3.1).
+  for (unsigned i = 1; i < 7; ++i) ctx_[i].workerBase = config.memoryEnd() - (i - 1) * kDefaultWorkerStackBytes;
   uint32_t words = 0;
   for (const MemoryRegion &r : config.regions)
     if (r.executable) words = std::max(words, (r.end - config.memoryBase) / 4);

@@ -209,21 +209,47 @@ IPU_SEMANTICS(f32sisov2amp) {
 // valid one at the fifth issue ([F] poplibs ConvPartial1x4SLIC: "1st valid output"). CW_m is
 // $CWEI_m_0 or $CWEI_m_1 as the flags' bank bit says ([F] poplibs: TSLIC_F16V4_1x4_W0/W1 select
 // the bank). The flag values are ours (TileConstants.hpp): bit 0 the bank, bit 1 the 3-tap form.
+// The 16-output forms run a second set of chains beside the first, as the 16-output AMP forms do:
+// set B's chains are hidden state laid out as AACC's ([I]) and its output channel m is weighted
+// by $CWEI_(8+m)_bank ([F] poplibs' half_half_16 SLIC loads the second output pair's weights at
+// entries 32 + 4m; [I] that the bank bit selects set B's bank too, as IPU21's f8v8hihov4slic
+// weight loads imply).
 namespace {
 
-/// One issue of the chains: returns the tail pair, shifts every link by one and adds the input's
-/// products; `product(m)` is the input times output channel m's weights.
+/// Output channel m's weights in set s: $CWEI_(base + m)_bank.
+uint64_t slicWeight(Tile &t, const AmpSet &s, unsigned bank, unsigned m) {
+  return t.commonWeights()[4 * (s.weightBase + m) + bank];
+}
+
+/// One issue of a set's chains: returns the tail pair, shifts every link by one and adds the
+/// input's products; `product(m)` is the input times output channel m's weights.
 template <class Product>
-void slicIssue(Context &c, bool threeTaps, float partial0, float partial1, Product product, float &out0, float &out1) {
-  out0 = c.aacc[0];
-  out1 = c.aacc[2];
+void slicIssue(const AmpSet &s, bool threeTaps, float partial0, float partial1, Product product, float &out0,
+               float &out1) {
+  float *acc = s.sum;
+  out0 = acc[0];
+  out1 = acc[2];
   const unsigned head = threeTaps ? 8 : 12;
   for (unsigned link = 0; link < head; link += 4) { // tail first: each link takes the one above
-    c.aacc[link] = c.aacc[link + 4] + product(link / 2);
-    c.aacc[link + 2] = c.aacc[link + 6] + product(link / 2 + 1);
+    acc[link] = acc[link + 4] + product(link / 2);
+    acc[link + 2] = acc[link + 6] + product(link / 2 + 1);
   }
-  c.aacc[head] = partial0 + product(head / 2);
-  c.aacc[head + 2] = partial1 + product(head / 2 + 1);
+  acc[head] = partial0 + product(head / 2);
+  acc[head + 2] = partial1 + product(head / 2 + 1);
+}
+
+/// The f32 forms' high issue: adds the products to the same links, without shifting ([I]), and
+/// a partial pair to the heads.
+template <class Product>
+void slicAdd(const AmpSet &s, bool threeTaps, float partial0, float partial1, Product product) {
+  float *acc = s.sum;
+  const unsigned head = threeTaps ? 8 : 12;
+  for (unsigned link = 0; link < head; link += 4) {
+    acc[link] += product(link / 2);
+    acc[link + 2] += product(link / 2 + 1);
+  }
+  acc[head] += partial0 + product(head / 2);
+  acc[head + 2] += partial1 + product(head / 2 + 1);
 }
 
 unsigned slicFlags(Tile &t, Context &c, const Op &op) {
@@ -232,12 +258,26 @@ unsigned slicFlags(Tile &t, Context &c, const Op &op) {
   return flags;
 }
 
-/// A f16v4 SLIC issue: four f16 inputs in a register pair.
-void slicF16(Tile &t, Context &c, const Op &op, float partial0, float partial1, float &out0, float &out1) {
+/// A f16v4 SLIC issue on set s: four f16 inputs in a register pair.
+void slicF16(Tile &t, Context &c, const Op &op, const AmpSet &s, float partial0, float partial1, float &out0,
+             float &out1) {
   const unsigned flags = slicFlags(t, c, op), in = unsigned(op.v[1]);
-  const uint64_t *w = t.commonWeights();
-  slicIssue(c, flags & 2, partial0, partial1, [&](unsigned m) { return dot4(c, in, w[4 * m + (flags & 1)]); }, out0,
-            out1);
+  slicIssue(s, flags & 2, partial0, partial1, [&](unsigned m) { return dot4(c, in, slicWeight(t, s, flags & 1, m)); },
+            out0, out1);
+}
+
+/// The f32 forms' flags (ours): bit 0 the bank, bit 1 the 3-tap form, bit 2 the high issue.
+unsigned f32SlicFlags(Tile &t, Context &c, const Op &op) {
+  const unsigned flags = unsigned(op.v[3]);
+  if (flags > 7)
+    t.raise(c, "SLIC flags " + std::to_string(flags) + " are not a form (bit 0 bank, bit 1 3-tap, bit 2 high)");
+  return flags;
+}
+
+/// An f32 issue's products for set s: the input element times the low (low issue) or high (high
+/// issue) word of output channel m's weights.
+auto f32SlicProduct(Tile &t, const AmpSet &s, unsigned flags, float x) {
+  return [&t, s, flags, x](unsigned m) { return x * f32Weight(slicWeight(t, s, flags & 1, m), (flags >> 2) & 1); };
 }
 
 } // namespace
@@ -246,23 +286,40 @@ void slicF16(Tile &t, Context &c, const Op &op, float partial0, float partial1, 
 IPU_SEMANTICS(f16v4hihoslic) {
   const uint32_t p = c.a[op.v[2]];
   float out0, out1;
-  slicF16(t, c, op, halfToFloat(uint16_t(p)), halfToFloat(uint16_t(p >> 16)), out0, out1);
+  slicF16(t, c, op, setA(c), halfToFloat(uint16_t(p)), halfToFloat(uint16_t(p >> 16)), out0, out1);
   c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
 }
 // f16v4sihoslic $aD, $aIn:In+1, $aPartials:P+1: f32 partials in, f16 results out.
 IPU_SEMANTICS(f16v4sihoslic) {
   const unsigned pr = unsigned(op.v[2]);
   float out0, out1;
-  slicF16(t, c, op, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  slicF16(t, c, op, setA(c), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
   c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
 }
 // f16v4sisoslic $aD:D+1, $aIn:In+1, $aPartials:P+1: f32 partials in and results out.
 IPU_SEMANTICS(f16v4sisoslic) {
   const unsigned pr = unsigned(op.v[2]);
   float out0, out1;
-  slicF16(t, c, op, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
+  slicF16(t, c, op, setA(c), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
   c.setA(unsigned(op.v[0]), asBits(out0));
   c.setA(unsigned(op.v[0]) + 1, asBits(out1));
+}
+
+// f16v4hihov4slic $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: four f16 partials in and results out
+// ([F] S2 operands and "4 x half-precision" partial-sums). Both sets take the same input and shift
+// every issue, so the pipeline and warm-up are the 8-output forms' ([F] poplibs runs it through
+// the same 5-issue lead-in as f16v4sisoslic). Lanes (A_2i, A_2i+1, B_2i, B_2i+1): [I] from
+// poplibs' weight placement (its IPU21 SLIC code names entries 4m, 4m + 4, 32 + 4m, 36 + 4m, m
+// even, output channels 0..3; on Mk2 its half_half_16 SLIC puts at 32 + 4m the weights that the
+// 8-output form's W1 pass, the next two channels, takes from $CWEI_m_1).
+IPU_SEMANTICS(f16v4hihov4slic) {
+  const unsigned pr = unsigned(op.v[2]);
+  auto half = [&](unsigned lane) { return halfToFloat(uint16_t(c.a[pr + lane / 2] >> (16 * (lane % 2)))); };
+  float r[4];
+  slicF16(t, c, op, setA(c), half(0), half(1), r[0], r[1]);
+  slicF16(t, c, op, setB(c), half(2), half(3), r[2], r[3]);
+  c.setA(unsigned(op.v[0]), floatToHalf(r[0]) | uint32_t(floatToHalf(r[1])) << 16);
+  c.setA(unsigned(op.v[0]) + 1, floatToHalf(r[2]) | uint32_t(floatToHalf(r[3])) << 16);
 }
 
 // f32sisoslic $aD:D+1, $aIn, $aPartials:P+1, flags: the chains over f32 input pairs ([F] S2's
@@ -272,26 +329,41 @@ IPU_SEMANTICS(f16v4sisoslic) {
 // The high issue adds to the same links without shifting ([I]) and leaves the destination as it
 // was ([I]). Flags (ours): bit 0 the bank, bit 1 the 3-tap form, bit 2 the high issue.
 IPU_SEMANTICS(f32sisoslic) {
-  const unsigned flags = unsigned(op.v[3]);
-  if (flags > 7) t.raise(c, "SLIC flags " + std::to_string(flags) + " are not a form (bit 0 bank, bit 1 3-tap, bit 2 high)");
-  const bool high = flags & 4, threeTaps = flags & 2;
-  const float x = asFloat(c.a[op.v[1]]);
-  const uint64_t *w = t.commonWeights();
-  auto product = [&](unsigned m) { return x * f32Weight(w[4 * m + (flags & 1)], high ? 1 : 0); };
-  const unsigned pr = unsigned(op.v[2]);
+  const unsigned flags = f32SlicFlags(t, c, op), pr = unsigned(op.v[2]);
+  const AmpSet a = setA(c);
+  const auto product = f32SlicProduct(t, a, flags, asFloat(c.a[op.v[1]]));
   const float partial0 = asFloat(c.a[pr]), partial1 = asFloat(c.a[pr + 1]);
-  if (high) {
-    const unsigned head = threeTaps ? 8 : 12;
-    for (unsigned link = 0; link < head; link += 4) {
-      c.aacc[link] += product(link / 2);
-      c.aacc[link + 2] += product(link / 2 + 1);
-    }
-    c.aacc[head] += partial0 + product(head / 2);
-    c.aacc[head + 2] += partial1 + product(head / 2 + 1);
+  if (flags & 4) {
+    slicAdd(a, flags & 2, partial0, partial1, product);
     return;
   }
   float out0, out1;
-  slicIssue(c, threeTaps, partial0, partial1, product, out0, out1);
+  slicIssue(a, flags & 2, partial0, partial1, product, out0, out1);
+  c.setA(unsigned(op.v[0]), asBits(out0));
+  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
+}
+
+// f32sisov2slic $aD:D+1, $aIn, $aPartials:P+1, flags: four output channels ([F] S2: "4 output
+// channels are processed/produced") with f32sisoslic's operands, so a pair an issue: [I] as
+// f32sisov2amp moves a pair at every phase where f32sisoamp moves one every other, the low issue
+// moves set A's pair and the high issue set B's (in f32sisoslic's D slot). Both sets shift at the
+// low issue, set B's heads starting from its products alone; set B's tail pair waits in a hidden
+// buffer for the high issue, which adds set B's partials to its heads and returns that pair ([I]).
+IPU_SEMANTICS(f32sisov2slic) {
+  const unsigned flags = f32SlicFlags(t, c, op), pr = unsigned(op.v[2]);
+  const bool threeTaps = flags & 2;
+  const AmpSet a = setA(c), b = setB(c);
+  const float x = asFloat(c.a[op.v[1]]), partial0 = asFloat(c.a[pr]), partial1 = asFloat(c.a[pr + 1]);
+  float out0, out1;
+  if (flags & 4) {
+    slicAdd(a, threeTaps, 0, 0, f32SlicProduct(t, a, flags, x));
+    slicAdd(b, threeTaps, partial0, partial1, f32SlicProduct(t, b, flags, x));
+    out0 = b.results[0];
+    out1 = b.results[1];
+  } else {
+    slicIssue(a, threeTaps, partial0, partial1, f32SlicProduct(t, a, flags, x), out0, out1);
+    slicIssue(b, threeTaps, 0, 0, f32SlicProduct(t, b, flags, x), b.results[0], b.results[1]);
+  }
   c.setA(unsigned(op.v[0]), asBits(out0));
   c.setA(unsigned(op.v[0]) + 1, asBits(out1));
 }

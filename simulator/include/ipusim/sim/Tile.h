@@ -169,6 +169,8 @@ struct TileEvent {
 
 class Tile {
 public:
+  /// Bytes of stack each worker gets below its default $mworker_base (see the constructor).
+  static constexpr uint32_t kDefaultWorkerStackBytes = 2048;
   Tile(const arch::TileConfig &config, unsigned ipu = 0, unsigned tileId = 0);
 
   TileMemory &memory() { return memory_; }

@@ -1,0 +1,382 @@
+// After register allocation: pseudo-instructions, prologue and epilogue, MAIN+AUX bundling and
+// the assembly text.
+//
+// Bundling is list scheduling inside each block: every cycle issues at most one MAIN and one
+// AUX instruction whose inputs were produced in an earlier bundle (a worker sees the result of
+// the previous bundle, asm-dialect §3.4); both instructions of a bundle read before either
+// writes, so an instruction may share a bundle with one that overwrites its input. Worker code is
+// printed as whole bundles (a lone instruction padded with nop/fnop, which costs no cycle) so
+// every bundle stays 8-byte aligned.
+#include "Backend.h"
+
+#include "ipusim/arch/Isa.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace ipusim::cc::mir {
+
+std::string regName(int reg, RegClass rc) {
+  if (reg >= kA0) {
+    int a = reg - kA0;
+    if (rc == RegClass::AP) return a == 14 ? "$azeros" : "$a" + std::to_string(a) + ":" + std::to_string(a + 1);
+    if (rc == RegClass::AQ) return "$a" + std::to_string(a) + ":" + std::to_string(a + 3);
+    return a == 15 ? "$azero" : "$a" + std::to_string(a);
+  }
+  if (reg == kMZero) return "$mzero";
+  if (reg == kSP) return "$m11";
+  return "$m" + std::to_string(reg);
+}
+
+namespace {
+
+std::string operandText(const MOp &o) {
+  switch (o.kind) {
+  case MOp::Reg: {
+    if (!o.text.empty()) return regName(o.reg + int(o.imm) - 1, RegClass::A); // one register of a group
+    std::string s = regName(o.reg, o.rc);
+    return o.postInc ? s + "+=" : s;
+  }
+  case MOp::Imm: return std::to_string(o.imm);
+  case MOp::Sym: return o.imm ? o.text + "+" + std::to_string(o.imm) : o.text;
+  case MOp::Label:
+  case MOp::Text: return o.text;
+  }
+  return "";
+}
+
+// Inline assembly: $N is operand N, $$ a dollar, ${N:x} operand N (modifiers ignored).
+std::string expandAsm(const MInst &in) {
+  const std::string &t = in.asmText;
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '$') { out += t[i]; continue; }
+    if (i + 1 < t.size() && t[i + 1] == '$') { out += '$'; ++i; continue; }
+    size_t j = i + 1;
+    bool brace = j < t.size() && t[j] == '{';
+    if (brace) ++j;
+    size_t start = j;
+    while (j < t.size() && std::isdigit(static_cast<unsigned char>(t[j]))) ++j;
+    if (j == start) { out += '$'; continue; }
+    size_t n = std::stoul(t.substr(start, j - start));
+    if (brace) {
+      while (j < t.size() && t[j] != '}') ++j;
+      ++j;
+    }
+    out += n < in.ops.size() ? operandText(in.ops[n]) : "?";
+    i = j - 1;
+  }
+  return out;
+}
+
+std::string text(const MInst &in) {
+  if (!in.asmText.empty()) return expandAsm(in);
+  std::string s = in.mnemonic;
+  for (size_t i = 0; i < in.ops.size(); ++i) s += (i ? ", " : " ") + operandText(in.ops[i]);
+  return s;
+}
+
+bool isSolo(const MInst &in) {
+  if (!in.asmText.empty()) return in.mnemonic.empty() && in.barrier && in.mayLoad && in.mayStore; // multi-instruction asm
+  auto v = arch::variantsOf(in.mnemonic);
+  return !v.empty() && v[0]->has(arch::kSolo);
+}
+
+// Register units an operand covers.
+void units(const MOp &o, std::vector<int> &out) {
+  if (o.kind != MOp::Reg) return;
+  if (!o.text.empty()) return out.push_back(o.reg + int(o.imm) - 1);
+  for (unsigned i = 0; i < widthOf(o.rc); ++i) out.push_back(o.reg + int(i));
+}
+
+struct Node {
+  const MInst *in;
+  std::vector<std::pair<size_t, int>> preds; // (node, latency in bundles)
+};
+
+std::vector<std::vector<const MInst *>> schedule(const std::vector<MInst> &insts, bool worker) {
+  std::vector<std::vector<const MInst *>> bundles;
+  size_t n = insts.size();
+  if (!worker) {
+    for (const MInst &in : insts) bundles.push_back({&in});
+    return bundles;
+  }
+  std::vector<Node> nodes(n);
+  std::map<int, size_t> lastDef;
+  std::map<int, std::vector<size_t>> readersSinceDef;
+  std::vector<size_t> memOps, barriers;
+  for (size_t i = 0; i < n; ++i) {
+    const MInst &in = insts[i];
+    nodes[i].in = &in;
+    std::vector<int> uses, defs;
+    for (const MOp &o : in.ops) {
+      if (o.use || o.postInc || !o.text.empty()) units(o, uses);
+      if (o.def) units(o, defs);
+    }
+    if (in.call)
+      for (int r = 0; r < 32; ++r) defs.push_back(r);
+    auto dep = [&](size_t p, int lat) { nodes[i].preds.push_back({p, lat}); };
+    for (int u : uses)
+      if (lastDef.count(u)) dep(lastDef[u], 1);
+    for (int d : defs) {
+      if (lastDef.count(d)) dep(lastDef[d], 1);
+      for (size_t r : readersSinceDef[d]) if (r != i) dep(r, 0);
+    }
+    bool mem = in.mayLoad || in.mayStore;
+    if (in.barrier || in.terminator) {
+      for (size_t p = 0; p < i; ++p) dep(p, in.terminator && !in.barrier ? 0 : 1);
+      barriers.push_back(i);
+    } else {
+      for (size_t b : barriers) dep(b, 1);
+      if (mem)
+        for (size_t p : memOps)
+          if (insts[p].mayStore || in.mayStore) dep(p, 1);
+    }
+    if (mem) memOps.push_back(i);
+    for (int u : uses) readersSinceDef[u].push_back(i);
+    for (int d : defs) lastDef[d] = i, readersSinceDef[d].clear();
+  }
+  std::vector<int> cycleOf(n, -1);
+  size_t done = 0;
+  for (int cycle = 0; done < n; ++cycle) {
+    const MInst *slot[2] = {nullptr, nullptr};
+    size_t chosen[2] = {0, 0};
+    for (size_t i = 0; i < n; ++i) {
+      if (cycleOf[i] >= 0) continue;
+      const MInst &in = insts[i];
+      int pipe = in.aux ? 1 : 0;
+      if (slot[pipe]) continue;
+      bool ready = true;
+      for (auto [p, lat] : nodes[i].preds) {
+        if (cycleOf[p] < 0) {
+          // A latency-0 predecessor may be chosen for this same bundle (it reads before we write).
+          if (lat == 0 && slot[insts[p].aux ? 1 : 0] == &insts[p]) continue;
+          ready = false;
+          break;
+        }
+        if (cycleOf[p] + lat > cycle) { ready = false; break; }
+      }
+      if (!ready) continue;
+      if (isSolo(in) && (slot[0] || slot[1])) continue;
+      if ((slot[1 - pipe] && isSolo(*slot[1 - pipe]))) continue;
+      // Terminators go last: only in a bundle with instructions that precede them.
+      if (in.terminator) {
+        bool allBefore = true;
+        for (size_t p = 0; p < i; ++p)
+          if (cycleOf[p] < 0 && !(slot[1] == &insts[p] || slot[0] == &insts[p])) allBefore = false;
+        if (!allBefore) continue;
+      }
+      // Keep an instruction after any unscheduled terminator before it.
+      bool afterTerm = false;
+      for (size_t p = 0; p < i; ++p)
+        if (insts[p].terminator && cycleOf[p] < 0) afterTerm = true;
+      if (afterTerm) continue;
+      slot[pipe] = &in;
+      chosen[pipe] = i;
+    }
+    std::vector<const MInst *> b;
+    for (int p = 0; p < 2; ++p)
+      if (slot[p]) {
+        cycleOf[chosen[p]] = cycle;
+        ++done;
+        b.push_back(slot[p]);
+      }
+    if (b.empty()) continue; // waiting for a latency: the next cycle frees it
+    bundles.push_back(b);
+  }
+  return bundles;
+}
+
+} // namespace
+
+std::string printFunction(MFunction &mf) {
+  bool worker = !mf.supervisor;
+  bool saveLR = mf.hasCalls && mf.entry == EntryKind::None;
+  uint32_t frame = mf.localBytes + mf.spillBytes;
+  uint32_t lrOffset = (frame + 3) / 4 * 4;
+  if (saveLR) frame = lrOffset + 4;
+  frame = (frame + 7) / 8 * 8;
+  if (mf.supervisor && frame)
+    throw CompileError(mf.name + ": error: this SupervisorVertex needs stack memory, which ipu-cc does not give supervisor code\n");
+
+  auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
+    MInst m;
+    m.mnemonic = mn;
+    m.ops = std::move(ops);
+    m.aux = aux;
+    return m;
+  };
+  const MOp sp = MOp::use_(kSP, RegClass::M);
+  // Pseudo-instructions and the frame.
+  for (size_t bi = 0; bi < mf.blocks.size(); ++bi) {
+    MBlock &b = mf.blocks[bi];
+    std::vector<MInst> out;
+    if (bi == 0) {
+      if (mf.entry == EntryKind::Worker && frame)
+        out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
+      else if (mf.entry == EntryKind::None && frame)
+        out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));
+      if (saveLR) {
+        MInst s = inst("st32", {MOp::use_(kLR, RegClass::M), sp, MOp::use_(kMZero, RegClass::M), MOp::imm_(lrOffset / 4)});
+        s.mayStore = true;
+        out.push_back(s);
+      }
+    }
+    for (MInst &in : b.insts) {
+      if (in.mnemonic == "makepair" || in.mnemonic == "makequad") {
+        RegClass part = in.mnemonic == "makepair" ? RegClass::A : RegClass::AP;
+        int step = in.mnemonic == "makepair" ? 1 : 2;
+        for (int k = 0; k < 2; ++k) {
+          int dst = in.ops[0].reg + k * step;
+          const MOp &src = in.ops[1 + k];
+          int srcReg = src.text.empty() ? src.reg : src.reg + int(src.imm) - 1;
+          if (dst == srcReg) continue;
+          MOp s = MOp::use_(srcReg, part);
+          out.push_back(inst("mov", {MOp::def_(dst, part), s}, true));
+        }
+        continue;
+      }
+      if (in.mnemonic == "mov" && in.asmText.empty() && in.ops.size() == 2 && in.ops[0].kind == MOp::Reg &&
+          in.ops[1].kind == MOp::Reg && in.ops[1].text.empty() && in.ops[0].reg == in.ops[1].reg)
+        continue; // coalesced
+      if (in.mnemonic == "ret") {
+        if (saveLR) {
+          MInst l = inst("ld32", {MOp::def_(kLR, RegClass::M), sp, MOp::use_(kMZero, RegClass::M), MOp::imm_(lrOffset / 4)});
+          l.mayLoad = true;
+          out.push_back(l);
+        }
+        if (frame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(frame)}));
+        MInst r = inst("br", {MOp::use_(kLR, RegClass::M)});
+        r.terminator = r.barrier = true;
+        for (size_t k = 0; k < in.ops.size(); ++k) r.ops.push_back(in.ops[k]); // results stay live
+        out.push_back(r);
+        continue;
+      }
+      out.push_back(std::move(in));
+    }
+    b.insts = std::move(out);
+  }
+
+  // Drop a final `bri` to the block that follows.
+  for (size_t bi = 0; bi + 1 < mf.blocks.size(); ++bi) {
+    auto &insts = mf.blocks[bi].insts;
+    if (!insts.empty() && insts.back().mnemonic == "bri" && insts.back().ops[0].text == mf.blocks[bi + 1].label)
+      insts.pop_back();
+  }
+
+  std::ostringstream os;
+  os << "\n.section .text." << mf.name << ", \"ax\"\n";
+  os << (mf.supervisor ? ".supervisor\n" : ".worker\n");
+  os << ".align 8\n";
+  if (mf.global) os << ".globl " << mf.name << "\n";
+  os << ".type " << mf.name << ", @function\n" << mf.name << ":\n";
+  for (MBlock &b : mf.blocks) {
+    os << b.label << ":\n";
+    for (auto &bundle : schedule(b.insts, worker)) {
+      // The ret's extra operands only kept results live.
+      auto print = [&](const MInst *in) {
+        if (in->mnemonic == "br" && in->asmText.empty()) return std::string("br ") + operandText(in->ops[0]);
+        if (in->call) return "call " + operandText(in->ops[0]) + ", " + operandText(in->ops[1]); // the rest: argument registers
+        return text(*in);
+      };
+      if (!worker) {
+        os << "  " << print(bundle[0]) << "\n";
+        continue;
+      }
+      if (bundle.size() == 1 && isSolo(*bundle[0])) {
+        // Keep 8-byte alignment: a solo instruction is padded by a nop after it.
+        os << "  " << print(bundle[0]) << "\n  nop\n";
+        continue;
+      }
+      const MInst *mainI = nullptr, *auxI = nullptr;
+      for (const MInst *in : bundle) (in->aux ? auxI : mainI) = in;
+      os << "  { " << (mainI ? print(mainI) : "nop") << " ; " << (auxI ? print(auxI) : "fnop") << " }\n";
+    }
+  }
+  os << ".size " << mf.name << ", .-" << mf.name << "\n";
+  return os.str();
+}
+
+std::string runtimeRoutines(const std::vector<std::string> &needed) {
+  // Worker routines in ipu-cc's calling convention: arguments $m0, $m1 ..., result $m0, return
+  // with br $m10. Division is restoring shift-and-subtract, 32 steps (the tile has no divider).
+  std::ostringstream os;
+  for (const std::string &n : needed) {
+    os << "\n.section .text." << n << ", \"ax\"\n.worker\n.align 8\n.weak " << n << "\n.type " << n << ", @function\n"
+       << n << ":\n";
+    if (n == "__ipucc_udiv" || n == "__ipucc_urem") {
+      // q in $m2, r in $m3, count in $m4.
+      os << "  setzi $m2, 0\n  setzi $m3, 0\n  setzi $m4, 32\n"
+            ".L" << n << "_loop:\n"
+            "  shr $m5, $m0, 31\n  shl $m3, $m3, 1\n  or $m3, $m3, $m5\n  shl $m0, $m0, 1\n  shl $m2, $m2, 1\n"
+            "  cmpult $m5, $m3, $m1\n  brnz $m5, .L" << n << "_next\n"
+            "  sub $m3, $m3, $m1\n  or $m2, $m2, 1\n"
+            ".L" << n << "_next:\n"
+            "  add $m4, $m4, -1\n  brnz $m4, .L" << n << "_loop\n";
+      os << (n == "__ipucc_udiv" ? "  mov $m0, $m2\n" : "  mov $m0, $m3\n") << "  br $m10\n";
+    } else if (n == "__ipucc_sdiv" || n == "__ipucc_srem") {
+      // |x| / |y| unsigned, then the C signs: the quotient negative when the signs differ, the
+      // remainder with the sign of the dividend. $m6/$m7 keep the signs.
+      os << "  shr $m6, $m0, 31\n  shr $m7, $m1, 31\n  abs $m0, $m0\n  abs $m1, $m1\n"
+            "  setzi $m2, 0\n  setzi $m3, 0\n  setzi $m4, 32\n"
+            ".L" << n << "_loop:\n"
+            "  shr $m5, $m0, 31\n  shl $m3, $m3, 1\n  or $m3, $m3, $m5\n  shl $m0, $m0, 1\n  shl $m2, $m2, 1\n"
+            "  cmpult $m5, $m3, $m1\n  brnz $m5, .L" << n << "_next\n"
+            "  sub $m3, $m3, $m1\n  or $m2, $m2, 1\n"
+            ".L" << n << "_next:\n"
+            "  add $m4, $m4, -1\n  brnz $m4, .L" << n << "_loop\n";
+      if (n == "__ipucc_sdiv")
+        os << "  xor $m6, $m6, $m7\n  mov $m0, $m2\n  brz $m6, .L" << n << "_done\n  sub $m0, 0, $m2\n";
+      else
+        os << "  mov $m0, $m3\n  brz $m6, .L" << n << "_done\n  sub $m0, 0, $m3\n";
+      os << ".L" << n << "_done:\n  br $m10\n";
+    } else if (n == "__ipucc_memcpy" || n == "__ipucc_memmove") {
+      // Byte copy through words (the tile stores 32 bits at a time): forwards, or backwards
+      // when the destination overlaps the source from above.
+      os << "  brz $m2, .L" << n << "_done\n"
+         << (n == "__ipucc_memmove" ? "  cmpult $m3, $m1, $m0\n  brnz $m3, .L" + n + "_back\n" : std::string())
+         << ".L" << n << "_loop:\n"
+            "  ldz8 $m3, $m1, $mzero, 0\n"
+            "  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
+            "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m3, $m3, $m5\n  or $m6, $m6, $m3\n"
+            "  st32 $m6, $m4, $mzero, 0\n"
+            "  add $m0, $m0, 1\n  add $m1, $m1, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n"
+            "  br $m10\n";
+      if (n == "__ipucc_memmove")
+        os << ".L" << n << "_back:\n  add $m0, $m0, $m2\n  add $m1, $m1, $m2\n"
+           << ".L" << n << "_bloop:\n  add $m0, $m0, -1\n  add $m1, $m1, -1\n"
+              "  ldz8 $m3, $m1, $mzero, 0\n"
+              "  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
+              "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m3, $m3, $m5\n  or $m6, $m6, $m3\n"
+              "  st32 $m6, $m4, $mzero, 0\n"
+              "  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_bloop\n  br $m10\n";
+      os << ".L" << n << "_done:\n  br $m10\n";
+    } else if (n == "__ipucc_memset") {
+      os << "  brz $m2, .L" << n << "_done\n  and $m1, $m1, 255\n"
+         << ".L" << n << "_loop:\n"
+            "  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
+            "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m3, $m1, $m5\n  or $m6, $m6, $m3\n"
+            "  st32 $m6, $m4, $mzero, 0\n"
+            "  add $m0, $m0, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n"
+         << ".L" << n << "_done:\n  br $m10\n";
+    } else if (n == "__ipucc_mul64") {
+      // Low 64 bits of (x1:x0) * (y1:y0) from 16-bit partial products (mul keeps 32 bits).
+      os << "  mul $m4, $m0, $m3\n  mul $m5, $m1, $m2\n  add $m4, $m4, $m5\n"          // cross terms -> high
+            "  shr $m5, $m0, 16\n  shr $m6, $m2, 16\n"                                   // x0h, y0h
+            "  shl $m7, $m0, 16\n  shr $m7, $m7, 16\n  shl $m8, $m2, 16\n  shr $m8, $m8, 16\n" // x0l, y0l
+            "  mul $m9, $m5, $m6\n  add $m4, $m4, $m9\n"                                 // x0h*y0h -> high
+            "  mul $m9, $m7, $m8\n"                                                      // low product
+            "  mul $m5, $m5, $m8\n  mul $m6, $m6, $m7\n"                                 // middles
+            "  shr $m7, $m5, 16\n  add $m4, $m4, $m7\n  shr $m7, $m6, 16\n  add $m4, $m4, $m7\n"
+            "  shl $m5, $m5, 16\n  add $m0, $m9, $m5\n  cmpult $m7, $m0, $m9\n  add $m4, $m4, $m7\n"
+            "  shl $m6, $m6, 16\n  add $m9, $m0, $m6\n  cmpult $m7, $m9, $m0\n  add $m4, $m4, $m7\n"
+            "  mov $m0, $m9\n  mov $m1, $m4\n  br $m10\n";
+    }
+    os << ".size " << n << ", .-" << n << "\n";
+  }
+  return os.str();
+}
+
+} // namespace ipusim::cc::mir

@@ -1,0 +1,33 @@
+// ipu-cc's backend: LLVM IR (after optimisation) -> Colossus assembly text.
+#pragma once
+
+#include "MachineIR.h"
+
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <string>
+
+namespace ipusim::cc {
+
+/// Runs LLVM's pipeline at `optLevel` with ipu-cc's cost model (vector width 64 bits, post-increment
+/// addressing), then legalises what the backend does not select (illegal vector types).
+void optimizeModule(llvm::Module &module, int optLevel);
+
+/// Selects, allocates, bundles and prints every function of `module`. Throws CompileError with
+/// `file:line:col: error:` diagnostics for what the IPU cannot run.
+std::string generateAssembly(llvm::Module &module, const std::map<std::string, EntryKind> &entries);
+
+namespace mir {
+/// Instruction selection of one function (ISel.cpp).
+MFunction selectFunction(llvm::Function &f, EntryKind entry, bool supervisor, std::vector<std::string> &errors,
+                         std::vector<std::string> &runtimeNeeded);
+/// Register allocation with spills to the stack (RegAlloc.cpp); afterwards no virtual registers remain.
+void allocateRegisters(MFunction &mf);
+/// Prologue/epilogue, bundling and printing (AsmPrinter.cpp).
+std::string printFunction(MFunction &mf);
+/// Assembly of the runtime routines named in `needed` (division ...).
+std::string runtimeRoutines(const std::vector<std::string> &needed);
+} // namespace mir
+
+} // namespace ipusim::cc

@@ -1,0 +1,268 @@
+// compileCodelet: frontend -> optimiser -> backend -> assembler, and the vertex-layout metadata.
+#include "Backend.h"
+#include "Frontend.h"
+
+#include "ipusim/cc/Assembler.h"
+#include "ipusim/cc/Compiler.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Operator.h>
+#include <llvm/IR/Verifier.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <sstream>
+
+namespace ipusim::cc {
+
+using namespace llvm;
+
+namespace {
+
+std::string demangledName(const Function &f) {
+  if (const DISubprogram *sp = f.getSubprogram()) return sp->getName().str();
+  return f.getName().str();
+}
+
+std::string locationOf(const Function &f) {
+  if (const DISubprogram *sp = f.getSubprogram())
+    return sp->getFilename().str() + ":" + std::to_string(sp->getLine()) + ":1";
+  return f.getParent()->getSourceFileName();
+}
+
+// A cycle in the call graph has no bound on its stack use, and a worker's stack is fixed.
+void checkRecursion(Module &m, std::vector<std::string> &errors) {
+  std::map<const Function *, std::vector<const Function *>> callees;
+  for (Function &f : m)
+    for (const BasicBlock &bb : f)
+      for (const Instruction &i : bb)
+        if (auto *c = dyn_cast<CallInst>(&i))
+          if (const Function *t = c->getCalledFunction(); t && !t->isDeclaration()) callees[&f].push_back(t);
+  std::map<const Function *, int> state; // 1 on the stack, 2 done
+  std::set<const Function *> reported;
+  std::function<void(const Function *, std::vector<const Function *> &)> visit =
+      [&](const Function *f, std::vector<const Function *> &path) {
+        state[f] = 1;
+        path.push_back(f);
+        for (const Function *t : callees[f]) {
+          if (state[t] == 1 && !reported.count(t)) {
+            reported.insert(t);
+            std::string cycle;
+            bool on = false;
+            for (const Function *p : path) {
+              if (p == t) on = true;
+              if (on) cycle += demangledName(*p) + " -> ";
+            }
+            cycle += demangledName(*t);
+            errors.push_back(locationOf(*t) + ": error: recursion (" + cycle +
+                             ") has no bound on its stack use; IPU worker stacks have a fixed size");
+          } else if (state[t] == 0)
+            visit(t, path);
+        }
+        path.pop_back();
+        state[f] = 2;
+      };
+  for (Function &f : m)
+    if (!f.isDeclaration() && state[&f] == 0) {
+      std::vector<const Function *> path;
+      visit(&f, path);
+    }
+}
+
+} // namespace
+
+namespace {
+
+// Globals (constant tables, static data) as assembler data.
+std::string printGlobals(Module &m, std::vector<std::string> &errors) {
+  std::ostringstream os;
+  const DataLayout &dl = m.getDataLayout();
+  for (GlobalVariable &g : m.globals()) {
+    if (g.isDeclaration()) {
+      errors.push_back(m.getSourceFileName() + ": error: '" + g.getName().str() + "' is declared but not defined in this file");
+      continue;
+    }
+    if (g.getName().starts_with("llvm.")) continue;
+    uint64_t size = dl.getTypeAllocSize(g.getValueType());
+    unsigned align = std::max<unsigned>(4, unsigned(g.getAlign().valueOrOne().value()));
+    bool zero = g.getInitializer()->isNullValue();
+    os << "\n.section " << (zero ? ".bss." : g.isConstant() ? ".rodata." : ".data.") << g.getName().str()
+       << (zero ? ", \"aw\", @nobits" : "") << "\n.align " << align << "\n";
+    if (!g.hasLocalLinkage()) os << ".globl " << g.getName().str() << "\n";
+    os << ".type " << g.getName().str() << ", @object\n" << g.getName().str() << ":\n";
+    if (zero) {
+      os << "  .zero " << size << "\n";
+      continue;
+    }
+    std::function<void(Constant *)> emit = [&](Constant *c) {
+      Type *t = c->getType();
+      if (auto *ci = dyn_cast<ConstantInt>(c)) {
+        unsigned bytes = unsigned(dl.getTypeAllocSize(t));
+        uint64_t v = ci->getValue().getZExtValue();
+        if (bytes == 1) os << "  .byte " << (v & 0xFF) << "\n";
+        else if (bytes == 2) os << "  .short " << (v & 0xFFFF) << "\n";
+        else if (bytes == 4) os << "  .int " << (v & 0xFFFFFFFF) << "\n";
+        else os << "  .int " << (v & 0xFFFFFFFF) << "\n  .int " << (v >> 32) << "\n";
+        return;
+      }
+      if (auto *cf = dyn_cast<ConstantFP>(c)) {
+        uint64_t v = cf->getValueAPF().bitcastToAPInt().getZExtValue();
+        if (t->isHalfTy()) os << "  .short " << v << "\n";
+        else if (t->isFloatTy()) os << "  .int " << v << "\n";
+        else os << "  .int " << (v & 0xFFFFFFFF) << "\n  .int " << (v >> 32) << "\n";
+        return;
+      }
+      if (isa<ConstantPointerNull>(c)) { os << "  .int 0\n"; return; }
+      if (auto *gv = dyn_cast<GlobalValue>(c)) { os << "  .int " << gv->getName().str() << "\n"; return; }
+      if (auto *cds = dyn_cast<ConstantDataSequential>(c)) {
+        for (unsigned i = 0; i < cds->getNumElements(); ++i) emit(cds->getElementAsConstant(i));
+        return;
+      }
+      if (isa<ConstantAggregateZero>(c) || isa<UndefValue>(c)) {
+        os << "  .zero " << dl.getTypeAllocSize(t) << "\n";
+        return;
+      }
+      if (auto *cs = dyn_cast<ConstantStruct>(c)) {
+        const StructLayout *sl = dl.getStructLayout(cs->getType());
+        uint64_t at = 0;
+        for (unsigned i = 0; i < cs->getNumOperands(); ++i) {
+          uint64_t off = sl->getElementOffset(i);
+          if (off > at) os << "  .zero " << off - at << "\n";
+          emit(cs->getOperand(i));
+          at = off + dl.getTypeAllocSize(cs->getOperand(i)->getType());
+        }
+        if (sl->getSizeInBytes() > at) os << "  .zero " << sl->getSizeInBytes() - at << "\n";
+        return;
+      }
+      if (isa<ConstantArray>(c) || isa<ConstantVector>(c)) {
+        for (unsigned i = 0; i < c->getNumOperands(); ++i) emit(cast<Constant>(c->getOperand(i)));
+        return;
+      }
+      if (auto *ce = dyn_cast<ConstantExpr>(c)) {
+        APInt off(32, 0);
+        if (auto *gep = dyn_cast<GEPOperator>(ce); gep && gep->accumulateConstantOffset(dl, off)) {
+          os << "  .int " << gep->getPointerOperand()->getName().str() << "+" << off.getSExtValue() << "\n";
+          return;
+        }
+      }
+      errors.push_back(m.getSourceFileName() + ": error: unsupported initialiser of '" + g.getName().str() + "'");
+    };
+    emit(g.getInitializer());
+  }
+  return os.str();
+}
+
+} // namespace
+
+std::string generateAssembly(Module &module, const std::map<std::string, EntryKind> &entries) {
+  std::vector<std::string> errors, runtime;
+  checkRecursion(module, errors);
+  std::ostringstream os;
+  os << "// Generated by ipu-cc from " << module.getSourceFileName() << "\n.allow_optimizations\n";
+  std::set<const Function *> supervisorCode;
+  for (Function &f : module) {
+    if (f.isDeclaration()) continue;
+    auto it = entries.find(f.getName().str());
+    EntryKind kind = it == entries.end() ? EntryKind::None : it->second;
+    if (kind == EntryKind::Supervisor) supervisorCode.insert(&f);
+    if (kind == EntryKind::None && f.hasLocalLinkage() && f.use_empty()) continue;
+  }
+  for (Function &f : module) {
+    if (f.isDeclaration()) continue;
+    auto it = entries.find(f.getName().str());
+    EntryKind kind = it == entries.end() ? EntryKind::None : it->second;
+    if (kind == EntryKind::None && f.hasLocalLinkage() && f.use_empty()) continue;
+    bool supervisor = kind == EntryKind::Supervisor;
+    size_t before = errors.size();
+    mir::MFunction mf = mir::selectFunction(f, kind, supervisor, errors, runtime);
+    if (supervisor && mf.hasCalls)
+      errors.push_back(locationOf(f) + ": error: a SupervisorVertex may not call functions that were not inlined "
+                                       "(ipu-cc compiles callees as worker code)");
+    if (errors.size() != before) continue;
+    mir::allocateRegisters(mf);
+    os << mir::printFunction(mf);
+  }
+  os << printGlobals(module, errors);
+  os << mir::runtimeRoutines(runtime);
+  if (!errors.empty()) {
+    std::string all;
+    std::set<std::string> seen;
+    for (const std::string &e : errors)
+      if (seen.insert(e).second) all += e + "\n";
+    throw CompileError(all);
+  }
+  return os.str();
+}
+
+std::string vertexLayoutsToJson(const std::vector<VertexLayout> &vertices) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const VertexLayout &v : vertices) {
+    nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+    for (const VertexField &f : v.fields)
+      fields.push_back({{"name", f.name}, {"offset", f.offset}, {"size", f.size}, {"kind", f.kind}, {"layout", f.layout},
+                        {"elementType", f.elementType}, {"innerLayout", f.innerLayout}, {"elementAlign", f.elementAlign}});
+    j.push_back({{"class", v.className}, {"entry", v.entrySymbol}, {"vertexKind", v.vertexKind},
+                 {"external", v.external}, {"size", v.size}, {"align", v.align}, {"fields", fields}});
+  }
+  return j.dump(2) + "\n";
+}
+
+std::vector<VertexLayout> readVertexLayouts(const ObjectFile &object) {
+  std::vector<VertexLayout> out;
+  int s = object.findSection(".ipu.vertices");
+  if (s < 0) return out;
+  const Section &sec = object.sections[size_t(s)];
+  nlohmann::json j = nlohmann::json::parse(std::string(sec.data.begin(), sec.data.end()), nullptr, false);
+  if (!j.is_array()) throw CompileError("error: malformed .ipu.vertices section\n");
+  for (const auto &v : j) {
+    VertexLayout l;
+    l.className = v.value("class", "");
+    l.entrySymbol = v.value("entry", "");
+    l.vertexKind = v.value("vertexKind", "");
+    l.external = v.value("external", false);
+    l.size = v.value("size", 0u);
+    l.align = v.value("align", 1u);
+    for (const auto &f : v["fields"]) {
+      VertexField vf;
+      vf.name = f.value("name", "");
+      vf.offset = f.value("offset", 0u);
+      vf.size = f.value("size", 0u);
+      vf.kind = f.value("kind", "");
+      vf.layout = f.value("layout", "");
+      vf.elementType = f.value("elementType", "");
+      vf.innerLayout = f.value("innerLayout", "");
+      vf.elementAlign = f.value("elementAlign", 0u);
+      l.fields.push_back(vf);
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
+CompileResult compileCodelet(const std::string &path, const CompileOptions &options) {
+  LLVMContext context;
+  FrontendResult fe = runFrontend(path, options, context);
+  if (verifyModule(*fe.module, &errs())) throw CompileError(path + ": error: internal: clang produced invalid IR\n");
+  optimizeModule(*fe.module, options.optLevel);
+  CompileResult r;
+  r.vertices = fe.vertices;
+  r.assembly = generateAssembly(*fe.module, fe.entries);
+  try {
+    r.object = assembleText(r.assembly, path + ".s");
+  } catch (const AssemblyError &e) {
+    throw CompileError(std::string("internal: the generated assembly does not assemble:\n") + e.what());
+  }
+  Section meta;
+  meta.name = ".ipu.vertices";
+  meta.type = 1;
+  meta.flags = 0;
+  std::string json = vertexLayoutsToJson(r.vertices);
+  meta.data.assign(json.begin(), json.end());
+  meta.size = uint32_t(meta.data.size());
+  r.object.sections.push_back(meta);
+  return r;
+}
+
+} // namespace ipusim::cc

@@ -1,0 +1,377 @@
+// Runs clang in process twice: once to find the vertex classes (and lay out their state), once on
+// the file plus generated entry wrappers to emit LLVM IR. Parsing twice keeps the wrappers plain
+// C++ (clang type-checks them like user code) and costs a few tens of milliseconds.
+#include "Frontend.h"
+
+#include "ipusim/cc/Assembler.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/DeclTemplate.h>
+#include <clang/AST/RecordLayout.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Frontend/Utils.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <filesystem>
+
+namespace ipusim::cc {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The clang installation whose resource headers (stddef.h, stdint.h ...) codelets get.
+constexpr const char *kClangPath = "/usr/lib/llvm-19/bin/clang";
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+// A template argument as asm-dialect §3.3 spells it in entry symbols.
+std::string symbolArg(const clang::TemplateArgument &arg, const clang::ASTContext &ctx) {
+  switch (arg.getKind()) {
+  case clang::TemplateArgument::Type: {
+    clang::QualType t = arg.getAsType();
+    if (t->isFloat16Type() || t->isHalfType()) return "half";
+    if (t->isBooleanType()) return "bool";
+    clang::PrintingPolicy policy(ctx.getLangOpts());
+    policy.SuppressTagKeyword = true;
+    policy.FullyQualifiedName = true;
+    std::string s = t.getAsString(policy);
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s.compare(i, 2, "::") == 0) out += "__", ++i;
+      else if (s[i] == ' ') out += '_';
+      else if (s[i] == '<' || s[i] == '>' || s[i] == ',') out += '_';
+      else out += s[i];
+    }
+    return out;
+  }
+  case clang::TemplateArgument::Integral: {
+    clang::QualType t = arg.getIntegralType();
+    llvm::APSInt v = arg.getAsIntegral();
+    if (t->isBooleanType()) return v.getBoolValue() ? "true" : "false";
+    if (const auto *et = t->getAs<clang::EnumType>()) {
+      for (const clang::EnumConstantDecl *c : et->getDecl()->enumerators())
+        if (llvm::APSInt::isSameValue(c->getInitVal(), v)) {
+          // Fully qualified, "::" -> "__", and an underscore inside the enumerator -> "___".
+          std::string scope = et->getDecl()->getQualifiedNameAsString(), out;
+          for (size_t i = 0; i < scope.size(); ++i) {
+            if (scope.compare(i, 2, "::") == 0) out += "__", ++i;
+            else out += scope[i];
+          }
+          out += "__";
+          for (char ch : c->getName().str()) out += ch == '_' ? std::string("___") : std::string(1, ch);
+          return out;
+        }
+    }
+    return llvm::toString(v, 10);
+  }
+  default:
+    return "unsupported";
+  }
+}
+
+std::string typeArgText(const clang::TemplateArgument &arg, const clang::ASTContext &ctx) {
+  if (arg.getKind() != clang::TemplateArgument::Type) return "";
+  clang::QualType t = arg.getAsType();
+  if (t->isFloat16Type() || t->isHalfType()) return "half";
+  clang::PrintingPolicy policy(ctx.getLangOpts());
+  policy.SuppressTagKeyword = true;
+  return t.getCanonicalType().getAsString(policy);
+}
+
+std::string entrySymbolOf(const clang::CXXRecordDecl *rd, const clang::ASTContext &ctx) {
+  std::string qualified = rd->getQualifiedNameAsString(), sym = "__runCodelet_";
+  for (size_t i = 0; i < qualified.size(); ++i) {
+    if (qualified.compare(i, 2, "::") == 0) sym += "__", ++i;
+    else sym += qualified[i];
+  }
+  if (const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd)) {
+    sym += "__";
+    for (const clang::TemplateArgument &a : spec->getTemplateArgs().asArray()) sym += "_" + symbolArg(a, ctx);
+  }
+  return sym;
+}
+
+// The C++ spelling of the class for the wrapper's cast.
+std::string cxxNameOf(const clang::CXXRecordDecl *rd, const clang::ASTContext &ctx) {
+  clang::PrintingPolicy policy(ctx.getLangOpts());
+  policy.SuppressTagKeyword = true;
+  policy.FullyQualifiedName = true;
+  return "::" + ctx.getRecordType(rd).getAsString(policy);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vertex classes and their state
+
+bool inPoplar(const clang::NamedDecl *d) {
+  const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(d->getDeclContext());
+  return ns && ns->getName() == "poplar";
+}
+
+// "Vertex", "MultiVertex", "SupervisorVertex" if `rd` derives from one of Poplar's vertex bases.
+std::string vertexKindOf(const clang::CXXRecordDecl *rd) {
+  std::string kind;
+  rd->forallBases([&](const clang::CXXRecordDecl *base) {
+    std::string n = base->getName().str();
+    if (inPoplar(base) && (n == "Vertex" || n == "MultiVertex" || n == "SupervisorVertex")) kind = n;
+    return true;
+  });
+  return kind;
+}
+
+const clang::ClassTemplateSpecializationDecl *poplarTemplate(clang::QualType t, const char *name) {
+  const auto *rd = t->getAsCXXRecordDecl();
+  const auto *spec = llvm::dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(rd);
+  if (!spec || spec->getName() != name || !inPoplar(spec)) return nullptr;
+  return spec;
+}
+
+std::string enumeratorName(const clang::TemplateArgument &arg) {
+  if (arg.getKind() != clang::TemplateArgument::Integral) return "";
+  if (const auto *et = arg.getIntegralType()->getAs<clang::EnumType>())
+    for (const clang::EnumConstantDecl *c : et->getDecl()->enumerators())
+      if (llvm::APSInt::isSameValue(c->getInitVal(), arg.getAsIntegral())) return c->getName().str();
+  return "";
+}
+
+// Fills layout, elementType and alignment from Vector<T, Layout, Align, ...>.
+void describeVector(const clang::ClassTemplateSpecializationDecl *vec, VertexField &f, const clang::ASTContext &ctx,
+                    bool outer) {
+  const auto &args = vec->getTemplateArgs();
+  std::string layout = args.size() > 1 ? enumeratorName(args[1]) : "SPAN";
+  clang::QualType elem = args[0].getAsType();
+  if (outer) f.layout = layout;
+  else f.innerLayout = layout;
+  for (const char *edge : {"Input", "Output", "InOut"})
+    if (const auto *inner = poplarTemplate(elem, edge)) {
+      if (const auto *iv = poplarTemplate(inner->getTemplateArgs()[0].getAsType(), "Vector")) {
+        describeVector(iv, f, ctx, false);
+        return;
+      }
+      f.elementType = typeArgText(inner->getTemplateArgs()[0], ctx);
+      f.innerLayout = "PTR";
+      return;
+    }
+  f.elementType = typeArgText(args[0], ctx);
+  f.elementAlign = args.size() > 2 && args[2].getKind() == clang::TemplateArgument::Integral
+                       ? unsigned(args[2].getAsIntegral().getZExtValue())
+                       : unsigned(ctx.getTypeAlignInChars(elem).getQuantity());
+}
+
+VertexField describeField(const clang::FieldDecl *fd, uint64_t offsetBits, const clang::ASTContext &ctx) {
+  VertexField f;
+  f.name = fd->getNameAsString();
+  f.offset = uint32_t(offsetBits / 8);
+  f.size = uint32_t(ctx.getTypeSizeInChars(fd->getType()).getQuantity());
+  clang::QualType t = fd->getType();
+  for (const char *edge : {"Input", "Output", "InOut"})
+    if (const auto *e = poplarTemplate(t, edge)) {
+      f.kind = edge;
+      clang::QualType inner = e->getTemplateArgs()[0].getAsType();
+      if (const auto *vec = poplarTemplate(inner, "Vector")) describeVector(vec, f, ctx, true);
+      else if (const auto *list = poplarTemplate(inner, "VectorList")) describeVector(list, f, ctx, true);
+      else {
+        f.layout = "PTR";
+        f.elementType = typeArgText(e->getTemplateArgs()[0], ctx);
+        f.elementAlign = unsigned(ctx.getTypeAlignInChars(inner).getQuantity());
+      }
+      return f;
+    }
+  if (const auto *vec = poplarTemplate(t, "Vector")) {
+    f.kind = "Vector";
+    describeVector(vec, f, ctx, true);
+    return f;
+  }
+  if (const auto *list = poplarTemplate(t, "VectorList")) {
+    f.kind = "VectorList";
+    describeVector(list, f, ctx, true);
+    return f;
+  }
+  f.kind = "Value";
+  clang::PrintingPolicy policy(ctx.getLangOpts());
+  clang::QualType canon = t.getCanonicalType().getUnqualifiedType();
+  f.elementType = canon->isFloat16Type() ? "half" : canon.getAsString(policy);
+  return f;
+}
+
+VertexLayout layoutOf(const clang::CXXRecordDecl *rd, const std::string &kind, const clang::ASTContext &ctx) {
+  VertexLayout v;
+  v.className = cxxNameOf(rd, ctx).substr(2);
+  v.entrySymbol = entrySymbolOf(rd, ctx);
+  v.vertexKind = kind;
+  const clang::ASTRecordLayout &rl = ctx.getASTRecordLayout(rd);
+  v.size = uint32_t(rl.getSize().getQuantity());
+  v.align = uint32_t(rl.getAlignment().getQuantity());
+  // Fields of bases first (Poplar vertices may inherit state), then the class's own.
+  std::function<void(const clang::CXXRecordDecl *, uint64_t)> add = [&](const clang::CXXRecordDecl *r, uint64_t base) {
+    const clang::ASTRecordLayout &l = ctx.getASTRecordLayout(r);
+    for (const clang::CXXBaseSpecifier &b : r->bases())
+      if (const clang::CXXRecordDecl *brd = b.getType()->getAsCXXRecordDecl())
+        if (!inPoplar(brd)) add(brd, base + uint64_t(l.getBaseClassOffset(brd).getQuantity()) * 8);
+    for (const clang::FieldDecl *fd : r->fields())
+      if (!fd->isUnnamedBitField()) v.fields.push_back(describeField(fd, base + l.getFieldOffset(fd->getFieldIndex()), ctx));
+  };
+  add(rd, 0);
+  for (const clang::Decl *d : rd->decls())
+    if (const auto *var = llvm::dyn_cast<clang::VarDecl>(d))
+      if (var->getName() == "isExternalCodelet" && var->isStaticDataMember())
+        if (const clang::Expr *init = var->getAnyInitializer()) {
+          if (auto value = init->getIntegerConstantExpr(ctx)) v.external = value->getBoolValue();
+        }
+  return v;
+}
+
+struct VertexFinder : clang::RecursiveASTVisitor<VertexFinder> {
+  const clang::ASTContext &ctx;
+  std::vector<VertexLayout> &out;
+  std::vector<std::string> &wrappers;
+  VertexFinder(const clang::ASTContext &c, std::vector<VertexLayout> &o, std::vector<std::string> &w)
+      : ctx(c), out(o), wrappers(w) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCXXRecordDecl(clang::CXXRecordDecl *rd) {
+    if (!rd->isThisDeclarationADefinition() || rd->isDependentContext() || rd->isInvalidDecl()) return true;
+    if (inPoplar(rd)) return true;
+    if (const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd)) {
+      // Poplar vertices are instantiated explicitly (`template class X<float>;`).
+      auto k = spec->getSpecializationKind();
+      if (k != clang::TSK_ExplicitInstantiationDefinition && k != clang::TSK_ExplicitSpecialization) return true;
+    }
+    std::string kind = vertexKindOf(rd);
+    if (kind.empty()) return true;
+    for (const VertexLayout &v : out)
+      if (v.className == cxxNameOf(rd, ctx).substr(2)) return true;
+    out.push_back(layoutOf(rd, kind, ctx));
+    const VertexLayout &v = out.back();
+    if (v.external) return true; // linked to its assembly implementation (asm-dialect §3.3)
+    std::string call = kind == "MultiVertex" ? "v->compute(__ipucc_worker_id())" : "v->compute()";
+    wrappers.push_back("extern \"C\" __attribute__((used)) int " + v.entrySymbol + "(" + cxxNameOf(rd, ctx) +
+                       " *v) {\n  if constexpr (__is_same(decltype(" + call + "), void)) { " + call +
+                       "; return 1; }\n  else return " + call + " ? 1 : 0;\n}\n");
+    return true;
+  }
+};
+
+class FinderConsumer : public clang::ASTConsumer {
+public:
+  FinderConsumer(std::vector<VertexLayout> &o, std::vector<std::string> &w) : out_(o), wrappers_(w) {}
+  void HandleTranslationUnit(clang::ASTContext &ctx) override {
+    if (ctx.getDiagnostics().hasErrorOccurred()) return;
+    VertexFinder(ctx, out_, wrappers_).TraverseDecl(ctx.getTranslationUnitDecl());
+  }
+
+private:
+  std::vector<VertexLayout> &out_;
+  std::vector<std::string> &wrappers_;
+};
+
+class FinderAction : public clang::ASTFrontendAction {
+public:
+  FinderAction(std::vector<VertexLayout> &o, std::vector<std::string> &w) : out_(o), wrappers_(w) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
+    return std::make_unique<FinderConsumer>(out_, wrappers_);
+  }
+
+private:
+  std::vector<VertexLayout> &out_;
+  std::vector<std::string> &wrappers_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Running clang
+
+struct Diagnostics {
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts = new clang::DiagnosticOptions();
+  clang::TextDiagnosticPrinter printer{os, opts.get()};
+  clang::DiagnosticsEngine engine{new clang::DiagnosticIDs(), opts, &printer, false};
+  Diagnostics() { opts->ShowColors = false; }
+};
+
+std::shared_ptr<clang::CompilerInvocation> makeInvocation(const std::string &path, const CompileOptions &options,
+                                                          Diagnostics &diags) {
+  std::vector<std::string> flags = clangDriverFlags(options);
+  std::vector<const char *> argv{kClangPath};
+  for (const std::string &f : flags) argv.push_back(f.c_str());
+  argv.push_back(path.c_str());
+  clang::CreateInvocationOptions ciOpts;
+  ciOpts.Diags = llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine>(&diags.engine);
+  ciOpts.Diags->Retain(); // owned by `diags`
+  std::shared_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, ciOpts);
+  if (!inv) throw CompileError(diags.text.empty() ? path + ": error: cannot set up clang\n" : diags.text);
+  return inv;
+}
+
+} // namespace
+
+std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
+  // riscv32 only carries clang to LLVM IR: 32-bit pointers, a native IEEE half type
+  // (_Float16 with +zfh and no excess precision); ipusim's backend takes the IR from there.
+  std::string inc = builtinIncludeDirectory();
+  std::vector<std::string> f = {"--target=riscv32-unknown-elf", "-march=rv32imf_zfh", "-mabi=ilp32f",
+                                "-Xclang", "-ffloat16-excess-precision=none", "-ffreestanding", "-fno-exceptions",
+                                "-fno-rtti", "-fno-math-errno", "-ffp-contract=off", "-fsigned-char",
+                                "-nostdinc++", "-nostdlibinc", "-gline-tables-only", "-isystem", inc + "/c++",
+                                "-isystem", inc, "-D__IPU__", "-D__IPU_ARCH_VERSION__=2",
+                                "-D__IPU_REPEAT_COUNT_SIZE__=16", "-std=" + options.cxxStandard, "-O" + std::to_string(std::max(options.optLevel, 1)), "-fsyntax-only",
+                                "-Wno-unknown-attributes"};
+  for (const std::string &d : options.includeDirs) f.push_back("-I" + d);
+  for (const std::string &d : options.defines) f.push_back("-D" + d);
+  return f;
+}
+
+FrontendResult runFrontend(const std::string &path, const CompileOptions &options, llvm::LLVMContext &context) {
+  if (!fs::exists(path)) throw CompileError(path + ": error: no such file\n");
+  std::string absPath = fs::absolute(path).lexically_normal().string();
+  FrontendResult result;
+  std::vector<std::string> wrappers;
+  {
+    Diagnostics diags;
+    clang::CompilerInstance ci;
+    ci.setInvocation(makeInvocation(absPath, options, diags));
+    ci.createDiagnostics(&diags.printer, false);
+    FinderAction finder(result.vertices, wrappers);
+    bool ok = ci.ExecuteAction(finder);
+    if (!ok || ci.getDiagnostics().hasErrorOccurred()) throw CompileError(diags.text);
+  }
+  for (const VertexLayout &v : result.vertices)
+    if (!v.external) result.entries[v.entrySymbol] = v.vertexKind == "SupervisorVertex" ? EntryKind::Supervisor : EntryKind::Worker;
+
+  // Pass 2: the file and its wrappers as one translation unit, remapped in memory.
+  std::string source = "#include \"" + absPath + "\"\n";
+  source += "static inline __attribute__((always_inline)) unsigned __ipucc_worker_id() {\n"
+            "  unsigned w; asm volatile(\"get %0, $WSR\" : \"=r\"(w)); return w & 7; }\n";
+  for (const std::string &w : wrappers) source += w;
+  std::string wrapperPath = absPath + ".ipucc-entry.cpp";
+  Diagnostics diags;
+  std::shared_ptr<clang::CompilerInvocation> inv = makeInvocation(wrapperPath, options, diags);
+  inv->getFrontendOpts().ProgramAction = clang::frontend::EmitLLVMOnly;
+  inv->getPreprocessorOpts().addRemappedFile(wrapperPath, llvm::MemoryBuffer::getMemBufferCopy(source).release());
+  inv->getCodeGenOpts().OptimizationLevel = unsigned(std::max(options.optLevel, 1));
+  inv->getCodeGenOpts().DisableLLVMPasses = true; // ipu-cc runs the pipeline with its own cost model
+  inv->getCodeGenOpts().DiscardValueNames = false;
+  clang::CompilerInstance ci;
+  ci.setInvocation(inv);
+  ci.createDiagnostics(&diags.printer, false);
+  clang::EmitLLVMOnlyAction action(&context);
+  bool ok = ci.ExecuteAction(action);
+  if (!ok || ci.getDiagnostics().hasErrorOccurred()) throw CompileError(diags.text);
+  result.module = action.takeModule();
+  if (!result.module) throw CompileError(path + ": error: clang produced no IR\n");
+  return result;
+}
+
+} // namespace ipusim::cc

@@ -1,0 +1,1657 @@
+// Instruction selection: LLVM IR -> machine IR over virtual registers.
+//
+// Values live in MRF registers (integers, pointers, i1 as 0/1, i64 as two registers), ARF
+// registers (float, half in the low 16 bits, <2 x half>) or ARF pairs (<2 x float>, <4 x half>).
+// The tile stores only 32 and 64 bits at a time, so narrower stores read, merge and write a word.
+// Calls follow ipu-cc's own convention (docs/ipu-cc.md): arguments in $m0-$m5 and $a0-$a7,
+// results in $m0(:$m1) / $a0(:1), every register caller-saved.
+#include "Backend.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GetElementPtrTypeIterator.h>
+#include <llvm/IR/Operator.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace ipusim::cc::mir {
+
+using namespace llvm;
+
+namespace {
+
+RegClass classOfType(Type *t) {
+  if (t->isFloatTy() || t->isHalfTy()) return RegClass::A;
+  if (auto *v = dyn_cast<FixedVectorType>(t)) {
+    unsigned bits = v->getPrimitiveSizeInBits().getFixedValue();
+    return bits == 32 ? RegClass::A : bits == 64 ? RegClass::AP : RegClass::AQ;
+  }
+  return RegClass::M;
+}
+
+bool isHalfVector(Type *t) {
+  auto *v = dyn_cast<FixedVectorType>(t);
+  return v && v->getElementType()->isHalfTy();
+}
+
+uint32_t floatBits(const APFloat &f) { return uint32_t(f.bitcastToAPInt().getZExtValue()); }
+
+class Selector {
+public:
+  Selector(Function &f, EntryKind entry, bool supervisor, std::vector<std::string> &errors,
+           std::vector<std::string> &runtime)
+      : f_(f), errors_(errors), runtime_(runtime), dl_(f.getParent()->getDataLayout()) {
+    mf_.name = f.getName().str();
+    mf_.entry = entry;
+    mf_.supervisor = supervisor;
+    mf_.global = !f.hasLocalLinkage() || entry != EntryKind::None;
+  }
+
+  MFunction run() {
+    int index = 0;
+    for (BasicBlock &bb : f_) {
+      blockIndex_[&bb] = index++;
+      MBlock b;
+      b.label = ".L" + mf_.name + "_" + std::to_string(index - 1);
+      mf_.blocks.push_back(b);
+    }
+    // Static allocas get frame offsets up front; loads and stores fold them as $sp + offset.
+    for (Instruction &i : f_.getEntryBlock())
+      if (auto *a = dyn_cast<AllocaInst>(&i)) {
+        auto *size = dyn_cast<ConstantInt>(a->getArraySize());
+        if (!size) { error(&i, "variable-length arrays need dynamic stack allocation, which the IPU does not support"); continue; }
+        uint64_t bytes = dl_.getTypeAllocSize(a->getAllocatedType()) * size->getZExtValue();
+        unsigned align = std::max<unsigned>(4, unsigned(a->getAlign().value()));
+        mf_.maxAlign = std::max(mf_.maxAlign, align);
+        mf_.localBytes = (mf_.localBytes + align - 1) / align * align;
+        allocaOffset_[a] = mf_.localBytes;
+        mf_.localBytes += uint32_t((bytes + 3) / 4 * 4);
+      }
+    for (BasicBlock &bb : f_) {
+      cur_ = blockIndex_[&bb];
+      if (&bb == &f_.getEntryBlock()) lowerArguments();
+      for (Instruction &i : bb) {
+        inst_ = &i;
+        if (!i.isTerminator()) select(i);
+      }
+      inst_ = bb.getTerminator();
+      lowerPhiCopies(bb);
+      selectTerminator(*bb.getTerminator());
+    }
+    return std::move(mf_);
+  }
+
+private:
+  Function &f_;
+  std::vector<std::string> &errors_;
+  std::vector<std::string> &runtime_;
+  const DataLayout &dl_;
+  MFunction mf_;
+  std::map<const BasicBlock *, int> blockIndex_;
+  std::map<const Value *, std::vector<int>> regs_; // value -> its register(s)
+  std::map<const AllocaInst *, uint32_t> allocaOffset_;
+  int cur_ = 0;
+  Instruction *inst_ = nullptr;
+  int scratchOffset_ = -1; // 8 bytes to move values between the MRF and the ARF
+
+  // ---- diagnostics -------------------------------------------------------------------------
+  void error(const Instruction *i, const std::string &msg) {
+    std::string where = f_.getParent()->getSourceFileName();
+    if (i)
+      if (const DebugLoc &dl = i->getDebugLoc()) {
+        auto *scope = cast<DIScope>(dl.getScope());
+        where = (scope->getDirectory().empty() ? "" : scope->getDirectory().str() + "/") + scope->getFilename().str() +
+                ":" + std::to_string(dl.getLine()) + ":" + std::to_string(dl.getCol());
+        if (scope->getFilename().starts_with("/")) where = scope->getFilename().str() + ":" + std::to_string(dl.getLine()) + ":" + std::to_string(dl.getCol());
+      }
+    errors_.push_back(where + ": error: " + msg);
+  }
+  std::string describe(const Type *t) {
+    std::string s;
+    raw_string_ostream os(s);
+    t->print(os);
+    return s;
+  }
+  std::string describe(const Value *v) {
+    std::string s;
+    raw_string_ostream os(s);
+    v->print(os);
+    return s;
+  }
+
+  // ---- emission ----------------------------------------------------------------------------
+  MBlock &block() { return mf_.blocks[size_t(cur_)]; }
+  MInst &emit(const std::string &mn, std::vector<MOp> ops, bool aux = false) {
+    MInst in;
+    in.mnemonic = mn;
+    in.ops = std::move(ops);
+    in.aux = aux;
+    if (inst_)
+      if (const DebugLoc &dl = inst_->getDebugLoc()) in.line = dl.getLine(), in.col = dl.getCol();
+    block().insts.push_back(std::move(in));
+    return block().insts.back();
+  }
+  int newM() { return mf_.newVreg(RegClass::M); }
+  int newA() { return mf_.newVreg(RegClass::A); }
+  int newReg(RegClass c) { return mf_.newVreg(c); }
+  static MOp U(int r, RegClass c = RegClass::M) { return MOp::use_(r, c); }
+  static MOp D(int r, RegClass c = RegClass::M) { return MOp::def_(r, c); }
+  static MOp I(int64_t v) { return MOp::imm_(v); }
+  MOp UA(int r) { return MOp::use_(r, mf_.classOf(r)); }
+  MOp DA(int r) { return MOp::def_(r, mf_.classOf(r)); }
+  // A lane register of a pair or quad, read.
+  static MOp lane(int r, RegClass c, int index) {
+    MOp o = MOp::use_(r, c);
+    o.imm = index + 1; // lane+1 in imm marks "one register of the group" (see regName users)
+    o.rc = RegClass::A;
+    o.text = c == RegClass::AP ? "p" : "q";
+    return o;
+  }
+
+  void copy(int dst, int src) {
+    RegClass c = mf_.classOf(dst);
+    if (dst == src) return;
+    if (c == RegClass::M) emit("mov", {D(dst), U(src)});
+    else if (c == RegClass::A) emit("mov", {D(dst, c), U(src, c)}, true);
+    else if (c == RegClass::AP) emit("mov", {D(dst, c), U(src, c)}, true);
+    else {
+      // A quad: two pair moves (the table has no 128-bit move).
+      MInst &m = emit("mov", {D(dst, c), U(src, c)}, true);
+      m.asmText = "quadmove";
+    }
+  }
+
+  int constM(uint32_t v) {
+    if (v == 0) return kMZero;
+    int r = newM();
+    uint32_t lo = v & 0xFFFFF, hi = v & 0xFFF00000u;
+    if (hi == 0) emit("setzi", {D(r), I(lo)});
+    else if (lo == 0) emit("or", {D(r), U(kMZero), I(hi)});
+    else {
+      int t = newM();
+      emit("setzi", {D(t), I(lo)});
+      emit("or", {D(r), U(t), I(hi)});
+    }
+    return r;
+  }
+  int constA(uint32_t v) {
+    if (v == 0) return kAZero;
+    int r = newA();
+    uint32_t lo = v & 0xFFFFF, hi = v & 0xFFF00000u;
+    if (hi == 0) emit("setzi", {D(r, RegClass::A), I(lo)}, true);
+    else if (lo == 0) emit("or", {D(r, RegClass::A), U(kAZero, RegClass::A), I(hi)}, true);
+    else {
+      int t = newA();
+      emit("setzi", {D(t, RegClass::A), I(lo)}, true);
+      emit("or", {D(r, RegClass::A), U(t, RegClass::A), I(hi)}, true);
+    }
+    return r;
+  }
+  int makePair(int lo, int hi, RegClass c = RegClass::AP) {
+    int r = newReg(c);
+    MInst &m = emit("makepair", {D(r, c), U(lo, mf_.classOf(lo)), U(hi, mf_.classOf(hi))}, true);
+    (void)m;
+    return r;
+  }
+  // Moves between the register files go through an 8-byte stack slot.
+  int scratch() {
+    if (scratchOffset_ < 0) {
+      mf_.localBytes = (mf_.localBytes + 7) / 8 * 8;
+      scratchOffset_ = int(mf_.localBytes);
+      mf_.localBytes += 8;
+    }
+    return scratchOffset_;
+  }
+  int mToA(int m) {
+    int a = newA();
+    int off = scratch();
+    MInst &s = emit("st32", {U(m), U(kSP), U(kMZero), I(off / 4)});
+    s.mayStore = true;
+    MInst &l = emit("ld32", {D(a, RegClass::A), U(kSP), U(kMZero), I(off / 4)});
+    l.mayLoad = true;
+    return a;
+  }
+  int aToM(int a) {
+    int m = newM();
+    emit("atom", {D(m), U(a, RegClass::A)});
+    return m;
+  }
+
+  // ---- values ------------------------------------------------------------------------------
+  std::vector<int> &regsOf(const Value *v) {
+    auto it = regs_.find(v);
+    if (it != regs_.end()) return it->second;
+    std::vector<int> &r = regs_[v];
+    Type *t = v->getType();
+    if (t->isIntegerTy(64)) r = {newM(), newM()};
+    else r = {newReg(classOfType(t))};
+    return r;
+  }
+  // The register holding `v` (materialising constants at the point of use).
+  int get(Value *v, int part = 0) {
+    if (auto *c = dyn_cast<Constant>(v)) return constant(c, part);
+    if (isa<AllocaInst>(v) && allocaOffset_.count(cast<AllocaInst>(v))) {
+      int r = newM();
+      emit("add", {D(r), U(kSP), I(allocaOffset_[cast<AllocaInst>(v)])});
+      return r;
+    }
+    return regsOf(v)[size_t(part)];
+  }
+  int constant(Constant *c, int part) {
+    Type *t = c->getType();
+    if (isa<UndefValue>(c) || isa<PoisonValue>(c)) {
+      RegClass rc = classOfType(t);
+      return rc == RegClass::M ? kMZero : rc == RegClass::A ? kAZero : rc == RegClass::AP ? kAZeros : makeZeroQuad();
+    }
+    if (auto *ci = dyn_cast<ConstantInt>(c)) {
+      uint64_t v = ci->getValue().getZExtValue();
+      if (ci->getBitWidth() == 1) v &= 1;
+      return constM(uint32_t(part ? v >> 32 : v));
+    }
+    if (auto *cf = dyn_cast<ConstantFP>(c)) {
+      if (t->isHalfTy()) return constA(floatBits(cf->getValueAPF()));
+      if (t->isFloatTy()) return constA(floatBits(cf->getValueAPF()));
+      error(inst_, "double-precision arithmetic is not supported on the IPU (it has no float64 hardware)");
+      return kAZero;
+    }
+    if (isa<ConstantPointerNull>(c)) return kMZero;
+    if (auto *gv = dyn_cast<GlobalValue>(c)) {
+      // Tile addresses are below 2^20: setzi holds any of them.
+      int r = newM();
+      emit("setzi", {D(r), MOp::sym(gv->getName().str())});
+      return r;
+    }
+    if (auto *ce = dyn_cast<ConstantExpr>(c)) {
+      // Fold global + offset and casts by materialising the instruction.
+      Instruction *i = ce->getAsInstruction();
+      i->insertBefore(inst_);
+      Instruction *saved = inst_;
+      inst_ = i;
+      select(*i);
+      inst_ = saved;
+      int r = regsOf(i)[size_t(part)];
+      return r;
+    }
+    if (auto *cv = dyn_cast<Constant>(c); cv && t->isVectorTy()) {
+      auto *vt = cast<FixedVectorType>(t);
+      unsigned n = vt->getNumElements();
+      std::vector<uint32_t> bits;
+      for (unsigned i = 0; i < n; ++i) {
+        Constant *e = cv->getAggregateElement(i);
+        uint32_t b = 0;
+        if (auto *f = dyn_cast_or_null<ConstantFP>(e)) b = floatBits(f->getValueAPF());
+        bits.push_back(b);
+      }
+      if (vt->getElementType()->isHalfTy()) {
+        std::vector<uint32_t> words;
+        for (unsigned i = 0; i < n; i += 2) words.push_back(bits[i] | (i + 1 < n ? bits[i + 1] << 16 : 0));
+        if (words.size() == 1) return constA(words[0]);
+        return makePair(constA(words[0]), constA(words[1]));
+      }
+      if (n == 2) return makePair(constA(bits[0]), constA(bits[1]));
+    }
+    error(inst_, "unsupported constant " + describe(c));
+    return kMZero;
+  }
+  int makeZeroQuad() {
+    int q = newReg(RegClass::AQ);
+    emit("makequad", {D(q, RegClass::AQ), U(kAZeros, RegClass::AP), U(kAZeros, RegClass::AP)}, true);
+    return q;
+  }
+  int def(Value *v, int part = 0) { return regsOf(v)[size_t(part)]; }
+
+  // ---- arguments and calls -----------------------------------------------------------------
+  struct ArgAssign {
+    std::vector<int> mregs;
+    int areg = -1;
+  };
+  // Assigns argument registers in order: MRF values to $m0.., ARF values to the lowest free
+  // $a register (pairs even-aligned).
+  std::vector<ArgAssign> assignArgs(const std::vector<Type *> &types, const Instruction *where) {
+    std::vector<ArgAssign> out;
+    int nextM = 0;
+    unsigned usedA = 0;
+    for (Type *t : types) {
+      ArgAssign a;
+      RegClass c = classOfType(t);
+      if (c == RegClass::M) {
+        unsigned parts = t->isIntegerTy(64) ? 2 : 1;
+        for (unsigned p = 0; p < parts; ++p) {
+          if (nextM > 5) error(where, "more than six integer or pointer arguments are not supported");
+          a.mregs.push_back(nextM++);
+        }
+      } else {
+        unsigned w = widthOf(c), found = 99;
+        for (unsigned r = 0; r + w <= 8; r += w)
+          if (!(usedA & (((1u << w) - 1) << r))) { found = r; break; }
+        if (found == 99) error(where, "too many floating-point arguments (the ARF has 8 registers)");
+        else usedA |= ((1u << w) - 1) << found, a.areg = kA0 + int(found);
+      }
+      out.push_back(a);
+    }
+    return out;
+  }
+
+  void lowerArguments() {
+    if (mf_.entry == EntryKind::Worker) {
+      // The vertex state pointer arrives in $mvertex_base (asm-dialect §3.1).
+      if (f_.arg_size() >= 1) copy(def(f_.getArg(0)), kVertexBase);
+      return;
+    }
+    std::vector<Type *> types;
+    for (Argument &a : f_.args()) types.push_back(a.getType());
+    std::vector<ArgAssign> as = assignArgs(types, nullptr);
+    for (size_t i = 0; i < as.size(); ++i) {
+      Argument *a = f_.getArg(unsigned(i));
+      if (as[i].areg >= 0) copy(def(a), as[i].areg);
+      else
+        for (size_t p = 0; p < as[i].mregs.size(); ++p) copy(def(a, int(p)), as[i].mregs[p]);
+    }
+  }
+
+  void selectCall(CallInst &call) {
+    Function *callee = call.getCalledFunction();
+    if (call.isInlineAsm()) return selectInlineAsm(call);
+    if (!callee) { error(&call, "indirect calls (function pointers, virtual functions) are not supported"); return; }
+    if (callee->isIntrinsic()) return selectIntrinsic(cast<IntrinsicInst>(call));
+    std::string name = callee->getName().str();
+    if (callee->isDeclaration()) {
+      if (name == "_Znwj" || name == "_Znaj" || name == "_ZdlPv" || name == "_ZdaPv" || name == "_ZdlPvj" ||
+          name == "malloc" || name == "free")
+        error(&call, "dynamic allocation ('" + std::string(name[0] == '_' ? "operator new/delete" : name) +
+                         "') is not supported on the IPU: vertex memory is allocated by the graph compiler");
+      else if (name == "__cxa_throw" || name == "__cxa_allocate_exception")
+        error(&call, "exceptions are not supported on the IPU");
+      else if (name == "memcpy" || name == "memmove" || name == "memset")
+        return selectMemCall(call, name);
+      else
+        error(&call, "call to '" + name + "', which is not defined in this file (the IPU has no C library to link)");
+      return;
+    }
+    mf_.hasCalls = true;
+    std::vector<Type *> types;
+    for (Value *a : call.args()) types.push_back(a->getType());
+    std::vector<ArgAssign> as = assignArgs(types, &call);
+    MInst c;
+    c.mnemonic = "call";
+    c.call = true;
+    c.barrier = true;
+    c.ops = {D(kLR), MOp::sym(name)};
+    for (size_t i = 0; i < as.size(); ++i) {
+      Value *a = call.getArgOperand(unsigned(i));
+      if (as[i].areg >= 0) {
+        int src = get(a);
+        RegClass rc = mf_.classOf(src);
+        emitCopyToPhys(as[i].areg, src, rc);
+        MOp u = U(as[i].areg, rc);
+        c.ops.push_back(u);
+      } else
+        for (size_t p = 0; p < as[i].mregs.size(); ++p) {
+          emit("mov", {D(as[i].mregs[p]), U(get(a, int(p)))});
+          c.ops.push_back(U(as[i].mregs[p]));
+        }
+    }
+    if (const DebugLoc &dl = call.getDebugLoc()) c.line = dl.getLine(), c.col = dl.getCol();
+    block().insts.push_back(c);
+    Type *rt = call.getType();
+    if (rt->isVoidTy()) return;
+    RegClass rc = classOfType(rt);
+    if (rc == RegClass::M) {
+      copy(def(&call), 0);
+      if (rt->isIntegerTy(64)) copy(def(&call, 1), 1);
+    } else {
+      MInst mv;
+      copyFromPhys(def(&call), kA0, rc);
+    }
+  }
+  void emitCopyToPhys(int phys, int src, RegClass rc) {
+    if (rc == RegClass::M) emit("mov", {D(phys), U(src)});
+    else emit("mov", {D(phys, rc), U(src, rc)}, true);
+  }
+  void copyFromPhys(int dst, int phys, RegClass rc) {
+    if (rc == RegClass::M) emit("mov", {D(dst), U(phys)});
+    else emit("mov", {D(dst, rc), U(phys, rc)}, true);
+  }
+
+  void selectMemCall(CallInst &call, const std::string &name) {
+    if (name == "memset") return lowerMemset(call, call.getArgOperand(0), call.getArgOperand(1), call.getArgOperand(2), Align(1));
+    return lowerMemcpy(call, call.getArgOperand(0), call.getArgOperand(1), call.getArgOperand(2), Align(1), Align(1));
+  }
+
+  // ---- inline assembly ---------------------------------------------------------------------
+  void selectInlineAsm(CallInst &call) {
+    auto *ia = cast<InlineAsm>(call.getCalledOperand());
+    MInst m;
+    m.asmText = ia->getAsmString();
+    m.barrier = ia->hasSideEffects();
+    std::vector<int> outputs;
+    unsigned argNo = 0, resultNo = 0;
+    std::vector<Type *> resultTypes;
+    if (auto *st = dyn_cast<StructType>(call.getType()))
+      for (Type *t : st->elements()) resultTypes.push_back(t);
+    else if (!call.getType()->isVoidTy())
+      resultTypes.push_back(call.getType());
+    std::vector<std::pair<size_t, int>> results; // operand index -> result number
+    for (const InlineAsm::ConstraintInfo &ci : ia->ParseConstraints()) {
+      std::string code = ci.Codes.empty() ? "" : ci.Codes[0];
+      if (ci.Type == InlineAsm::isClobber) {
+        if (code == "{memory}") m.barrier = true;
+        continue;
+      }
+      if (ci.Type == InlineAsm::isOutput) {
+        if (ci.isIndirect) { error(&call, "inline assembly memory outputs are not supported"); return; }
+        Type *t = resultTypes[resultNo];
+        int r = newReg(classOfType(t));
+        m.ops.push_back(DA(r));
+        results.push_back({m.ops.size() - 1, int(resultNo++)});
+        continue;
+      }
+      Value *v = call.getArgOperand(argNo++);
+      if (!ci.MatchingInput && !code.empty() && std::isdigit(static_cast<unsigned char>(code[0]))) {
+        // Tied to output N: the output register starts with this value.
+        unsigned tied = unsigned(std::stoi(code));
+        if (tied < m.ops.size() && m.ops[tied].kind == MOp::Reg) {
+          copy(m.ops[tied].reg, get(v));
+          m.ops[tied].use = true;
+        }
+        m.ops.push_back(m.ops[tied]); // printed the same
+        m.ops.back().def = false;
+        continue;
+      }
+      if (code == "i" || code == "n") {
+        auto *c = dyn_cast<ConstantInt>(v);
+        if (!c) { error(&call, "inline assembly operand needs a constant"); return; }
+        m.ops.push_back(I(c->getSExtValue()));
+        continue;
+      }
+      if (code == "r" || code == "a") {
+        int r = get(v);
+        m.ops.push_back(UA(r));
+        continue;
+      }
+      error(&call, "inline assembly constraint '" + code + "' is not supported (use \"r\" or \"i\")");
+      return;
+    }
+    if (const DebugLoc &dl = call.getDebugLoc()) m.line = dl.getLine(), m.col = dl.getCol();
+    classifyAsm(m);
+    block().insts.push_back(m);
+    for (auto [op, n] : results) {
+      int r = block().insts.back().ops[op].reg;
+      if (resultTypes.size() == 1) copy(def(&call), r);
+      else asmResults_[&call].push_back(r);
+      (void)n;
+    }
+  }
+  std::map<const CallInst *, std::vector<int>> asmResults_;
+
+  // A single-instruction template gets its pipeline from the ISA table so it can be bundled.
+  void classifyAsm(MInst &m) {
+    std::string t = m.asmText;
+    size_t b = t.find_first_not_of(" \t\n");
+    if (b == std::string::npos) { m.asmText = " "; return; }
+    bool single = t.find_first_of(";\n{", b) == std::string::npos;
+    std::string mn = t.substr(b, t.find_first_of(" \t", b) - b);
+    if (!single) { m.barrier = true; m.mayLoad = m.mayStore = true; return; }
+    m.mnemonic = "";
+    bool anyA = false;
+    for (const MOp &o : m.ops)
+      if (o.kind == MOp::Reg && o.rc != RegClass::M) anyA = true;
+    m.aux = anyA && mn.rfind("ld", 0) != 0 && mn.rfind("st", 0) != 0 && mn != "atom";
+    if (mn.rfind("ld", 0) == 0) m.mayLoad = true;
+    if (mn.rfind("st", 0) == 0) m.mayStore = true;
+    if (mn == "uput" || mn == "put" || mn == "get" || mn == "uget" || mn == "sync" || mn == "runall" || mn == "run" ||
+        mn.rfind("urand", 0) == 0 || mn.find("putcs") != std::string::npos || mn.rfind("exit", 0) == 0)
+      m.barrier = true;
+    if (mn.find("amp") != std::string::npos || mn.find("acc") != std::string::npos || mn.find("slic") != std::string::npos ||
+        mn.find("gina") != std::string::npos || mn.find("axpy") != std::string::npos || mn.find("aop") != std::string::npos)
+      m.barrier = true; // the accumulators are state the scheduler does not track
+  }
+
+  // ---- memory ------------------------------------------------------------------------------
+  struct Address {
+    int base = kMZero;
+    int index = kMZero; // scaled by the access size (register form)
+    int64_t offset = 0; // bytes
+  };
+  // Folds `base + constant` (GEPs with constant offsets, allocas) into the address.
+  Address address(Value *p) {
+    Address a;
+    int64_t off = 0;
+    Value *v = p;
+    while (true) {
+      if (auto *g = dyn_cast<GEPOperator>(v)) {
+        APInt o(32, 0);
+        if (g->accumulateConstantOffset(dl_, o)) {
+          off += o.getSExtValue();
+          v = g->getPointerOperand();
+          continue;
+        }
+      }
+      break;
+    }
+    if (auto *al = dyn_cast<AllocaInst>(v); al && allocaOffset_.count(al)) {
+      a.base = kSP;
+      a.offset = off + allocaOffset_[al];
+      return a;
+    }
+    a.base = get(v);
+    a.offset = off;
+    return a;
+  }
+  // The base and the scaled immediate for an access of `size` bytes (materialising what does not fit).
+  std::pair<int, int64_t> baseImm(Address a, unsigned size) {
+    if (a.offset >= 0 && a.offset % size == 0 && a.offset / size < 4096) return {a.base, a.offset / size};
+    int r = newM();
+    if (a.offset >= -32768 && a.offset < 32768) emit("add", {D(r), U(a.base), I(a.offset)});
+    else emit("add", {D(r), U(a.base), U(constM(uint32_t(a.offset)))});
+    return {r, 0};
+  }
+  MInst &memInst(const std::string &mn, MOp data, Address a, unsigned size, bool load) {
+    auto [base, imm] = baseImm(a, size);
+    MInst &m = emit(mn, {data, U(base), U(kMZero), I(imm)});
+    if (load) m.mayLoad = true;
+    else m.mayStore = true;
+    return m;
+  }
+
+  void selectLoad(LoadInst &ld) {
+    Type *t = ld.getType();
+    Address a = address(ld.getPointerOperand());
+    unsigned align = unsigned(ld.getAlign().value());
+    if (ld.isVolatile()) {}
+    if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("ld32", D(def(&ld)), a, 4, true));
+    if (t->isIntegerTy(64)) {
+      memInst("ld32", D(def(&ld, 0)), a, 4, true);
+      a.offset += 4;
+      memInst("ld32", D(def(&ld, 1)), a, 4, true);
+      return;
+    }
+    if (t->isIntegerTy(16)) {
+      bool sext = ld.hasOneUse() && isa<SExtInst>(*ld.user_begin());
+      return void(memInst(sext ? "lds16" : "ldz16", D(def(&ld)), a, 2, true));
+    }
+    if (t->isIntegerTy(8) || t->isIntegerTy(1)) {
+      bool sext = ld.hasOneUse() && isa<SExtInst>(*ld.user_begin());
+      return void(memInst(sext ? "lds8" : "ldz8", D(def(&ld)), a, 1, true));
+    }
+    if (t->isFloatTy()) return void(memInst("ld32", D(def(&ld), RegClass::A), a, 4, true));
+    if (t->isHalfTy()) return void(memInst("ldb16", D(def(&ld), RegClass::A), a, 2, true));
+    RegClass rc = classOfType(t);
+    if (rc == RegClass::A) { // <2 x half>
+      if (align >= 4) return void(memInst("ld32", D(def(&ld), RegClass::A), a, 4, true));
+      int lo = newA(), hi = newA();
+      memInst("ldb16", D(lo, RegClass::A), a, 2, true);
+      a.offset += 2;
+      memInst("ldb16", D(hi, RegClass::A), a, 2, true);
+      emit("sort4x16lo", {D(def(&ld), RegClass::A), U(lo, RegClass::A), U(hi, RegClass::A)}, true);
+      return;
+    }
+    if (rc == RegClass::AP) {
+      if (align >= 8) return void(memInst("ld64", D(def(&ld), RegClass::AP), a, 8, true));
+      int lo = newA(), hi = newA();
+      if (align >= 4 || !isHalfVector(t)) {
+        memInst("ld32", D(lo, RegClass::A), a, 4, true);
+        a.offset += 4;
+        memInst("ld32", D(hi, RegClass::A), a, 4, true);
+      } else {
+        int h[4];
+        for (int i = 0; i < 4; ++i) {
+          h[i] = newA();
+          memInst("ldb16", D(h[i], RegClass::A), a, 2, true);
+          a.offset += 2;
+        }
+        emit("sort4x16lo", {D(lo, RegClass::A), U(h[0], RegClass::A), U(h[1], RegClass::A)}, true);
+        emit("sort4x16lo", {D(hi, RegClass::A), U(h[2], RegClass::A), U(h[3], RegClass::A)}, true);
+      }
+      copyPairInto(def(&ld), lo, hi);
+      return;
+    }
+    error(&ld, "unsupported load of " + describe(t));
+  }
+  void copyPairInto(int pair, int lo, int hi) {
+    MInst &m = emit("makepair", {D(pair, RegClass::AP), U(lo, RegClass::A), U(hi, RegClass::A)}, true);
+    (void)m;
+  }
+
+  void selectStore(StoreInst &st) {
+    Value *v = st.getValueOperand();
+    Type *t = v->getType();
+    Address a = address(st.getPointerOperand());
+    unsigned align = unsigned(st.getAlign().value());
+    if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("st32", U(get(v)), a, 4, false));
+    if (t->isIntegerTy(64)) {
+      memInst("st32", U(get(v, 0)), a, 4, false);
+      a.offset += 4;
+      memInst("st32", U(get(v, 1)), a, 4, false);
+      return;
+    }
+    if (t->isFloatTy()) return void(memInst("st32", U(get(v), RegClass::A), a, 4, false));
+    RegClass rc = classOfType(t);
+    if (rc == RegClass::A && !t->isHalfTy()) { // <2 x half>
+      if (align >= 4) return void(memInst("st32", U(get(v), RegClass::A), a, 4, false));
+      int w = aToM(get(v));
+      storeNarrow(a, w, 2, align);
+      int hi = newM();
+      emit("shr", {D(hi), U(w), I(16)});
+      a.offset += 2;
+      storeNarrow(a, hi, 2, align);
+      return;
+    }
+    if (rc == RegClass::AP) {
+      int r = get(v);
+      if (align >= 8) return void(memInst("st64", U(r, RegClass::AP), a, 8, false));
+      if (align >= 4 || !isHalfVector(t)) {
+        memInst("st32", lane(r, RegClass::AP, 0), a, 4, false);
+        a.offset += 4;
+        memInst("st32", lane(r, RegClass::AP, 1), a, 4, false);
+        return;
+      }
+      for (int i = 0; i < 2; ++i) {
+        int w = newM();
+        emit("atom", {D(w), lane(r, RegClass::AP, i)});
+        storeNarrow(a, w, 2, align);
+        int hi = newM();
+        emit("shr", {D(hi), U(w), I(16)});
+        a.offset += 2;
+        storeNarrow(a, hi, 2, align);
+        a.offset += 2;
+      }
+      return;
+    }
+    if (t->isHalfTy()) return storeNarrow(a, aToM(get(v)), 2, align);
+    if (t->isIntegerTy(16)) return storeNarrow(a, get(v), 2, align);
+    if (t->isIntegerTy(8) || t->isIntegerTy(1)) return storeNarrow(a, get(v), 1, align);
+    error(&st, "unsupported store of " + describe(t));
+  }
+
+  // The tile writes 32 or 64 bits at a time: a 16- or 8-bit store reads the word, merges the
+  // value in and writes the word back. The value's upper bits may hold anything.
+  void storeNarrow(Address a, int value, unsigned size, unsigned align) {
+    unsigned wordAlign = align >= 4 ? 4 : 0;
+    int addr;
+    if (a.base == kSP || (wordAlign && a.offset >= 0)) {
+      // The byte position within the word is known at compile time.
+      if (a.base == kSP || wordAlign) {
+        int64_t byte = a.offset & 3;
+        Address w = a;
+        w.offset = a.offset - byte;
+        if (a.base != kSP && align < 4) goto dynamic;
+        int old = newM();
+        memInst("ld32", D(old), w, 4, true);
+        int merged = mergeStatic(old, value, unsigned(byte), size);
+        memInst("st32", U(merged), w, 4, false);
+        return;
+      }
+    }
+  dynamic:
+    addr = newM();
+    if (a.offset) emit("add", {D(addr), U(a.base), I(a.offset)});
+    else addr = a.base;
+    {
+      int wordAddr = newM(), shift = newM(), mask = newM(), old = newM(), v = newM(), merged = newM(), t = newM();
+      emit("andc", {D(wordAddr), U(addr), I(3)});
+      emit("and", {D(shift), U(addr), I(3)});
+      emit("shl", {D(shift), U(shift), I(3)});
+      emit("shl", {D(mask), U(constM(size == 2 ? 0xFFFF : 0xFF)), U(shift)});
+      MInst &l = emit("ld32", {D(old), U(wordAddr), U(kMZero), I(0)});
+      l.mayLoad = true;
+      emit("shl", {D(v), U(value), U(shift)});
+      emit("and", {D(v), U(v), U(mask)});
+      emit("andc", {D(t), U(old), U(mask)});
+      emit("or", {D(merged), U(t), U(v)});
+      MInst &s = emit("st32", {U(merged), U(wordAddr), U(kMZero), I(0)});
+      s.mayStore = true;
+    }
+  }
+  int mergeStatic(int old, int value, unsigned byte, unsigned size) {
+    uint32_t mask = (size == 2 ? 0xFFFFu : 0xFFu) << (8 * byte);
+    int v = newM(), t = newM(), merged = newM();
+    if (byte) emit("shl", {D(v), U(value), I(8 * byte)});
+    else v = value;
+    int vm = newM();
+    emit("and", {D(vm), U(v), U(constM(mask))});
+    emit("andc", {D(t), U(old), U(constM(mask))});
+    emit("or", {D(merged), U(t), U(vm)});
+    return merged;
+  }
+
+  void lowerMemcpy(Instruction &i, Value *dst, Value *src, Value *len, Align da, Align sa) {
+    auto *c = dyn_cast<ConstantInt>(len);
+    unsigned align = unsigned(std::min(da.value(), sa.value()));
+    if (c && c->getZExtValue() <= 256 && align >= 4 && c->getZExtValue() % 4 == 0) {
+      Address d = address(dst), s = address(src);
+      for (uint64_t o = 0; o < c->getZExtValue(); o += 4) {
+        int r = newM();
+        memInst("ld32", D(r), s, 4, true);
+        memInst("st32", U(r), d, 4, false);
+        s.offset += 4;
+        d.offset += 4;
+      }
+      return;
+    }
+    callRuntime(i, "__ipucc_memcpy", {get(dst), get(src), get(len)});
+  }
+  void lowerMemset(Instruction &i, Value *dst, Value *val, Value *len, Align da) {
+    auto *c = dyn_cast<ConstantInt>(len);
+    auto *v = dyn_cast<ConstantInt>(val);
+    if (c && v && c->getZExtValue() <= 256 && da.value() >= 4 && c->getZExtValue() % 4 == 0) {
+      uint32_t byte = uint32_t(v->getZExtValue() & 0xFF);
+      int r = constM(byte * 0x01010101u);
+      Address d = address(dst);
+      for (uint64_t o = 0; o < c->getZExtValue(); o += 4, d.offset += 4) memInst("st32", U(r), d, 4, false);
+      return;
+    }
+    callRuntime(i, "__ipucc_memset", {get(dst), get(val), get(len)});
+  }
+  // A call to one of ipu-cc's runtime routines (MRF arguments, result in $m0).
+  int callRuntime(Instruction &i, const std::string &name, std::vector<int> args) {
+    if (std::find(runtime_.begin(), runtime_.end(), name) == runtime_.end()) runtime_.push_back(name);
+    if (mf_.supervisor) mf_.hasCalls = true;
+    mf_.hasCalls = true;
+    MInst c;
+    c.mnemonic = "call";
+    c.call = true;
+    c.barrier = true;
+    c.ops = {D(kLR), MOp::sym(name)};
+    for (size_t k = 0; k < args.size(); ++k) {
+      emit("mov", {D(int(k)), U(args[k])});
+      c.ops.push_back(U(int(k)));
+    }
+    if (const DebugLoc &dl = i.getDebugLoc()) c.line = dl.getLine(), c.col = dl.getCol();
+    block().insts.push_back(c);
+    int r = newM();
+    emit("mov", {D(r), U(0)});
+    return r;
+  }
+
+  // ---- arithmetic --------------------------------------------------------------------------
+  bool fitsU12(Value *v) {
+    auto *c = dyn_cast<ConstantInt>(v);
+    return c && c->getZExtValue() < 4096;
+  }
+  bool fitsS16(Value *v) {
+    auto *c = dyn_cast<ConstantInt>(v);
+    return c && c->getSExtValue() >= -32768 && c->getSExtValue() < 32768;
+  }
+  int64_t cval(Value *v) { return cast<ConstantInt>(v)->getSExtValue(); }
+
+  void selectBinary(BinaryOperator &b) {
+    Type *t = b.getType();
+    Value *x = b.getOperand(0), *y = b.getOperand(1);
+    if (t->isIntegerTy(64)) return selectBinary64(b);
+    if (t->isIntegerTy()) {
+      int d = def(&b);
+      unsigned bits = t->getIntegerBitWidth();
+      switch (b.getOpcode()) {
+      case Instruction::Add:
+        if (fitsS16(y)) return void(emit("add", {D(d), U(get(x)), I(cval(y))}));
+        if (fitsS16(x)) return void(emit("add", {D(d), U(get(y)), I(cval(x))}));
+        return void(emit("add", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::Sub:
+        if (fitsS16(y) && cval(y) != -32768) return void(emit("add", {D(d), U(get(x)), I(-cval(y))}));
+        if (fitsS16(x)) return void(emit("sub", {D(d), I(cval(x)), U(get(y))}));
+        return void(emit("sub", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::Mul:
+        if (fitsS16(y)) return void(emit("mul", {D(d), U(get(x)), I(cval(y))}));
+        return void(emit("mul", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::And:
+        if (fitsU12(y)) return void(emit("and", {D(d), U(get(x)), I(cval(y))}));
+        return void(emit("and", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::Or:
+        if (fitsU12(y)) return void(emit("or", {D(d), U(get(x)), I(cval(y))}));
+        return void(emit("or", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::Xor:
+        if (auto *c = dyn_cast<ConstantInt>(y); c && c->isMinusOne() && bits == 32) {
+          // not: ~x = -1 - x
+          return void(emit("sub", {D(d), I(-1), U(get(x))}));
+        }
+        if (bits == 1 && isa<ConstantInt>(y) && cval(y) != 0) return void(emit("cmpeq", {D(d), U(get(x)), I(0)}));
+        return void(emit("xor", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::Shl:
+        if (fitsU12(y)) return void(emit("shl", {D(d), U(get(x)), I(cval(y))}));
+        return void(emit("shl", {D(d), U(get(x)), U(get(y))}));
+      case Instruction::LShr: {
+        int src = zeroExtended(x, bits);
+        if (fitsU12(y)) return void(emit("shr", {D(d), U(src), I(cval(y))}));
+        return void(emit("shr", {D(d), U(src), U(get(y))}));
+      }
+      case Instruction::AShr: {
+        int src = signExtended(x, bits);
+        if (fitsU12(y)) return void(emit("shrs", {D(d), U(src), I(cval(y))}));
+        return void(emit("shrs", {D(d), U(src), U(get(y))}));
+      }
+      case Instruction::UDiv:
+      case Instruction::URem:
+      case Instruction::SDiv:
+      case Instruction::SRem: {
+        bool isSigned = b.getOpcode() == Instruction::SDiv || b.getOpcode() == Instruction::SRem;
+        bool rem = b.getOpcode() == Instruction::URem || b.getOpcode() == Instruction::SRem;
+        int xs = isSigned ? signExtended(x, bits) : zeroExtended(x, bits);
+        int ys = isSigned ? signExtended(y, bits) : zeroExtended(y, bits);
+        std::string fn = std::string("__ipucc_") + (isSigned ? "s" : "u") + (rem ? "rem" : "div");
+        int r = callRuntime(b, fn, {xs, ys});
+        return copy(d, r);
+      }
+      default:
+        break;
+      }
+      error(&b, "unsupported integer operation " + describe(&b));
+      return;
+    }
+    selectFloatBinary(b);
+  }
+
+  // Registers hold narrow integers with unspecified upper bits; these give them extended.
+  int zeroExtended(Value *v, unsigned bits) {
+    int r = get(v);
+    if (bits >= 32) return r;
+    if (isa<ConstantInt>(v)) return r;
+    int d = newM();
+    if (bits <= 12) emit("and", {D(d), U(r), I((1 << bits) - 1)});
+    else {
+      emit("shl", {D(d), U(r), I(32 - bits)});
+      emit("shr", {D(d), U(d), I(32 - bits)});
+    }
+    return d;
+  }
+  int signExtended(Value *v, unsigned bits) {
+    int r = get(v);
+    if (bits >= 32 || isa<ConstantInt>(v)) return r;
+    int d = newM();
+    emit("shl", {D(d), U(r), I(32 - bits)});
+    emit("shrs", {D(d), U(d), I(32 - bits)});
+    return d;
+  }
+
+  void selectBinary64(BinaryOperator &b) {
+    Value *x = b.getOperand(0), *y = b.getOperand(1);
+    int dl = def(&b, 0), dh = def(&b, 1);
+    int xl = get(x, 0), xh = get(x, 1);
+    switch (b.getOpcode()) {
+    case Instruction::Add:
+    case Instruction::Sub: {
+      int yl = get(y, 0), yh = get(y, 1);
+      int lo = newM(), carry = newM(), hi = newM();
+      bool add = b.getOpcode() == Instruction::Add;
+      emit(add ? "add" : "sub", {D(lo), U(xl), U(yl)});
+      if (add) emit("cmpult", {D(carry), U(lo), U(xl)});
+      else emit("cmpult", {D(carry), U(xl), U(yl)});
+      emit(add ? "add" : "sub", {D(hi), U(xh), U(yh)});
+      emit(add ? "add" : "sub", {D(dh), U(hi), U(carry)});
+      copy(dl, lo);
+      return;
+    }
+    case Instruction::And:
+    case Instruction::Or:
+    case Instruction::Xor: {
+      const char *mn = b.getOpcode() == Instruction::And ? "and" : b.getOpcode() == Instruction::Or ? "or" : "xor";
+      emit(mn, {D(dl), U(xl), U(get(y, 0))});
+      emit(mn, {D(dh), U(xh), U(get(y, 1))});
+      return;
+    }
+    case Instruction::Shl:
+    case Instruction::LShr:
+    case Instruction::AShr:
+      if (auto *c = dyn_cast<ConstantInt>(y)) {
+        unsigned s = unsigned(c->getZExtValue()) & 63;
+        bool left = b.getOpcode() == Instruction::Shl, arith = b.getOpcode() == Instruction::AShr;
+        if (s == 0) { copy(dl, xl); copy(dh, xh); return; }
+        if (left) {
+          if (s >= 32) { emit("shl", {D(dh), U(xl), I(s - 32)}); copy(dl, kMZero); return; }
+          int t = newM(), u = newM();
+          emit("shl", {D(u), U(xh), I(s)});
+          emit("shr", {D(t), U(xl), I(32 - s)});
+          emit("or", {D(dh), U(u), U(t)});
+          emit("shl", {D(dl), U(xl), I(s)});
+          return;
+        }
+        const char *sh = arith ? "shrs" : "shr";
+        if (s >= 32) {
+          emit(sh, {D(dl), U(xh), I(s - 32)});
+          if (arith) emit("shrs", {D(dh), U(xh), I(31)});
+          else copy(dh, kMZero);
+          return;
+        }
+        int t = newM(), u = newM();
+        emit("shr", {D(u), U(xl), I(s)});
+        emit("shl", {D(t), U(xh), I(32 - s)});
+        emit("or", {D(dl), U(u), U(t)});
+        emit(sh, {D(dh), U(xh), I(s)});
+        return;
+      }
+      break;
+    case Instruction::Mul: {
+      // 32x32->64 of the low words is all C++ codelets need in practice (counters, indices).
+      int r = callRuntime(b, "__ipucc_mul64", {xl, xh, get(y, 0), get(y, 1)});
+      copy(dl, r);
+      emit("mov", {D(dh), U(1)});
+      return;
+    }
+    default:
+      break;
+    }
+    error(&b, "unsupported 64-bit integer operation " + describe(&b));
+  }
+
+  void selectFloatBinary(BinaryOperator &b) {
+    Type *t = b.getType();
+    int d = def(&b);
+    int x = get(b.getOperand(0)), y = get(b.getOperand(1));
+    RegClass rc = classOfType(t);
+    std::string op;
+    switch (b.getOpcode()) {
+    case Instruction::FAdd: op = "add"; break;
+    case Instruction::FSub: op = "sub"; break;
+    case Instruction::FMul: op = "mul"; break;
+    case Instruction::FDiv: op = "div"; break;
+    default: error(&b, "unsupported floating-point operation " + describe(&b)); return;
+    }
+    if (t->isFloatTy()) return void(emit("f32" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
+    auto *vt = dyn_cast<FixedVectorType>(t);
+    if (op == "div") {
+      if (t->isHalfTy()) {
+        // f16 division through f32: p = 24 >= 2q + 2 = 24, so rounding twice gives the correctly
+        // rounded f16 quotient (the classic double-rounding bound).
+        int xf = newA(), yf = newA(), q = newA();
+        emit("f16tof32", {D(xf, RegClass::A), U(x, RegClass::A)}, true);
+        emit("f16tof32", {D(yf, RegClass::A), U(y, RegClass::A)}, true);
+        emit("f32div", {D(q, RegClass::A), U(xf, RegClass::A), U(yf, RegClass::A)}, true);
+        emit("f32tof16", {D(d, RegClass::A), U(q, RegClass::A)}, true);
+        return;
+      }
+      if (vt && vt->getElementType()->isFloatTy() && vt->getNumElements() == 2) {
+        int lo = newA(), hi = newA();
+        emit("f32div", {D(lo, RegClass::A), lane(x, rc, 0), lane(y, rc, 0)}, true);
+        emit("f32div", {D(hi, RegClass::A), lane(x, rc, 1), lane(y, rc, 1)}, true);
+        copyPairInto(d, lo, hi);
+        return;
+      }
+      error(&b, "unsupported vector division " + describe(&b));
+      return;
+    }
+    if (t->isHalfTy() || (vt && vt->getNumElements() == 2 && vt->getElementType()->isHalfTy()))
+      return void(emit("f16v2" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
+    if (vt && vt->getNumElements() == 4 && vt->getElementType()->isHalfTy())
+      return void(emit("f16v4" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
+    if (vt && vt->getNumElements() == 2 && vt->getElementType()->isFloatTy())
+      return void(emit("f32v2" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
+    error(&b, "unsupported floating-point operation " + describe(&b));
+  }
+
+  void selectFNeg(Instruction &i) {
+    Type *t = i.getType();
+    RegClass rc = classOfType(t);
+    int x = get(i.getOperand(0)), d = def(&i);
+    // Flip the sign bit(s): x XOR sign = (x OR sign) AND NOT (x AND sign).
+    uint32_t sign = t->isFloatTy() || (isa<FixedVectorType>(t) && !isHalfVector(t)) ? 0x80000000u : 0x80008000u;
+    if (rc == RegClass::A) {
+      int s = constA(sign), o = newA(), a = newA();
+      emit("or", {D(o, rc), U(x, rc), U(s, rc)}, true);
+      emit("and", {D(a, rc), U(x, rc), U(s, rc)}, true);
+      emit("andc", {D(d, rc), U(o, rc), U(a, rc)}, true);
+      return;
+    }
+    if (rc == RegClass::AP) {
+      int s = constA(sign);
+      int sp = makePair(s, s), o = newReg(rc), a = newReg(rc);
+      emit("or64", {D(o, rc), U(x, rc), U(sp, rc)}, true);
+      emit("and64", {D(a, rc), U(x, rc), U(sp, rc)}, true);
+      emit("andc64", {D(d, rc), U(o, rc), U(a, rc)}, true);
+      return;
+    }
+    error(&i, "unsupported negation " + describe(&i));
+  }
+
+  // ---- comparisons and selects -------------------------------------------------------------
+  void selectICmp(ICmpInst &c) {
+    int d = def(&c);
+    Value *x = c.getOperand(0), *y = c.getOperand(1);
+    if (x->getType()->isIntegerTy(64)) return selectICmp64(c);
+    unsigned bits = x->getType()->isPointerTy() ? 32 : x->getType()->getIntegerBitWidth();
+    bool isSigned = c.isSigned();
+    auto xr = [&] { return isSigned ? signExtended(x, bits) : zeroExtended(x, bits); };
+    auto yr = [&] { return isSigned ? signExtended(y, bits) : zeroExtended(y, bits); };
+    switch (c.getPredicate()) {
+    case CmpInst::ICMP_EQ:
+    case CmpInst::ICMP_NE: {
+      bool eq = c.getPredicate() == CmpInst::ICMP_EQ;
+      if (eq && fitsS16(y)) return void(emit("cmpeq", {D(d), U(zeroOrSame(x, bits)), I(cval(y))}));
+      int xv = zeroOrSame(x, bits), yv = zeroOrSame(y, bits);
+      return void(emit(eq ? "cmpeq" : "cmpne", {D(d), U(xv), U(yv)}));
+    }
+    case CmpInst::ICMP_SLT: return void(emit("cmpslt", {D(d), U(xr()), U(yr())}));
+    case CmpInst::ICMP_ULT: return void(emit("cmpult", {D(d), U(xr()), U(yr())}));
+    case CmpInst::ICMP_SGT: return void(emit("cmpslt", {D(d), U(yr()), U(xr())}));
+    case CmpInst::ICMP_UGT: return void(emit("cmpult", {D(d), U(yr()), U(xr())}));
+    case CmpInst::ICMP_SGE:
+    case CmpInst::ICMP_UGE:
+    case CmpInst::ICMP_SLE:
+    case CmpInst::ICMP_ULE: {
+      bool ge = c.getPredicate() == CmpInst::ICMP_SGE || c.getPredicate() == CmpInst::ICMP_UGE;
+      int t = newM();
+      int a = ge ? xr() : yr(), b = ge ? yr() : xr();
+      emit(isSigned ? "cmpslt" : "cmpult", {D(t), U(a), U(b)});
+      emit("cmpeq", {D(d), U(t), I(0)});
+      return;
+    }
+    default: break;
+    }
+    error(&c, "unsupported comparison " + describe(&c));
+  }
+  int zeroOrSame(Value *v, unsigned bits) { return bits >= 32 ? get(v) : zeroExtended(v, bits); }
+  void selectICmp64(ICmpInst &c) {
+    int d = def(&c);
+    Value *x = c.getOperand(0), *y = c.getOperand(1);
+    int xl = get(x, 0), xh = get(x, 1), yl = get(y, 0), yh = get(y, 1);
+    auto pred = c.getPredicate();
+    if (pred == CmpInst::ICMP_EQ || pred == CmpInst::ICMP_NE) {
+      int a = newM(), b = newM(), o = newM();
+      emit("xor", {D(a), U(xl), U(yl)});
+      emit("xor", {D(b), U(xh), U(yh)});
+      emit("or", {D(o), U(a), U(b)});
+      emit(pred == CmpInst::ICMP_EQ ? "cmpeq" : "cmpne", {D(d), U(o), U(kMZero)});
+      return;
+    }
+    // x < y: hi < hi, or hi == hi and lo <u lo. Other orders by swapping and inverting.
+    bool swap = pred == CmpInst::ICMP_SGT || pred == CmpInst::ICMP_UGT || pred == CmpInst::ICMP_SLE || pred == CmpInst::ICMP_ULE;
+    bool invert = pred == CmpInst::ICMP_SGE || pred == CmpInst::ICMP_UGE || pred == CmpInst::ICMP_SLE || pred == CmpInst::ICMP_ULE;
+    if (swap) std::swap(xl, yl), std::swap(xh, yh);
+    int hlt = newM(), heq = newM(), llt = newM(), t = newM(), r = newM();
+    emit(c.isSigned() ? "cmpslt" : "cmpult", {D(hlt), U(xh), U(yh)});
+    emit("cmpeq", {D(heq), U(xh), U(yh)});
+    emit("cmpult", {D(llt), U(xl), U(yl)});
+    emit("and", {D(t), U(heq), U(llt)});
+    emit("or", {D(r), U(hlt), U(t)});
+    if (invert) emit("cmpeq", {D(d), U(r), I(0)});
+    else copy(d, r);
+  }
+
+  void selectFCmp(FCmpInst &c) {
+    Type *t = c.getOperand(0)->getType();
+    if (!t->isFloatTy() && !t->isHalfTy()) { error(&c, "unsupported vector comparison " + describe(&c)); return; }
+    int x = get(c.getOperand(0)), y = get(c.getOperand(1));
+    if (t->isHalfTy()) { // compare in f32: exact
+      int xf = newA(), yf = newA();
+      emit("f16tof32", {D(xf, RegClass::A), U(x, RegClass::A)}, true);
+      emit("f16tof32", {D(yf, RegClass::A), U(y, RegClass::A)}, true);
+      x = xf, y = yf;
+    }
+    const char *mn = nullptr;
+    bool swap = false, invert = false;
+    switch (c.getPredicate()) {
+    case CmpInst::FCMP_OEQ: mn = "f32cmpeq"; break;
+    case CmpInst::FCMP_UNE: mn = "f32cmpne"; break;
+    case CmpInst::FCMP_OLT: mn = "f32cmplt"; break;
+    case CmpInst::FCMP_OLE: mn = "f32cmple"; break;
+    case CmpInst::FCMP_OGT: mn = "f32cmpgt"; break;
+    case CmpInst::FCMP_OGE: mn = "f32cmpge"; break;
+    case CmpInst::FCMP_UGE: mn = "f32cmplt"; invert = true; break;
+    case CmpInst::FCMP_UGT: mn = "f32cmple"; invert = true; break;
+    case CmpInst::FCMP_ULE: mn = "f32cmpgt"; invert = true; break;
+    case CmpInst::FCMP_ULT: mn = "f32cmpge"; invert = true; break;
+    case CmpInst::FCMP_ONE: mn = "f32cmpeq"; invert = true; break; // refined below for NaN
+    case CmpInst::FCMP_UEQ: mn = "f32cmpne"; invert = true; break;
+    case CmpInst::FCMP_ORD: mn = "f32cmpeq"; y = x; break;
+    case CmpInst::FCMP_UNO: mn = "f32cmpne"; y = x; break;
+    case CmpInst::FCMP_TRUE: copy(def(&c), constM(1)); return;
+    case CmpInst::FCMP_FALSE: copy(def(&c), kMZero); return;
+    default: break;
+    }
+    (void)swap;
+    int m = newA();
+    emit(mn, {D(m, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+    if (c.getPredicate() == CmpInst::FCMP_ONE || c.getPredicate() == CmpInst::FCMP_UEQ) {
+      // one = ordered and not equal = (x < y) or (x > y); ueq = its inverse.
+      int lt = newA(), gt = newA(), o = newA();
+      emit("f32cmplt", {D(lt, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+      emit("f32cmpgt", {D(gt, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+      emit("or", {D(o, RegClass::A), U(lt, RegClass::A), U(gt, RegClass::A)}, true);
+      m = o;
+      invert = c.getPredicate() == CmpInst::FCMP_UEQ;
+    }
+    int r = aToM(m);
+    int d = def(&c);
+    if (invert) emit("cmpeq", {D(d), U(r), I(0)});
+    else emit("and", {D(d), U(r), I(1)});
+  }
+
+  void selectSelect(SelectInst &s) {
+    Type *t = s.getType();
+    RegClass rc = classOfType(t);
+    int cond = get(s.getCondition());
+    int parts = t->isIntegerTy(64) ? 2 : 1;
+    if (rc == RegClass::M) {
+      for (int p = 0; p < parts; ++p) {
+        int d = def(&s, p);
+        int f = get(s.getFalseValue(), p), tr = get(s.getTrueValue(), p);
+        int tmp = newM();
+        copy(tmp, f);
+        MInst &m = emit("movnz", {D(tmp), U(cond), U(tr)});
+        m.ops[0].use = true; // keeps its value when the condition is zero
+        copy(d, tmp);
+      }
+      return;
+    }
+    // ARF values: mask = 0 - cond (all ones or zero), moved to the ARF; d = (t & m) | (f & ~m).
+    int mask = newM();
+    emit("sub", {D(mask), I(0), U(cond)});
+    int am = mToA(mask);
+    int tv = get(s.getTrueValue()), fv = get(s.getFalseValue()), d = def(&s);
+    if (rc == RegClass::A) {
+      int a = newA(), b = newA();
+      emit("and", {D(a, rc), U(tv, rc), U(am, rc)}, true);
+      emit("andc", {D(b, rc), U(fv, rc), U(am, rc)}, true);
+      emit("or", {D(d, rc), U(a, rc), U(b, rc)}, true);
+      return;
+    }
+    if (rc == RegClass::AP) {
+      int mp = makePair(am, am), a = newReg(rc), b = newReg(rc);
+      emit("and64", {D(a, rc), U(tv, rc), U(mp, rc)}, true);
+      emit("andc64", {D(b, rc), U(fv, rc), U(mp, rc)}, true);
+      emit("or64", {D(d, rc), U(a, rc), U(b, rc)}, true);
+      return;
+    }
+    error(&s, "unsupported select " + describe(&s));
+  }
+
+  // ---- casts -------------------------------------------------------------------------------
+  void selectCast(CastInst &c) {
+    Type *from = c.getSrcTy(), *to = c.getDestTy();
+    Value *x = c.getOperand(0);
+    switch (c.getOpcode()) {
+    case Instruction::ZExt: {
+      unsigned bits = from->getIntegerBitWidth();
+      if (to->isIntegerTy(64)) {
+        copy(def(&c, 0), zeroOrSame(x, bits));
+        copy(def(&c, 1), kMZero);
+        return;
+      }
+      if (auto *ld = dyn_cast<LoadInst>(x); ld && bits < 32) return copy(def(&c), get(x)); // ldz already zero-extends
+      return copy(def(&c), zeroOrSame(x, bits));
+    }
+    case Instruction::SExt: {
+      unsigned bits = from->getIntegerBitWidth();
+      int r;
+      if (isa<LoadInst>(x) && x->hasOneUse() && bits > 1) r = get(x); // lds
+      else if (bits == 1) {
+        r = newM();
+        emit("sub", {D(r), I(0), U(get(x))});
+      } else r = signExtended(x, bits);
+      if (to->isIntegerTy(64)) {
+        copy(def(&c, 0), r);
+        emit("shrs", {D(def(&c, 1)), U(r), I(31)});
+        return;
+      }
+      return copy(def(&c), r);
+    }
+    case Instruction::Trunc:
+      if (from->isIntegerTy(64)) return copy(def(&c), get(x, 0));
+      return copy(def(&c), get(x)); // upper bits are don't-care in registers
+    case Instruction::PtrToInt:
+    case Instruction::IntToPtr:
+      return copy(def(&c), get(x));
+    case Instruction::BitCast: {
+      RegClass a = classOfType(from), b = classOfType(to);
+      if (from->isIntegerTy(64) || to->isIntegerTy(64)) {
+        if (from->isIntegerTy(64) && b == RegClass::AP) return copyPairInto(def(&c), mToA(get(x, 0)), mToA(get(x, 1)));
+        if (to->isIntegerTy(64) && a == RegClass::AP) {
+          int r = get(x);
+          int lo = newM(), hi = newM();
+          emit("atom", {D(lo), lane(r, RegClass::AP, 0)});
+          emit("atom", {D(hi), lane(r, RegClass::AP, 1)});
+          copy(def(&c, 0), lo);
+          copy(def(&c, 1), hi);
+          return;
+        }
+        break;
+      }
+      if (a == b) return copy(def(&c), get(x));
+      if (a == RegClass::M && b == RegClass::A) return copy(def(&c), mToA(get(x)));
+      if (a == RegClass::A && b == RegClass::M) return copy(def(&c), aToM(get(x)));
+      break;
+    }
+    case Instruction::FPExt:
+      if (from->isHalfTy() && to->isFloatTy()) return void(emit("f16tof32", {D(def(&c), RegClass::A), U(get(x), RegClass::A)}, true));
+      if (isHalfVector(from) && classOfType(to) == RegClass::AP)
+        return void(emit("f16v2tof32", {D(def(&c), RegClass::AP), U(get(x), RegClass::A)}, true));
+      break;
+    case Instruction::FPTrunc:
+      if (from->isFloatTy() && to->isHalfTy()) return void(emit("f32tof16", {D(def(&c), RegClass::A), U(get(x), RegClass::A)}, true));
+      if (classOfType(from) == RegClass::AP && isHalfVector(to))
+        return void(emit("f32v2tof16", {D(def(&c), RegClass::A), U(get(x), RegClass::AP)}, true));
+      break;
+    case Instruction::SIToFP:
+    case Instruction::UIToFP: {
+      if (from->isIntegerTy(64)) break;
+      unsigned bits = from->getIntegerBitWidth();
+      bool s = c.getOpcode() == Instruction::SIToFP;
+      int m = s ? signExtended(x, bits) : zeroOrSame(x, bits);
+      if (bits == 1 && s) { int n = newM(); emit("sub", {D(n), I(0), U(m)}); m = n; }
+      int a = mToA(m), f = newA();
+      emit(s ? "f32fromi32" : "f32fromui32", {D(f, RegClass::A), U(a, RegClass::A)}, true);
+      if (to->isHalfTy()) emit("f32tof16", {D(def(&c), RegClass::A), U(f, RegClass::A)}, true);
+      else if (to->isFloatTy()) copy(def(&c), f);
+      else break;
+      return;
+    }
+    case Instruction::FPToSI:
+    case Instruction::FPToUI: {
+      if (to->isIntegerTy(64)) break;
+      int f = get(x);
+      if (from->isHalfTy()) {
+        int g = newA();
+        emit("f16tof32", {D(g, RegClass::A), U(f, RegClass::A)}, true);
+        f = g;
+      } else if (!from->isFloatTy()) break;
+      // C converts toward zero; f32toi32 rounds to nearest, so truncate first (f32int mode 3).
+      int t = newA(), i = newA();
+      emit("f32int", {D(t, RegClass::A), U(f, RegClass::A), I(3)}, true);
+      emit(c.getOpcode() == Instruction::FPToSI ? "f32toi32" : "f32toui32", {D(i, RegClass::A), U(t, RegClass::A)}, true);
+      copy(def(&c), aToM(i));
+      return;
+    }
+    default: break;
+    }
+    error(&c, "unsupported conversion " + describe(&c));
+  }
+
+  // ---- vectors -----------------------------------------------------------------------------
+  // One element of a legal vector as a scalar register (a half in the low 16 bits).
+  int element(Value *v, unsigned index) {
+    Type *t = v->getType();
+    int r = get(v);
+    RegClass rc = mf_.classOf(r);
+    bool half = isHalfVector(t);
+    if (!half) {
+      if (rc == RegClass::AP) {
+        int d = newA();
+        emit("mov", {D(d, RegClass::A), lane(r, rc, int(index))}, true);
+        return d;
+      }
+      return r;
+    }
+    MOp word = rc == RegClass::A ? U(r, rc) : lane(r, rc, int(index / 2));
+    if (index % 2 == 0) {
+      int d = newA();
+      emit("mov", {D(d, RegClass::A), word}, true);
+      return d;
+    }
+    int d = newA();
+    emit("sort4x16hi", {D(d, RegClass::A), word, word}, true);
+    return d;
+  }
+  // Builds a legal vector of type `t` from scalar element registers.
+  int buildVector(Type *t, const std::vector<int> &elems) {
+    RegClass rc = classOfType(t);
+    if (!isHalfVector(t)) {
+      if (rc == RegClass::AP) return makePair(elems[0], elems[1]);
+      return elems[0];
+    }
+    std::vector<int> words;
+    for (size_t i = 0; i < elems.size(); i += 2) {
+      int w = newA();
+      emit("sort4x16lo", {D(w, RegClass::A), U(elems[i], RegClass::A), U(elems[i + 1], RegClass::A)}, true);
+      words.push_back(w);
+    }
+    if (words.size() == 1) return words[0];
+    return makePair(words[0], words[1]);
+  }
+  unsigned lanes(Type *t) { return unsigned(cast<FixedVectorType>(t)->getNumElements()); }
+
+  void selectExtract(ExtractElementInst &e) {
+    auto *idx = dyn_cast<ConstantInt>(e.getIndexOperand());
+    if (!idx) { error(&e, "vector element with a variable index is not supported"); return; }
+    copy(def(&e), element(e.getVectorOperand(), unsigned(idx->getZExtValue())));
+  }
+  void selectInsert(InsertElementInst &e) {
+    auto *idx = dyn_cast<ConstantInt>(e.getOperand(2));
+    if (!idx) { error(&e, "vector element with a variable index is not supported"); return; }
+    std::vector<int> elems;
+    for (unsigned i = 0; i < lanes(e.getType()); ++i)
+      elems.push_back(i == idx->getZExtValue() ? get(e.getOperand(1))
+                      : isa<UndefValue>(e.getOperand(0)) ? kAZero : element(e.getOperand(0), i));
+    copy(def(&e), buildVector(e.getType(), elems));
+  }
+  void selectShuffle(ShuffleVectorInst &s) {
+    unsigned n0 = lanes(s.getOperand(0)->getType());
+    std::vector<int> elems;
+    for (int m : s.getShuffleMask()) {
+      if (m < 0) elems.push_back(kAZero);
+      else if (unsigned(m) < n0) elems.push_back(element(s.getOperand(0), unsigned(m)));
+      else elems.push_back(element(s.getOperand(1), unsigned(m) - n0));
+    }
+    copy(def(&s), buildVector(s.getType(), elems));
+  }
+
+  // ---- intrinsics --------------------------------------------------------------------------
+  void selectIntrinsic(IntrinsicInst &ii) {
+    Intrinsic::ID id = ii.getIntrinsicID();
+    switch (id) {
+    case Intrinsic::lifetime_start:
+    case Intrinsic::lifetime_end:
+    case Intrinsic::dbg_declare:
+    case Intrinsic::dbg_value:
+    case Intrinsic::dbg_label:
+    case Intrinsic::assume:
+    case Intrinsic::experimental_noalias_scope_decl:
+    case Intrinsic::donothing:
+      return;
+    case Intrinsic::memcpy:
+    case Intrinsic::memmove: {
+      auto &mc = cast<MemTransferInst>(ii);
+      if (id == Intrinsic::memmove) {
+        callRuntime(ii, "__ipucc_memmove", {get(mc.getDest()), get(mc.getSource()), get(mc.getLength())});
+        return;
+      }
+      return lowerMemcpy(ii, mc.getDest(), mc.getSource(), mc.getLength(), mc.getDestAlign().valueOrOne(),
+                         mc.getSourceAlign().valueOrOne());
+    }
+    case Intrinsic::memset: {
+      auto &ms = cast<MemSetInst>(ii);
+      return lowerMemset(ii, ms.getDest(), ms.getValue(), ms.getLength(), ms.getDestAlign().valueOrOne());
+    }
+    default: break;
+    }
+    Type *t = ii.getType();
+    RegClass rc = classOfType(t);
+    auto unaryF32 = [&](const char *mn) {
+      int x = get(ii.getArgOperand(0));
+      if (t->isFloatTy()) return void(emit(mn, {D(def(&ii), rc), U(x, rc)}, true));
+      if (t->isHalfTy()) { // through f32 (the transcendental instructions are f32; f16v2 forms exist for some)
+        int f = newA(), r = newA();
+        emit("f16tof32", {D(f, RegClass::A), U(x, RegClass::A)}, true);
+        emit(mn, {D(r, RegClass::A), U(f, RegClass::A)}, true);
+        emit("f32tof16", {D(def(&ii), RegClass::A), U(r, RegClass::A)}, true);
+        return;
+      }
+      error(&ii, std::string("unsupported vector ") + mn + " " + describe(&ii));
+    };
+    switch (id) {
+    case Intrinsic::sqrt: return unaryF32("f32sqrt");
+    case Intrinsic::exp: return unaryF32("f32exp");
+    case Intrinsic::exp2: return unaryF32("f32exp2");
+    case Intrinsic::log: return unaryF32("f32ln");
+    case Intrinsic::log2: return unaryF32("f32log2");
+    case Intrinsic::floor:
+    case Intrinsic::ceil:
+    case Intrinsic::trunc:
+    case Intrinsic::rint:
+    case Intrinsic::nearbyint:
+    case Intrinsic::roundeven: {
+      int mode = id == Intrinsic::floor ? 2 : id == Intrinsic::ceil ? 1 : id == Intrinsic::trunc ? 3 : 0;
+      int x = get(ii.getArgOperand(0));
+      if (t->isFloatTy()) return void(emit("f32int", {D(def(&ii), rc), U(x, rc), I(mode)}, true));
+      if (t->isHalfTy()) {
+        int f = newA(), r = newA();
+        emit("f16tof32", {D(f, RegClass::A), U(x, RegClass::A)}, true);
+        emit("f32int", {D(r, RegClass::A), U(f, RegClass::A), I(mode)}, true);
+        emit("f32tof16", {D(def(&ii), RegClass::A), U(r, RegClass::A)}, true);
+        return;
+      }
+      break;
+    }
+    case Intrinsic::fabs: {
+      int x = get(ii.getArgOperand(0));
+      if (t->isFloatTy()) return void(emit("andc", {D(def(&ii), rc), U(x, rc), I(0x80000000u)}, true));
+      uint32_t sign = isHalfVector(t) || t->isHalfTy() ? 0x80008000u : 0x80000000u;
+      int s = constA(sign);
+      if (rc == RegClass::A) return void(emit("andc", {D(def(&ii), rc), U(x, rc), U(s, RegClass::A)}, true));
+      return void(emit("andc64", {D(def(&ii), rc), U(x, rc), U(makePair(s, s), RegClass::AP)}, true));
+    }
+    case Intrinsic::copysign: {
+      int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
+      if (rc != RegClass::A) break;
+      uint32_t sign = t->isHalfTy() ? 0x80008000u : 0x80000000u;
+      int s = constA(sign), a = newA(), b = newA();
+      emit("andc", {D(a, rc), U(x, rc), U(s, rc)}, true);
+      emit("and", {D(b, rc), U(y, rc), U(s, rc)}, true);
+      emit("or", {D(def(&ii), rc), U(a, rc), U(b, rc)}, true);
+      return;
+    }
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum:
+    case Intrinsic::minimum:
+    case Intrinsic::maximum: {
+      bool mx = id == Intrinsic::maxnum || id == Intrinsic::maximum;
+      int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
+      std::string mn = t->isFloatTy() ? "f32" : t->isHalfTy() || (isHalfVector(t) && rc == RegClass::A) ? "f16v2"
+                       : isHalfVector(t) ? "f16v4" : "f32v2";
+      return void(emit(mn + (mx ? "max" : "min"), {D(def(&ii), rc), U(x, rc), U(y, rc)}, true));
+    }
+    case Intrinsic::smax:
+    case Intrinsic::smin: {
+      if (!t->isIntegerTy(32)) break;
+      int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
+      return void(emit(id == Intrinsic::smax ? "max" : "min", {D(def(&ii)), U(x), U(y)}));
+    }
+    case Intrinsic::umax:
+    case Intrinsic::umin: {
+      if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth();
+      int x = zeroOrSame(ii.getArgOperand(0), bits), y = zeroOrSame(ii.getArgOperand(1), bits);
+      int lt = newM(), tmp = newM();
+      // umin: x <u y ? x : y
+      bool mn = id == Intrinsic::umin;
+      emit("cmpult", {D(lt), U(mn ? x : y), U(mn ? y : x)});
+      copy(tmp, y);
+      MInst &m = emit("movnz", {D(tmp), U(lt), U(x)});
+      m.ops[0].use = true;
+      copy(def(&ii), tmp);
+      return;
+    }
+    case Intrinsic::abs:
+      if (!t->isIntegerTy(32)) break;
+      return void(emit("abs", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
+    case Intrinsic::ctpop:
+      if (!t->isIntegerTy(32)) break;
+      return void(emit("popc", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
+    case Intrinsic::ctlz:
+      if (!t->isIntegerTy(32)) break;
+      return void(emit("clz", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
+    case Intrinsic::fmuladd: {
+      // Not fused (contraction is off by default; fmuladd permits either).
+      int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1)), z = get(ii.getArgOperand(2));
+      int p = newReg(rc);
+      std::string pre = t->isFloatTy() ? "f32" : t->isHalfTy() ? "f16v2" : isHalfVector(t) ? (rc == RegClass::A ? "f16v2" : "f16v4") : "f32v2";
+      emit(pre + "mul", {D(p, rc), U(x, rc), U(y, rc)}, true);
+      emit(pre + "add", {D(def(&ii), rc), U(p, rc), U(z, rc)}, true);
+      return;
+    }
+    case Intrinsic::trap:
+    case Intrinsic::ubsantrap: {
+      MInst &m = emit("trap", {I(0)});
+      m.barrier = true;
+      return;
+    }
+    default: break;
+    }
+    error(&ii, "unsupported intrinsic " + std::string(ii.getCalledFunction()->getName()));
+  }
+
+  // ---- control flow ------------------------------------------------------------------------
+  void lowerPhiCopies(BasicBlock &bb) {
+    // Parallel copies: read every incoming value into a temporary first, then write the phis.
+    for (BasicBlock *succ : successors(&bb)) {
+      std::vector<std::pair<std::vector<int>, std::vector<int>>> moves;
+      for (PHINode &phi : succ->phis()) {
+        Value *in = phi.getIncomingValueForBlock(&bb);
+        int parts = phi.getType()->isIntegerTy(64) ? 2 : 1;
+        std::vector<int> dst, tmp;
+        for (int p = 0; p < parts; ++p) {
+          int src = get(in, p);
+          int t = newReg(mf_.classOf(def(&phi, p)));
+          copy(t, src);
+          dst.push_back(def(&phi, p));
+          tmp.push_back(t);
+        }
+        moves.push_back({dst, tmp});
+      }
+      for (auto &[dst, tmp] : moves)
+        for (size_t p = 0; p < dst.size(); ++p) copy(dst[p], tmp[p]);
+      if (succ != *successors(&bb).begin() || successors(&bb).empty()) {}
+    }
+  }
+
+  std::string labelOf(const BasicBlock *bb) { return mf_.blocks[size_t(blockIndex_[bb])].label; }
+
+  void branchTo(const BasicBlock *bb) {
+    MInst &m = emit("bri", {MOp::label(labelOf(bb))});
+    m.terminator = true;
+    block().succs.push_back(blockIndex_[bb]);
+  }
+
+  void selectTerminator(Instruction &t) {
+    if (auto *br = dyn_cast<BranchInst>(&t)) {
+      if (br->isUnconditional()) return branchTo(br->getSuccessor(0));
+      // Phi copies for a conditional branch are placed before it; both successors get them,
+      // which is correct because each successor's phis only read their own incoming values.
+      Value *c = br->getCondition();
+      const char *mn = "brnz";
+      int r = -1;
+      if (auto *ic = dyn_cast<ICmpInst>(c); ic && ic->hasOneUse() && isa<ConstantInt>(ic->getOperand(1)) &&
+                                            cast<ConstantInt>(ic->getOperand(1))->isZero() &&
+                                            ic->getOperand(0)->getType()->isIntegerTy(32)) {
+        if (ic->getPredicate() == CmpInst::ICMP_EQ) mn = "brz", r = get(ic->getOperand(0));
+        else if (ic->getPredicate() == CmpInst::ICMP_NE) mn = "brnz", r = get(ic->getOperand(0));
+        else if (ic->getPredicate() == CmpInst::ICMP_SLT) mn = "brneg", r = get(ic->getOperand(0));
+        else if (ic->getPredicate() == CmpInst::ICMP_SGE) mn = "brpos", r = get(ic->getOperand(0));
+      }
+      if (r < 0) r = get(c);
+      MInst &m = emit(mn, {U(r), MOp::label(labelOf(br->getSuccessor(0)))});
+      m.terminator = true;
+      block().succs.push_back(blockIndex_[br->getSuccessor(0)]);
+      return branchTo(br->getSuccessor(1));
+    }
+    if (auto *ret = dyn_cast<ReturnInst>(&t)) {
+      MInst m;
+      m.terminator = true;
+      m.barrier = true;
+      if (mf_.entry == EntryKind::Worker) {
+        // The wrapper returns 1 for true: exitnz ends the worker with status true when it is nonzero.
+        int r = ret->getReturnValue() ? get(ret->getReturnValue()) : constM(1);
+        m.mnemonic = "exitnz";
+        m.ops = {U(r)};
+      } else {
+        m.mnemonic = "ret";
+        if (Value *v = ret->getReturnValue()) {
+          RegClass rc = classOfType(v->getType());
+          if (rc == RegClass::M) {
+            emit("mov", {D(0), U(get(v))});
+            m.ops.push_back(U(0));
+            if (v->getType()->isIntegerTy(64)) {
+              emit("mov", {D(1), U(get(v, 1))});
+              m.ops.push_back(U(1));
+            }
+          } else {
+            emitCopyToPhys(kA0, get(v), rc);
+            m.ops.push_back(U(kA0, rc));
+          }
+        }
+      }
+      block().insts.push_back(m);
+      return;
+    }
+    if (auto *sw = dyn_cast<SwitchInst>(&t)) {
+      int x = get(sw->getCondition());
+      for (auto &cs : sw->cases()) {
+        int c = newM();
+        int64_t v = cs.getCaseValue()->getSExtValue();
+        if (v >= -32768 && v < 32768) emit("cmpeq", {D(c), U(x), I(v)});
+        else emit("cmpeq", {D(c), U(x), U(constM(uint32_t(v)))});
+        MInst &m = emit("brnz", {U(c), MOp::label(labelOf(cs.getCaseSuccessor()))});
+        m.terminator = true;
+        block().succs.push_back(blockIndex_[cs.getCaseSuccessor()]);
+      }
+      return branchTo(sw->getDefaultDest());
+    }
+    if (isa<UnreachableInst>(&t)) {
+      MInst &m = emit("trap", {I(0)});
+      m.terminator = true;
+      m.barrier = true;
+      return;
+    }
+    error(&t, "unsupported control flow " + describe(&t));
+  }
+
+  // ---- dispatch ----------------------------------------------------------------------------
+  void select(Instruction &i) {
+    if (auto *b = dyn_cast<BinaryOperator>(&i)) return selectBinary(*b);
+    if (auto *l = dyn_cast<LoadInst>(&i)) return selectLoad(*l);
+    if (auto *s = dyn_cast<StoreInst>(&i)) return selectStore(*s);
+    if (auto *g = dyn_cast<GetElementPtrInst>(&i)) return selectGEP(*g);
+    if (isa<AllocaInst>(&i)) return; // folded (static allocas only)
+    if (auto *c = dyn_cast<CallInst>(&i)) return selectCall(*c);
+    if (auto *c = dyn_cast<ICmpInst>(&i)) return selectICmp(*c);
+    if (auto *c = dyn_cast<FCmpInst>(&i)) return selectFCmp(*c);
+    if (auto *s = dyn_cast<SelectInst>(&i)) return selectSelect(*s);
+    if (auto *c = dyn_cast<CastInst>(&i)) return selectCast(*c);
+    if (isa<PHINode>(&i)) return; // copies at the end of each predecessor
+    if (i.getOpcode() == Instruction::FNeg) return selectFNeg(i);
+    if (auto *e = dyn_cast<ExtractElementInst>(&i)) return selectExtract(*e);
+    if (auto *e = dyn_cast<InsertElementInst>(&i)) return selectInsert(*e);
+    if (auto *s = dyn_cast<ShuffleVectorInst>(&i)) return selectShuffle(*s);
+    if (auto *e = dyn_cast<ExtractValueInst>(&i)) {
+      if (auto *call = dyn_cast<CallInst>(e->getAggregateOperand()); call && asmResults_.count(call))
+        return copy(def(&i), asmResults_[call][e->getIndices()[0]]);
+    }
+    if (isa<FreezeInst>(&i)) return copy(def(&i), get(i.getOperand(0)));
+    error(&i, "unsupported instruction " + describe(&i));
+  }
+
+  void selectGEP(GetElementPtrInst &g) {
+    int d = def(&g);
+    APInt off(32, 0);
+    if (g.accumulateConstantOffset(dl_, off)) {
+      Address a = address(&g);
+      if (a.base == kSP) return void(emit("add", {D(d), U(kSP), I(a.offset)}));
+      int64_t o = off.getSExtValue();
+      int base = get(g.getPointerOperand());
+      if (o >= -32768 && o < 32768) return void(emit("add", {D(d), U(base), I(o)}));
+      return void(emit("add", {D(d), U(base), U(constM(uint32_t(o)))}));
+    }
+    int acc = get(g.getPointerOperand());
+    for (gep_type_iterator it = gep_type_begin(g), e = gep_type_end(g); it != e; ++it) {
+      Value *idx = it.getOperand();
+      int next = newM();
+      if (StructType *st = it.getStructTypeOrNull()) {
+        uint64_t o = dl_.getStructLayout(st)->getElementOffset(unsigned(cast<ConstantInt>(idx)->getZExtValue()));
+        if (!o) continue;
+        emit("add", {D(next), U(acc), I(int64_t(o))});
+      } else {
+        uint64_t size = it.getSequentialElementStride(dl_);
+        if (auto *c = dyn_cast<ConstantInt>(idx)) {
+          int64_t o = c->getSExtValue() * int64_t(size);
+          if (!o) continue;
+          if (o >= -32768 && o < 32768) emit("add", {D(next), U(acc), I(o)});
+          else emit("add", {D(next), U(acc), U(constM(uint32_t(o)))});
+        } else {
+          int i = idx->getType()->isIntegerTy(64) ? get(idx, 0) : get(idx);
+          int scaled = newM();
+          if (size == 1) scaled = i;
+          else if ((size & (size - 1)) == 0) emit("shl", {D(scaled), U(i), I(__builtin_ctzll(size))});
+          else emit("mul", {D(scaled), U(i), I(int64_t(size))});
+          emit("add", {D(next), U(acc), U(scaled)});
+        }
+      }
+      acc = next;
+    }
+    copy(d, acc);
+  }
+};
+
+} // namespace
+
+MFunction selectFunction(Function &f, EntryKind entry, bool supervisor, std::vector<std::string> &errors,
+                         std::vector<std::string> &runtimeNeeded) {
+  return Selector(f, entry, supervisor, errors, runtimeNeeded).run();
+}
+
+} // namespace ipusim::cc::mir

@@ -1,0 +1,247 @@
+// LLVM's -O pipeline with ipu-cc's cost model, then IR legalisation for the backend.
+//
+// The cost model (a TargetTransformInfo of ours) tells the vectorisers what the tile's AUX
+// pipeline does: 64-bit float SIMD (f32v2, f16v4, [F] the blog quoted in asm-dialect §5) and
+// 32-bit f16v2, no integer SIMD; loads and stores of 64 bits when 8-byte aligned; post-increment
+// addressing. Vectors the backend does not select are split into scalars afterwards.
+#include "Backend.h"
+
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/Analysis/TargetTransformInfoImpl.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/DCE.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+
+namespace ipusim::cc {
+
+using namespace llvm;
+
+namespace {
+
+bool isFloatVector(Type *t, unsigned bits) {
+  auto *v = dyn_cast<FixedVectorType>(t);
+  if (!v) return false;
+  Type *e = v->getElementType();
+  return (e->isFloatTy() || e->isHalfTy()) && v->getPrimitiveSizeInBits().getFixedValue() == bits;
+}
+// <2 x float>, <4 x half> (an ARF pair) and <2 x half> (one ARF register).
+bool isLegalVector(Type *t) { return isFloatVector(t, 64) || isFloatVector(t, 32); }
+
+class IpuTTI : public TargetTransformInfoImplCRTPBase<IpuTTI> {
+  using Base = TargetTransformInfoImplCRTPBase<IpuTTI>;
+
+public:
+  explicit IpuTTI(const DataLayout &dl) : Base(dl) {}
+
+  unsigned getNumberOfRegisters(unsigned classId) const { return classId == 1 ? 4 : 10; } // ARF pairs / MRF
+  TypeSize getRegisterBitWidth(TargetTransformInfo::RegisterKind k) const {
+    return k == TargetTransformInfo::RGK_FixedWidthVector ? TypeSize::getFixed(64) : TypeSize::getFixed(32);
+  }
+  unsigned getRegisterClassForType(bool vector, Type *t = nullptr) const {
+    return vector || (t && (t->isFloatTy() || t->isHalfTy())) ? 1 : 0;
+  }
+  unsigned getMaxInterleaveFactor(ElementCount) const { return 1; }
+  unsigned getLoadStoreVecRegBitWidth(unsigned) const { return 64; }
+  TTI::AddressingModeKind getPreferredAddressingMode(const Loop *, ScalarEvolution *) const {
+    return TTI::AMK_PostIndexed;
+  }
+  bool enableInterleavedAccessVectorization() const { return false; }
+
+  InstructionCost vectorCost(Type *t) const {
+    if (!t->isVectorTy()) return 1;
+    return isLegalVector(t) ? 1 : 100;
+  }
+  InstructionCost getArithmeticInstrCost(unsigned opcode, Type *t, TTI::TargetCostKind, TTI::OperandValueInfo,
+                                         TTI::OperandValueInfo, ArrayRef<const Value *> = {},
+                                         const Instruction * = nullptr) const {
+    if (!t->isVectorTy()) return opcode == Instruction::FDiv || opcode == Instruction::SDiv ||
+                                         opcode == Instruction::UDiv ? 4 : 1;
+    if (opcode == Instruction::FDiv) return 100; // no vector divide
+    return vectorCost(t);
+  }
+  InstructionCost getMemoryOpCost(unsigned, Type *t, Align a, unsigned, TTI::TargetCostKind,
+                                  TTI::OperandValueInfo = {}, const Instruction * = nullptr) const {
+    if (!t->isVectorTy()) return 1;
+    if (!isLegalVector(t)) return 100;
+    return a.value() >= t->getPrimitiveSizeInBits().getFixedValue() / 8 ? 1 : 2;
+  }
+  InstructionCost getCastInstrCost(unsigned opcode, Type *dst, Type *src, TTI::CastContextHint, TTI::TargetCostKind,
+                                   const Instruction * = nullptr) const {
+    if (!dst->isVectorTy()) return 1;
+    if ((opcode == Instruction::FPExt || opcode == Instruction::FPTrunc) && isLegalVector(dst) && isLegalVector(src))
+      return 1;
+    return 100;
+  }
+  InstructionCost getCmpSelInstrCost(unsigned, Type *t, Type *, CmpInst::Predicate, TTI::TargetCostKind,
+                                     const Instruction * = nullptr) const {
+    return t->isVectorTy() ? 100 : 1;
+  }
+  InstructionCost getIntrinsicInstrCost(const IntrinsicCostAttributes &a, TTI::TargetCostKind) const {
+    Type *t = a.getReturnType();
+    if (!t->isVectorTy()) return 1;
+    switch (a.getID()) {
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum:
+    case Intrinsic::fabs: return vectorCost(t);
+    default: return 100;
+    }
+  }
+  InstructionCost getShuffleCost(TTI::ShuffleKind, VectorType *, ArrayRef<int>, TTI::TargetCostKind, int, VectorType *,
+                                 ArrayRef<const Value *> = {}, const Instruction * = nullptr) const {
+    return 100;
+  }
+  using Base::getVectorInstrCost;
+  InstructionCost getVectorInstrCost(unsigned, Type *, TTI::TargetCostKind, unsigned, Value *, Value *) const { return 2; }
+  InstructionCost getArithmeticReductionCost(unsigned, VectorType *, std::optional<FastMathFlags>, TTI::TargetCostKind) const {
+    return 100;
+  }
+  bool isLegalAddressingMode(Type *, GlobalValue *gv, int64_t offset, bool hasBase, int64_t scale, unsigned,
+                             Instruction * = nullptr, int64_t scalableOffset = 0) const {
+    // base + unsigned 12-bit scaled immediate, or base + delta register (+ index register).
+    if (gv || scalableOffset) return false;
+    if (scale == 0) return offset >= 0 && offset < 4096;
+    return offset == 0 && (scale == 1 || !hasBase);
+  }
+};
+
+// Splits instructions on vector types the backend does not select into per-element scalar code.
+bool needsScalarizing(Instruction &i) {
+  auto illegal = [](Type *t) { return t->isVectorTy() && !isLegalVector(t); };
+  if (illegal(i.getType())) return true;
+  for (Value *op : i.operands())
+    if (illegal(op->getType())) return true;
+  if (!i.getType()->isVectorTy()) {
+    if (auto *c = dyn_cast<CmpInst>(&i)) return c->getOperand(0)->getType()->isVectorTy();
+    return false;
+  }
+  // Legal types, but operations the AUX pipeline has no vector form of.
+  if (isa<CmpInst>(&i) || isa<SelectInst>(&i)) return true;
+  if (auto *b = dyn_cast<BinaryOperator>(&i)) return b->getOpcode() == Instruction::FDiv || b->getOpcode() == Instruction::FRem;
+  if (auto *c = dyn_cast<CastInst>(&i))
+    return !(c->getOpcode() == Instruction::FPExt || c->getOpcode() == Instruction::FPTrunc || c->getOpcode() == Instruction::BitCast);
+  if (auto *ii = dyn_cast<IntrinsicInst>(&i)) {
+    switch (ii->getIntrinsicID()) {
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum:
+    case Intrinsic::fabs:
+    case Intrinsic::fmuladd: return false;
+    default: return true;
+    }
+  }
+  return false;
+}
+
+Value *scalarize(Instruction &i) {
+  IRBuilder<> b(&i);
+  auto *vt = dyn_cast<FixedVectorType>(i.getType());
+  if (auto *ld = dyn_cast<LoadInst>(&i)) {
+    Value *r = PoisonValue::get(vt);
+    Type *et = vt->getElementType();
+    Align ea = commonAlignment(ld->getAlign(), i.getModule()->getDataLayout().getTypeAllocSize(et));
+    for (unsigned k = 0; k < vt->getNumElements(); ++k) {
+      Value *p = b.CreateConstInBoundsGEP1_32(et, ld->getPointerOperand(), k);
+      Align a = k == 0 ? ld->getAlign() : ea;
+      r = b.CreateInsertElement(r, b.CreateAlignedLoad(et, p, a, ld->isVolatile()), k);
+    }
+    return r;
+  }
+  if (auto *st = dyn_cast<StoreInst>(&i)) {
+    Value *v = st->getValueOperand();
+    auto *svt = cast<FixedVectorType>(v->getType());
+    Type *et = svt->getElementType();
+    Align ea = commonAlignment(st->getAlign(), i.getModule()->getDataLayout().getTypeAllocSize(et));
+    for (unsigned k = 0; k < svt->getNumElements(); ++k) {
+      Value *p = b.CreateConstInBoundsGEP1_32(et, st->getPointerOperand(), k);
+      b.CreateAlignedStore(b.CreateExtractElement(v, k), p, k == 0 ? st->getAlign() : ea, st->isVolatile());
+    }
+    return nullptr;
+  }
+  if (isa<ExtractElementInst>(&i) || isa<InsertElementInst>(&i) || isa<ShuffleVectorInst>(&i) || isa<PHINode>(&i))
+    return &i; // element moves stay; instcombine folds them into the scalars around them
+  if (!vt) {
+    // A vector compare feeding a scalar (reduction) is not produced by our cost model.
+    return &i;
+  }
+  unsigned n = vt->getNumElements();
+  Value *r = PoisonValue::get(vt);
+  for (unsigned k = 0; k < n; ++k) {
+    auto lane = [&](Value *v) { return v->getType()->isVectorTy() ? b.CreateExtractElement(v, k) : v; };
+    Value *e = nullptr;
+    if (auto *bo = dyn_cast<BinaryOperator>(&i)) e = b.CreateBinOp(bo->getOpcode(), lane(bo->getOperand(0)), lane(bo->getOperand(1)));
+    else if (auto *un = dyn_cast<UnaryOperator>(&i)) e = b.CreateUnOp(un->getOpcode(), lane(un->getOperand(0)));
+    else if (auto *c = dyn_cast<CastInst>(&i)) {
+      if (c->getOpcode() == Instruction::BitCast) return &i;
+      e = b.CreateCast(c->getOpcode(), lane(c->getOperand(0)), vt->getElementType());
+    } else if (auto *c = dyn_cast<CmpInst>(&i))
+      e = b.CreateCmp(c->getPredicate(), lane(c->getOperand(0)), lane(c->getOperand(1)));
+    else if (auto *s = dyn_cast<SelectInst>(&i))
+      e = b.CreateSelect(lane(s->getCondition()), lane(s->getTrueValue()), lane(s->getFalseValue()));
+    else if (auto *ii = dyn_cast<IntrinsicInst>(&i)) {
+      std::vector<Value *> args;
+      for (Value *a : ii->args()) args.push_back(lane(a));
+      e = b.CreateIntrinsic(vt->getElementType(), ii->getIntrinsicID(), args);
+    } else
+      return &i;
+    if (auto *fi = dyn_cast<Instruction>(e); fi && isa<FPMathOperator>(&i)) fi->copyFastMathFlags(&i);
+    r = b.CreateInsertElement(r, e, k);
+  }
+  return r;
+}
+
+void legalize(Module &m) {
+  for (Function &f : m) {
+    std::vector<Instruction *> work;
+    for (Instruction &i : instructions(f))
+      if (needsScalarizing(i)) work.push_back(&i);
+    for (Instruction *i : work) {
+      Value *r = scalarize(*i);
+      if (r == i) continue;
+      if (r) i->replaceAllUsesWith(r);
+      i->eraseFromParent();
+    }
+  }
+}
+
+} // namespace
+
+void optimizeModule(Module &module, int optLevel) {
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PipelineTuningOptions pto;
+  pto.LoopVectorization = optLevel >= 2;
+  pto.SLPVectorization = optLevel >= 2;
+  pto.LoopInterleaving = false;
+  PassBuilder pb(nullptr, pto);
+  fam.registerPass([&] {
+    return TargetIRAnalysis([](const Function &f) { return TargetTransformInfo(IpuTTI(f.getParent()->getDataLayout())); });
+  });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  OptimizationLevel level = optLevel <= 0 ? OptimizationLevel::O0 : optLevel == 1 ? OptimizationLevel::O1
+                            : optLevel == 2 ? OptimizationLevel::O2 : OptimizationLevel::O3;
+  ModulePassManager mpm = optLevel <= 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+
+  legalize(module);
+  // Fold the element moves the scalariser left behind.
+  FunctionPassManager fpm;
+  fpm.addPass(InstCombinePass());
+  fpm.addPass(DCEPass());
+  ModulePassManager cleanup;
+  cleanup.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
+  cleanup.run(module, mam);
+  legalize(module); // instcombine may have formed new vector operations
+}
+
+} // namespace ipusim::cc

@@ -1,0 +1,336 @@
+// Register allocation: liveness, aggressive copy coalescing, greedy colouring over register
+// units (an ARF pair takes two aligned units, a quad four) and spilling to the stack frame,
+// repeated until everything fits.
+#include "Backend.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace ipusim::cc::mir {
+
+namespace {
+
+// Items tracked by liveness: physical register units 0-31 and virtual registers.
+using Item = int;
+
+bool tracked(int phys) {
+  // $m11 ($sp), $m12, $m13 (worker and vertex bases), $m15 / $a14 / $a15 (zeros) are never allocated.
+  return phys != kSP && phys != kWorkerBase && phys != kVertexBase && phys != kMZero && phys != kAZero && phys != kAZeros &&
+         phys != kAZeros + 1;
+}
+
+void itemsOf(const MOp &o, std::vector<Item> &out) {
+  if (o.kind != MOp::Reg) return;
+  if (isVirtual(o.reg)) return out.push_back(o.reg);
+  unsigned w = o.text.empty() ? widthOf(o.rc) : 1; // lane operands name one register of a group
+  int base = o.reg + (o.text.empty() ? 0 : int(o.imm) - 1);
+  for (unsigned i = 0; i < w; ++i)
+    if (tracked(base + int(i))) out.push_back(base + int(i));
+}
+
+struct Effects {
+  std::vector<Item> uses, defs;
+};
+
+// What an instruction reads and writes. A call clobbers every allocatable register.
+Effects effectsOf(const MInst &in, const MFunction &mf) {
+  Effects e;
+  for (const MOp &o : in.ops) {
+    if (o.kind != MOp::Reg) continue;
+    if (o.use || o.postInc) itemsOf(o, e.uses);
+    if (o.def) {
+      if (!o.text.empty() && isVirtual(o.reg)) itemsOf(o, e.uses); // a lane def keeps the rest
+      itemsOf(o, e.defs);
+    }
+  }
+  if (in.call)
+    for (int r = 0; r < 32; ++r)
+      if (tracked(r) && (r < 11 || (r >= kA0 && r < kA0 + 8))) e.defs.push_back(r);
+  (void)mf;
+  return e;
+}
+
+struct Liveness {
+  std::vector<std::set<Item>> liveOut;
+};
+
+Liveness computeLiveness(const MFunction &mf) {
+  size_t n = mf.blocks.size();
+  std::vector<std::set<Item>> use(n), def(n);
+  for (size_t b = 0; b < n; ++b)
+    for (const MInst &in : mf.blocks[b].insts) {
+      Effects e = effectsOf(in, mf);
+      for (Item u : e.uses)
+        if (!def[b].count(u)) use[b].insert(u);
+      for (Item d : e.defs) def[b].insert(d);
+    }
+  Liveness l;
+  l.liveOut.assign(n, {});
+  std::vector<std::set<Item>> liveIn(n);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t b = n; b-- > 0;) {
+      std::set<Item> out;
+      for (int s : mf.blocks[b].succs) out.insert(liveIn[size_t(s)].begin(), liveIn[size_t(s)].end());
+      std::set<Item> in = use[b];
+      for (Item i : out)
+        if (!def[b].count(i)) in.insert(i);
+      if (out != l.liveOut[b] || in != liveIn[b]) {
+        l.liveOut[b] = std::move(out);
+        liveIn[b] = std::move(in);
+        changed = true;
+      }
+    }
+  }
+  return l;
+}
+
+bool isCopy(const MInst &in) {
+  return in.mnemonic == "mov" && in.asmText.empty() && in.ops.size() == 2 && in.ops[0].kind == MOp::Reg &&
+         in.ops[1].kind == MOp::Reg && in.ops[0].text.empty() && in.ops[1].text.empty() && in.ops[0].rc == in.ops[1].rc;
+}
+
+struct Graph {
+  std::map<int, std::set<int>> adj;          // vreg -> interfering vregs
+  std::map<int, uint64_t> forbidden;         // vreg -> physical units it may not use
+  std::map<int, unsigned> uses;              // vreg -> number of occurrences (spill cost)
+  std::map<int, bool> acrossCall;
+};
+
+void interfere(Graph &g, Item a, Item b) {
+  if (a == b) return;
+  bool va = isVirtual(a), vb = isVirtual(b);
+  if (va && vb) g.adj[a].insert(b), g.adj[b].insert(a);
+  else if (va) g.forbidden[a] |= uint64_t(1) << b;
+  else if (vb) g.forbidden[b] |= uint64_t(1) << a;
+}
+
+Graph buildGraph(const MFunction &mf) {
+  Liveness l = computeLiveness(mf);
+  Graph g;
+  for (size_t b = 0; b < mf.blocks.size(); ++b) {
+    std::set<Item> live = l.liveOut[b];
+    const auto &insts = mf.blocks[b].insts;
+    for (size_t k = insts.size(); k-- > 0;) {
+      const MInst &in = insts[k];
+      Effects e = effectsOf(in, mf);
+      int copySrc = isCopy(in) && isVirtual(in.ops[1].reg) ? in.ops[1].reg : -1;
+      for (Item d : e.defs) {
+        for (Item x : live)
+          if (x != copySrc) interfere(g, d, x);
+        if (isVirtual(d)) g.adj[d];
+      }
+      if (in.call)
+        for (Item x : live)
+          if (isVirtual(x)) g.acrossCall[x] = true;
+      for (Item d : e.defs) live.erase(d);
+      for (Item u : e.uses) {
+        live.insert(u);
+        if (isVirtual(u)) g.adj[u], ++g.uses[u];
+      }
+      // makepair writes the low register first: its high source must not be in the pair.
+      if (in.mnemonic == "makepair" && in.ops[2].kind == MOp::Reg) {
+        std::vector<Item> hi;
+        itemsOf(in.ops[2], hi);
+        for (Item d : e.defs)
+          for (Item h : hi) interfere(g, d, h);
+      }
+      // Two defs of one instruction interfere with each other.
+      for (Item a : e.defs)
+        for (Item c : e.defs) interfere(g, a, c);
+    }
+  }
+  return g;
+}
+
+// Registers that colouring may hand out, per class, as unit masks.
+std::vector<uint64_t> candidates(RegClass c, const MFunction &mf) {
+  std::vector<uint64_t> out;
+  if (c == RegClass::M) {
+    int last = mf.entry == EntryKind::Worker ? 10 : mf.supervisor ? 8 : 9;
+    for (int r = 0; r <= last; ++r) out.push_back(uint64_t(1) << r);
+    return out;
+  }
+  unsigned w = widthOf(c);
+  for (unsigned r = 0; r + w <= 8; r += w) out.push_back(((uint64_t(1) << w) - 1) << (kA0 + int(r)));
+  return out;
+}
+
+int firstUnit(uint64_t mask) { return __builtin_ctzll(mask); }
+
+void renameAll(MFunction &mf, const std::map<int, int> &to) {
+  for (MBlock &b : mf.blocks)
+    for (MInst &in : b.insts)
+      for (MOp &o : in.ops)
+        if (o.kind == MOp::Reg) {
+          auto it = to.find(o.reg);
+          if (it != to.end()) o.reg = it->second;
+        }
+}
+
+// Merges copy-related virtual registers that do not interfere (and share a class).
+bool coalesce(MFunction &mf, Graph &g) {
+  std::map<int, int> parent;
+  std::function<int(int)> find = [&](int x) {
+    auto it = parent.find(x);
+    if (it == parent.end() || it->second == x) return x;
+    return it->second = find(it->second);
+  };
+  bool any = false;
+  for (MBlock &b : mf.blocks)
+    for (MInst &in : b.insts) {
+      if (!isCopy(in)) continue;
+      int d = find(in.ops[0].reg), s = find(in.ops[1].reg);
+      if (d == s) continue;
+      if (isVirtual(d) && isVirtual(s)) {
+        if (mf.classOf(d) != mf.classOf(s) || g.adj[d].count(s)) continue;
+        if (g.acrossCall[d] != g.acrossCall[s]) continue;
+        // Merge s into d.
+        parent[s] = d;
+        for (int n : g.adj[s]) {
+          g.adj[n].erase(s);
+          g.adj[n].insert(d);
+          g.adj[d].insert(n);
+        }
+        g.adj.erase(s);
+        g.forbidden[d] |= g.forbidden[s];
+        g.uses[d] += g.uses[s];
+        any = true;
+      }
+    }
+  if (!any) return false;
+  std::map<int, int> to;
+  for (auto &[k, v] : parent) to[k] = find(k);
+  renameAll(mf, to);
+  // Drop the copies that became `mov x, x`.
+  for (MBlock &b : mf.blocks)
+    b.insts.erase(std::remove_if(b.insts.begin(), b.insts.end(),
+                                 [](const MInst &in) { return isCopy(in) && in.ops[0].reg == in.ops[1].reg; }),
+                  b.insts.end());
+  return true;
+}
+
+uint32_t slotFor(MFunction &mf, RegClass c) {
+  uint32_t size = c == RegClass::M || c == RegClass::A ? 4 : c == RegClass::AP ? 8 : 16;
+  uint32_t align = size >= 8 ? 8 : 4;
+  uint32_t off = (mf.localBytes + mf.spillBytes + align - 1) / align * align;
+  mf.spillBytes = off + size - mf.localBytes;
+  return off;
+}
+
+MInst spillInst(const char *mn, int reg, RegClass c, uint32_t offset, bool def) {
+  MInst m;
+  m.mnemonic = mn;
+  MOp r = def ? MOp::def_(reg, c) : MOp::use_(reg, c);
+  unsigned size = c == RegClass::AP ? 8 : 4;
+  m.ops = {r, MOp::use_(kSP, RegClass::M), MOp::use_(kMZero, RegClass::M), MOp::imm_(offset / size)};
+  if (def) m.mayLoad = true;
+  else m.mayStore = true;
+  return m;
+}
+
+// Every def of `v` is followed by a store to its slot; every use reads the slot into a fresh register.
+void spill(MFunction &mf, int v) {
+  RegClass c = mf.classOf(v);
+  if (c == RegClass::AQ) throw CompileError(mf.name + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
+  uint32_t off = slotFor(mf, c);
+  const char *ld = c == RegClass::AP ? "ld64" : "ld32";
+  const char *st = c == RegClass::AP ? "st64" : "st32";
+  for (MBlock &b : mf.blocks) {
+    std::vector<MInst> out;
+    for (MInst &in : b.insts) {
+      bool uses = false, defs = false;
+      for (const MOp &o : in.ops)
+        if (o.kind == MOp::Reg && o.reg == v) {
+          if (o.use || o.postInc || !o.text.empty()) uses = true;
+          if (o.def) defs = true;
+        }
+      if (!uses && !defs) { out.push_back(std::move(in)); continue; }
+      int t = mf.newVreg(c);
+      if (uses) out.push_back(spillInst(ld, t, c, off, true));
+      for (MOp &o : in.ops)
+        if (o.kind == MOp::Reg && o.reg == v) o.reg = t;
+      bool term = in.terminator;
+      out.push_back(std::move(in));
+      if (defs) {
+        MInst s = spillInst(st, t, c, off, false);
+        if (term) out.insert(out.end() - 1, s); // (never: terminators define nothing we spill)
+        else out.push_back(s);
+      }
+    }
+    b.insts = std::move(out);
+  }
+}
+
+} // namespace
+
+void allocateRegisters(MFunction &mf) {
+  std::set<int> spilled;
+  for (int round = 0; round < 200; ++round) {
+    Graph g = buildGraph(mf);
+    // Values live across a call go to the stack (every register is caller-saved).
+    bool spilledAny = false;
+    for (auto &[v, across] : g.acrossCall)
+      if (across && !spilled.count(v)) {
+        spill(mf, v);
+        spilled.insert(v);
+        spilledAny = true;
+      }
+    if (spilledAny) continue;
+    while (coalesce(mf, g)) {}
+    // Colour: the most constrained first (wide classes, then many neighbours).
+    std::vector<int> order;
+    for (auto &[v, n] : g.adj) order.push_back(v);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      unsigned wa = widthOf(mf.classOf(a)), wb = widthOf(mf.classOf(b));
+      if (wa != wb) return wa > wb;
+      return g.adj[a].size() > g.adj[b].size();
+    });
+    std::map<int, uint64_t> colour;
+    int failed = -1;
+    for (int v : order) {
+      uint64_t busy = g.forbidden[v];
+      for (int n : g.adj[v]) {
+        auto it = colour.find(n);
+        if (it != colour.end()) busy |= it->second;
+      }
+      bool done = false;
+      for (uint64_t c : candidates(mf.classOf(v), mf))
+        if (!(c & busy)) {
+          colour[v] = c;
+          done = true;
+          break;
+        }
+      if (!done) { failed = v; break; }
+    }
+    if (failed < 0) {
+      std::map<int, int> to;
+      for (auto &[v, c] : colour) to[v] = firstUnit(c);
+      renameAll(mf, to);
+      for (MBlock &b : mf.blocks)
+        for (MInst &in : b.insts)
+          for (MOp &o : in.ops)
+            if (o.kind == MOp::Reg && isVirtual(o.reg))
+              throw CompileError(mf.name + ": error: internal: register left unallocated\n");
+      if (mf.supervisor && mf.spillBytes)
+        throw CompileError(mf.name + ": error: this SupervisorVertex needs more registers than the supervisor has; "
+                                     "ipu-cc does not spill on the supervisor stack\n");
+      return;
+    }
+    // Spill the cheapest uncoloured value: the one that failed, unless it is a spill reload.
+    if (spilled.count(failed) && g.adj[failed].size() > 0) {
+      int best = -1;
+      for (int n : g.adj[failed])
+        if (!spilled.count(n) && mf.classOf(n) == mf.classOf(failed) && (best < 0 || g.uses[n] < g.uses[best])) best = n;
+      if (best >= 0) failed = best;
+    }
+    spill(mf, failed);
+    spilled.insert(failed);
+  }
+  throw CompileError(mf.name + ": error: register allocation did not converge\n");
+}
+
+} // namespace ipusim::cc::mir
