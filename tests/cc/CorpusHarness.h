@@ -34,8 +34,9 @@ constexpr uint32_t kStateAddr = 0x60000;
 constexpr uint32_t kDataAddr = 0x60800;
 constexpr uint32_t kDataEnd = 0xC0000;
 constexpr uint32_t kSupStackTop = 0xDF000;
-/// $mworker_base of worker context w (1..6): the middle of an 16 KiB area, so a stack that grows
-/// either way from it has 8 KiB.
+/// $mworker_base of worker context w (1..6), set by the harness (the ISS's default is the top of
+/// tile memory minus 2 KiB per worker): compiled vertices take their frame below it (asm-dialect
+/// §3.1); each worker has 8 KiB below and above it.
 constexpr uint32_t workerBase(unsigned w) { return 0xC2000 + 0x4000 * (w - 1) + 0x2000; }
 /// Bytes checked after every buffer: a vertex must not write past its data.
 constexpr uint32_t kGuard = 8;
