@@ -66,3 +66,6 @@ public:
     return true;
   }
 };
+
+// Emit compute() in the sample IR (ipu-cc generates the real __runCodelet_ wrapper).
+[[gnu::used]] static bool sampleEntry(void *v) { return static_cast<Builtins *>(v)->compute(); }

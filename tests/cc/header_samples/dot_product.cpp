@@ -33,3 +33,7 @@ public:
     }
   }
 };
+
+// Emit compute() in the sample IR (ipu-cc generates the real __runCodelet_ wrapper).
+[[gnu::used]] static bool sampleEntry(void *v) { return static_cast<DotProductVertex *>(v)->compute(); }
+[[gnu::used]] static void sampleEntryRows(void *v, unsigned w) { static_cast<RowSums *>(v)->compute(w); }

@@ -98,3 +98,6 @@ int main() {
   return (out == want && one[0] == want && ss[0] == want && io == 5.5f) ? 0 : 1;
 }
 #endif
+
+// Emit compute() in the sample IR (ipu-cc generates the real __runCodelet_ wrapper).
+[[gnu::used]] static void sampleEntry(void *v) { static_cast<Copy *>(v)->compute(); }

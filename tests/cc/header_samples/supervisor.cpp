@@ -60,3 +60,6 @@ static_assert(poplin::ForLoopLike<float, true>::isExternalCodelet, "external on 
 #endif
 static_assert(__is_base_of(Vertex, poplin::ForLoopLike<half, false>), "SupervisorVertexIf<false>");
 static_assert(!poplin::ForLoopLike<half, false>::isExternalCodelet, "not external");
+
+// Emit compute() in the sample IR (ipu-cc generates the real __runCodelet_ wrapper).
+[[gnu::used]] static bool sampleEntry(void *v) { return static_cast<poplin::LoadWeights *>(v)->compute(); }
