@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -266,6 +267,7 @@ std::string printFunction(MFunction &mf) {
       insts.pop_back();
   }
 
+  std::vector<std::unique_ptr<MInst>> keep;
   std::ostringstream os;
   os << "\n.section .text." << mf.name << ", \"ax\"\n";
   os << (mf.supervisor ? ".supervisor\n" : ".worker\n");
@@ -274,7 +276,33 @@ std::string printFunction(MFunction &mf) {
   os << ".type " << mf.name << ", @function\n" << mf.name << ":\n";
   for (MBlock &b : mf.blocks) {
     os << b.label << ":\n";
-    for (auto &bundle : schedule(b.insts, worker)) {
+    // A repeat block: prefix, `rpt` over the body's bundles, then the suffix.
+    std::vector<std::vector<MInst>> parts(1);
+    const MInst *repeat = nullptr;
+    for (MInst &in : b.insts) {
+      if (in.mnemonic == "rpt" || in.mnemonic == "rptend") {
+        if (in.mnemonic == "rpt") repeat = &in;
+        parts.emplace_back();
+        continue;
+      }
+      parts.back().push_back(in);
+    }
+    std::vector<std::vector<const MInst *>> bundles;
+    for (size_t part = 0; part < parts.size(); ++part) {
+      auto sched = schedule(parts[part], worker);
+      if (part == 1) {
+        if (sched.size() > 256)
+          throw CompileError(mf.name + ": error: a repeat loop body of " + std::to_string(sched.size()) +
+                             " bundles exceeds rpt's 256\n");
+        MInst *r = new MInst(*repeat); // owned by `keep` below
+        keep.emplace_back(r);
+        r->ops[1] = MOp::imm_(int64_t(sched.size()) - 1);
+        r->barrier = false;
+        bundles.push_back({r});
+      }
+      for (auto &x : sched) bundles.push_back(x);
+    }
+    for (auto &bundle : bundles) {
       // The ret's extra operands only kept results live.
       auto print = [&](const MInst *in) {
         if (in->mnemonic == "br" && in->asmText.empty()) return std::string("br ") + operandText(in->ops[0]);

@@ -12,6 +12,8 @@
 #include <llvm/IR/Verifier.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -249,6 +251,7 @@ CompileResult compileCodelet(const std::string &path, const CompileOptions &opti
   CompileResult r;
   r.vertices = fe.vertices;
   r.assembly = generateAssembly(*fe.module, fe.entries);
+  if (std::getenv("IPU_CC_DUMP_ASM")) std::fputs(r.assembly.c_str(), stderr); // for debugging ipu-cc itself
   try {
     r.object = assembleText(r.assembly, path + ".s");
   } catch (const AssemblyError &e) {

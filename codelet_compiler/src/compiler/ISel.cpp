@@ -7,6 +7,8 @@
 // results in $m0(:$m1) / $a0(:1), every register caller-saved.
 #include "Backend.h"
 
+#include "ipusim/arch/Isa.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
@@ -78,13 +80,19 @@ public:
     for (BasicBlock &bb : f_) {
       cur_ = blockIndex_[&bb];
       if (&bb == &f_.getEntryBlock()) lowerArguments();
+      findPostIncrements(bb);
+      bool repeat = repeatCounter_.count(&bb) && repeatable(bb);
+      if (repeat) beginRepeat(bb);
       for (Instruction &i : bb) {
         inst_ = &i;
-        if (!i.isTerminator()) select(i);
+        if (!i.isTerminator() && !skip_.count(&i)) select(i);
       }
       inst_ = bb.getTerminator();
-      lowerPhiCopies(bb);
-      selectTerminator(*bb.getTerminator());
+      if (repeat) endRepeat(bb);
+      else {
+        lowerPhiCopies(bb);
+        selectTerminator(*bb.getTerminator());
+      }
     }
     return std::move(mf_);
   }
@@ -101,6 +109,138 @@ private:
   int cur_ = 0;
   Instruction *inst_ = nullptr;
   int scratchOffset_ = -1; // 8 bytes to move values between the MRF and the ARF
+  std::set<const Instruction *> skip_;                  // folded into another instruction
+  std::map<const Instruction *, int64_t> postInc_;      // load/store -> post-increment in elements
+  std::map<const BasicBlock *, int> repeatCounter_;     // loop block -> remaining-iterations register
+
+  // ---- post-increment addressing -----------------------------------------------------------
+  // `x = load p; ...; p' = gep i8 p, C` with p a phi of this block fed back by p': the load
+  // becomes a step form (ld64step ... $p+=, C / size) and the gep disappears (p' is p).
+  static unsigned accessSize(const Instruction *i, const DataLayout &dl) {
+    Type *t = isa<LoadInst>(i) ? i->getType() : cast<StoreInst>(i)->getValueOperand()->getType();
+    return unsigned(dl.getTypeStoreSize(t));
+  }
+  void findPostIncrements(BasicBlock &bb) {
+    for (PHINode &phi : bb.phis()) {
+      if (!phi.getType()->isPointerTy() || phi.getBasicBlockIndex(&bb) < 0) continue;
+      auto *gep = dyn_cast<GetElementPtrInst>(phi.getIncomingValueForBlock(&bb));
+      if (!gep || gep->getParent() != &bb || gep->getPointerOperand() != &phi || gep->getNumIndices() != 1 ||
+          !gep->getSourceElementType()->isIntegerTy(8) || !gep->hasOneUse())
+        continue;
+      auto *c = dyn_cast<ConstantInt>(gep->getOperand(1));
+      if (!c) continue;
+      Instruction *access = nullptr;
+      bool ok = true;
+      for (User *u : phi.users()) {
+        if (u == gep) continue;
+        auto *i = dyn_cast<Instruction>(u);
+        bool isAccess = i && i->getParent() == &bb &&
+                        ((isa<LoadInst>(i) && cast<LoadInst>(i)->getPointerOperand() == &phi) ||
+                         (isa<StoreInst>(i) && cast<StoreInst>(i)->getPointerOperand() == &phi &&
+                          cast<StoreInst>(i)->getValueOperand() != &phi));
+        if (!isAccess || access) { ok = false; break; }
+        access = i;
+      }
+      if (!ok || !access) continue;
+      unsigned size = accessSize(access, dl_);
+      int64_t step = c->getSExtValue();
+      if (step % size || step / size < -128 || step / size > 127 || stepForm(access).empty()) continue;
+      postInc_[access] = step / int64_t(size);
+      skip_.insert(gep);
+      regs_[gep] = regsOf(&phi);
+    }
+  }
+  // The step mnemonic for an access, or "" (stores narrower than 32 bits have none).
+  std::string stepForm(const Instruction *i) {
+    Type *t = isa<LoadInst>(i) ? i->getType() : cast<StoreInst>(i)->getValueOperand()->getType();
+    RegClass rc = classOfType(t);
+    unsigned align = unsigned(isa<LoadInst>(i) ? cast<LoadInst>(i)->getAlign().value() : cast<StoreInst>(i)->getAlign().value());
+    bool load = isa<LoadInst>(i);
+    if (t->isIntegerTy(64)) return "";
+    if (rc == RegClass::AP) return align >= 8 ? (load ? "ld64step" : "st64step") : "";
+    if (t->isIntegerTy(32) || t->isPointerTy() || t->isFloatTy() || (rc == RegClass::A && !t->isHalfTy()))
+      return align >= 4 ? (load ? "ld32step" : "st32step") : "";
+    if (!load) return "";
+    bool sext = i->hasOneUse() && isa<SExtInst>(*i->user_begin());
+    if (t->isHalfTy()) return "ldb16step";
+    if (t->isIntegerTy(16)) return sext ? "lds16step" : "ldz16step";
+    if (t->isIntegerTy(8)) return sext ? "lds8step" : "ldz8step";
+    return "";
+  }
+
+  // ---- repeat loops --------------------------------------------------------------------------
+  // A counted single-block loop runs under `rpt` (zero-overhead, asm-dialect §3.4) when nothing
+  // in it is a control or system instruction (illegal in a repeat body).
+  bool repeatable(BasicBlock &bb) {
+    auto *br = dyn_cast<BranchInst>(bb.getTerminator());
+    if (!br || !br->isConditional() || (br->getSuccessor(0) != &bb && br->getSuccessor(1) != &bb)) return false;
+    for (Instruction &i : bb) {
+      if (auto *c = dyn_cast<CallInst>(&i)) {
+        if (c->isInlineAsm()) {
+          std::string t = cast<InlineAsm>(c->getCalledOperand())->getAsmString();
+          size_t b = t.find_first_not_of(" \t\n");
+          std::string mn = b == std::string::npos ? "" : t.substr(b, t.find_first_of(" \t\n;", b) - b);
+          auto v = arch::variantsOf(mn);
+          if (v.empty() || v[0]->has(arch::kControl) || v[0]->has(arch::kSystem) || t.find_first_of(";\n", b) != std::string::npos) return false;
+          continue;
+        }
+        auto *ii = dyn_cast<IntrinsicInst>(c);
+        if (!ii) return false;
+        switch (ii->getIntrinsicID()) {
+        case Intrinsic::memcpy: case Intrinsic::memmove: case Intrinsic::memset: case Intrinsic::trap: return false;
+        default: break;
+        }
+      }
+      if (auto *b = dyn_cast<BinaryOperator>(&i)) {
+        auto op = b->getOpcode();
+        if (op == Instruction::UDiv || op == Instruction::SDiv || op == Instruction::URem || op == Instruction::SRem) return false;
+        if (b->getType()->isIntegerTy(64) && op == Instruction::Mul) return false;
+      }
+      if (isa<SelectInst>(&i) && classOfType(i.getType()) != RegClass::M) continue;
+      if (isa<SwitchInst>(&i)) return false;
+      if (auto *s = dyn_cast<StoreInst>(&i)) { // narrow stores with unknown alignment are fine (no branches)
+        (void)s;
+      }
+    }
+    return true;
+  }
+  void beginRepeat(BasicBlock &bb) {
+    auto *br = cast<BranchInst>(bb.getTerminator());
+    // The exit test and the counter that feeds only it disappear: rpt counts instead.
+    if (auto *cmp = dyn_cast<ICmpInst>(br->getCondition()); cmp && cmp->hasOneUse() && cmp->getParent() == &bb) {
+      skip_.insert(cmp);
+      for (Value *op : cmp->operands())
+        if (auto *add = dyn_cast<BinaryOperator>(op); add && add->getParent() == &bb && add->getOpcode() == Instruction::Add)
+          if (auto *phi = dyn_cast<PHINode>(add->getOperand(0)); phi && phi->getParent() == &bb && phi->hasOneUse()) {
+            bool onlyLoop = true;
+            for (User *u : add->users())
+              if (u != phi && u != cmp) onlyLoop = false;
+            if (onlyLoop) skip_.insert(add), skip_.insert(phi);
+          }
+    }
+    int c = repeatCounter_[&bb];
+    int n = newM();
+    emit("min", {D(n), U(c), I(0xFFFF)}); // rpt counts to $REPEAT_COUNT's 16 bits (asm-dialect §2.4)
+    emit("sub", {D(c), U(c), U(n)});
+    MInst &r = emit("rpt", {U(n), I(0)});
+    r.barrier = true;
+    block().repeatBody = true;
+    block().repeatCount = n;
+  }
+  void endRepeat(BasicBlock &bb) {
+    auto *br = cast<BranchInst>(bb.getTerminator());
+    BasicBlock *exit = br->getSuccessor(0) == &bb ? br->getSuccessor(1) : br->getSuccessor(0);
+    // The loop-carried copies belong to every iteration; the exit's after the last.
+    lowerPhiCopiesTo(bb, &bb);
+    MInst &e = emit("rptend", {});
+    e.barrier = true;
+    lowerPhiCopiesTo(bb, exit);
+    int c = repeatCounter_[&bb];
+    MInst &m = emit("brnz", {U(c), MOp::label(labelOf(&bb))});
+    m.terminator = true;
+    block().succs.push_back(cur_);
+    branchTo(exit);
+  }
 
   // ---- diagnostics -------------------------------------------------------------------------
   void error(const Instruction *i, const std::string &msg) {
@@ -363,6 +503,16 @@ private:
     if (!callee) { error(&call, "indirect calls (function pointers, virtual functions) are not supported"); return; }
     if (callee->isIntrinsic()) return selectIntrinsic(cast<IntrinsicInst>(call));
     std::string name = callee->getName().str();
+    if (name == "__ipucc_repeat") {
+      // The trip count of the loop this block enters (Optimize.cpp's RepeatMarkerPass).
+      BasicBlock *loop = call.getParent()->getSingleSuccessor();
+      if (loop) {
+        int c = newM();
+        copy(c, get(call.getArgOperand(0)));
+        repeatCounter_[loop] = c;
+      }
+      return;
+    }
     if (callee->isDeclaration()) {
       if (name == "_Znwj" || name == "_Znaj" || name == "_ZdlPv" || name == "_ZdaPv" || name == "_ZdlPvj" ||
           name == "malloc" || name == "free")
@@ -562,8 +712,15 @@ private:
     return m;
   }
 
+  MInst &stepInst(const std::string &mn, MOp data, Instruction *i, Value *ptr, bool load) {
+    MInst &m = emit(mn, {data, U(kMZero), MOp::inc(get(ptr)), I(postInc_[i])});
+    if (load) m.mayLoad = true;
+    else m.mayStore = true;
+    return m;
+  }
   void selectLoad(LoadInst &ld) {
     Type *t = ld.getType();
+    if (postInc_.count(&ld)) return void(stepInst(stepForm(&ld), D(def(&ld), classOfType(t)), &ld, ld.getPointerOperand(), true));
     Address a = address(ld.getPointerOperand());
     unsigned align = unsigned(ld.getAlign().value());
     if (ld.isVolatile()) {}
@@ -624,6 +781,7 @@ private:
   void selectStore(StoreInst &st) {
     Value *v = st.getValueOperand();
     Type *t = v->getType();
+    if (postInc_.count(&st)) return void(stepInst(stepForm(&st), U(get(v), classOfType(t)), &st, st.getPointerOperand(), false));
     Address a = address(st.getPointerOperand());
     unsigned align = unsigned(st.getAlign().value());
     if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("st32", U(get(v)), a, 4, false));
@@ -1478,10 +1636,16 @@ private:
 
   // ---- control flow ------------------------------------------------------------------------
   void lowerPhiCopies(BasicBlock &bb) {
+    std::set<BasicBlock *> done;
+    for (BasicBlock *succ : successors(&bb))
+      if (done.insert(succ).second) lowerPhiCopiesTo(bb, succ);
+  }
+  void lowerPhiCopiesTo(BasicBlock &bb, BasicBlock *succ) {
     // Parallel copies: read every incoming value into a temporary first, then write the phis.
-    for (BasicBlock *succ : successors(&bb)) {
+    {
       std::vector<std::pair<std::vector<int>, std::vector<int>>> moves;
       for (PHINode &phi : succ->phis()) {
+        if (skip_.count(&phi)) continue;
         Value *in = phi.getIncomingValueForBlock(&bb);
         int parts = phi.getType()->isIntegerTy(64) ? 2 : 1;
         std::vector<int> dst, tmp;
@@ -1496,7 +1660,6 @@ private:
       }
       for (auto &[dst, tmp] : moves)
         for (size_t p = 0; p < dst.size(); ++p) copy(dst[p], tmp[p]);
-      if (succ != *successors(&bb).begin() || successors(&bb).empty()) {}
     }
   }
 
@@ -1525,10 +1688,20 @@ private:
         else if (ic->getPredicate() == CmpInst::ICMP_SGE) mn = "brpos", r = get(ic->getOperand(0));
       }
       if (r < 0) r = get(c);
-      MInst &m = emit(mn, {U(r), MOp::label(labelOf(br->getSuccessor(0)))});
+      const BasicBlock *taken = br->getSuccessor(0), *other = br->getSuccessor(1);
+      if (blockIndex_[taken] == cur_ + 1) {
+        // Fall through to the true successor: branch on the inverse condition.
+        std::string inv = std::string(mn) == "brz" ? "brnz" : std::string(mn) == "brnz" ? "brz"
+                          : std::string(mn) == "brneg" ? "brpos" : "brneg";
+        MInst &m = emit(inv, {U(r), MOp::label(labelOf(other))});
+        m.terminator = true;
+        block().succs.push_back(blockIndex_[other]);
+        return branchTo(taken);
+      }
+      MInst &m = emit(mn, {U(r), MOp::label(labelOf(taken))});
       m.terminator = true;
-      block().succs.push_back(blockIndex_[br->getSuccessor(0)]);
-      return branchTo(br->getSuccessor(1));
+      block().succs.push_back(blockIndex_[taken]);
+      return branchTo(other);
     }
     if (auto *ret = dyn_cast<ReturnInst>(&t)) {
       MInst m;

@@ -15,7 +15,15 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 #include <llvm/Transforms/Scalar/DCE.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopStrengthReduce.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 
 namespace ipusim::cc {
@@ -52,6 +60,8 @@ public:
     return TTI::AMK_PostIndexed;
   }
   bool enableInterleavedAccessVectorization() const { return false; }
+  bool isIndexedLoadLegal(TTI::MemIndexedMode m, Type *, const DataLayout &) const { return m == TTI::MIM_PostInc; }
+  bool isIndexedStoreLegal(TTI::MemIndexedMode m, Type *, const DataLayout &) const { return m == TTI::MIM_PostInc; }
 
   InstructionCost vectorCost(Type *t) const {
     if (!t->isVectorTy()) return 1;
@@ -208,6 +218,38 @@ void legalize(Module &m) {
   }
 }
 
+// Marks counted single-block loops for `rpt`: the trip count is computed in the preheader and
+// handed to the backend as `call @__ipucc_repeat(i32 count)` just before the preheader's branch.
+struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
+  PreservedAnalyses run(Function &f, FunctionAnalysisManager &fam) {
+    auto &li = fam.getResult<LoopAnalysis>(f);
+    auto &se = fam.getResult<ScalarEvolutionAnalysis>(f);
+    auto &tti = fam.getResult<TargetIRAnalysis>(f);
+    Module &m = *f.getParent();
+    Type *i32 = Type::getInt32Ty(m.getContext());
+    FunctionCallee marker = m.getOrInsertFunction("__ipucc_repeat", FunctionType::get(Type::getVoidTy(m.getContext()), {i32}, false));
+    if (auto *fn = dyn_cast<Function>(marker.getCallee())) {
+      fn->setDoesNotThrow();
+      fn->setOnlyAccessesInaccessibleMemory();
+    }
+    bool changed = false;
+    for (Loop *l : li.getLoopsInPreorder()) {
+      if (!l->isInnermost() || l->getNumBlocks() != 1) continue;
+      BasicBlock *pre = l->getLoopPreheader(), *body = l->getHeader();
+      if (!pre || !l->getExitingBlock() || l->getExitingBlock() != body || !l->getExitBlock()) continue;
+      const SCEV *btc = se.getBackedgeTakenCount(l);
+      if (isa<SCEVCouldNotCompute>(btc) || !btc->getType()->isIntegerTy() || btc->getType()->getIntegerBitWidth() > 32) continue;
+      const SCEV *tc = se.getAddExpr(se.getTruncateOrZeroExtend(btc, i32), se.getOne(i32));
+      SCEVExpander expander(se, m.getDataLayout(), "rpt");
+      if (expander.isHighCostExpansion(tc, l, 8, &tti, pre->getTerminator())) continue;
+      Value *count = expander.expandCodeFor(tc, i32, pre->getTerminator());
+      CallInst::Create(marker, {count}, "", pre->getTerminator());
+      changed = true;
+    }
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 } // namespace
 
 void optimizeModule(Module &module, int optLevel) {
@@ -233,6 +275,14 @@ void optimizeModule(Module &module, int optLevel) {
   ModulePassManager mpm = optLevel <= 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
 
+  // Pointer induction variables for post-increment loads (LSR runs in LLVM's code generator
+  // normally; ipu-cc has none, so it runs here with the cost model above).
+  if (optLevel >= 1) {
+    ModulePassManager lsr;
+    lsr.addPass(createModuleToFunctionPassAdaptor(createFunctionToLoopPassAdaptor(LoopStrengthReducePass())));
+    lsr.addPass(createModuleToFunctionPassAdaptor(RepeatMarkerPass()));
+    lsr.run(module, mam);
+  }
   legalize(module);
   // Fold the element moves the scalariser left behind.
   FunctionPassManager fpm;
@@ -242,6 +292,7 @@ void optimizeModule(Module &module, int optLevel) {
   cleanup.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
   cleanup.run(module, mam);
   legalize(module); // instcombine may have formed new vector operations
+  if (std::getenv("IPU_CC_DUMP_IR")) module.print(errs(), nullptr); // for debugging ipu-cc itself
 }
 
 } // namespace ipusim::cc

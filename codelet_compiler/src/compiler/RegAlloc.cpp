@@ -265,9 +265,44 @@ void spill(MFunction &mf, int v) {
   }
 }
 
+// Removes instructions whose results nobody reads (address arithmetic folded into loads ...).
+void eliminateDeadCode(MFunction &mf) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    Liveness l = computeLiveness(mf);
+    for (size_t b = 0; b < mf.blocks.size(); ++b) {
+      std::set<Item> live = l.liveOut[b];
+      auto &insts = mf.blocks[b].insts;
+      std::vector<bool> dead(insts.size(), false);
+      for (size_t k = insts.size(); k-- > 0;) {
+        const MInst &in = insts[k];
+        Effects e = effectsOf(in, mf);
+        bool removable = !in.mayStore && !in.barrier && !in.terminator && !in.call && !e.defs.empty();
+        if (removable)
+          for (Item d : e.defs)
+            if (!isVirtual(d) || live.count(d)) removable = false;
+        if (removable) {
+          dead[k] = changed = true;
+          continue;
+        }
+        for (Item d : e.defs) live.erase(d);
+        for (Item u : e.uses) live.insert(u);
+      }
+      size_t w = 0;
+      for (size_t k = 0; k < insts.size(); ++k)
+        if (!dead[k]) {
+          if (w != k) insts[w] = std::move(insts[k]);
+          ++w;
+        }
+      insts.resize(w);
+    }
+  }
+}
+
 } // namespace
 
 void allocateRegisters(MFunction &mf) {
+  eliminateDeadCode(mf);
   std::set<int> spilled;
   for (int round = 0; round < 200; ++round) {
     Graph g = buildGraph(mf);

@@ -61,6 +61,10 @@ public:
   }
 };
 
+// Emit compute() in the sample IR (ipu-cc generates the real __runCodelet_ wrapper).
+[[gnu::used]] static bool sampleEntry(void *v) { return static_cast<SoftMath *>(v)->compute(); }
+[[gnu::used]] static bool sampleEntryV(void *v) { return static_cast<VectorMathV *>(v)->compute(); }
+
 #if !defined(__IPU__) && defined(IPUSIM_HOST_MATH_CHECK)
 #include <cstdio>
 #include <cstdlib>
