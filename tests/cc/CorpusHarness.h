@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -42,7 +43,12 @@ constexpr uint32_t workerBase(unsigned w) { return 0xC2000 + 0x4000 * (w - 1) + 
 constexpr uint32_t kGuard = 8;
 constexpr uint8_t kGuardByte = 0xA5, kUnwrittenByte = 0xCD;
 
-inline std::string corpusFile(const std::string &name) { return std::string(IPUSIM_CORPUS_DIR) + "/corpus/" + name; }
+/// The corpus file `name`: tests/cc/corpus, or the folder in $IPUSIM_CORPUS_OVERRIDE_DIR (to run
+/// the tests on edited copies while bisecting a compiler failure).
+inline std::string corpusFile(const std::string &name) {
+  if (const char *dir = std::getenv("IPUSIM_CORPUS_OVERRIDE_DIR"); dir && *dir) return std::string(dir) + "/" + name;
+  return std::string(IPUSIM_CORPUS_DIR) + "/corpus/" + name;
+}
 
 struct Compiled {
   bool ok = false;
