@@ -69,6 +69,11 @@ inline const Compiled &compiled(const std::string &path) {
     try {
       slot->result = cc::compileCodelet(path, {});
       slot->ok = true;
+      // $IPUSIM_CORPUS_DUMP_ASM_DIR: keep the generated assembly (for a failure's report).
+      if (const char *dir = std::getenv("IPUSIM_CORPUS_DUMP_ASM_DIR"); dir && *dir) {
+        std::string base = path.substr(path.find_last_of('/') + 1);
+        std::ofstream(std::string(dir) + "/" + base + ".s") << slot->result.assembly;
+      }
     } catch (const cc::CompileError &e) {
       slot->error = std::string("CompileError: ") + e.what();
     } catch (const std::exception &e) {
