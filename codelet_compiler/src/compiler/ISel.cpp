@@ -1586,9 +1586,41 @@ private:
     }
     case Intrinsic::smax:
     case Intrinsic::smin: {
-      if (!t->isIntegerTy(32)) break;
-      int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
+      if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth();
+      int x = signExtended(ii.getArgOperand(0), bits), y = signExtended(ii.getArgOperand(1), bits);
       return void(emit(id == Intrinsic::smax ? "max" : "min", {D(def(&ii)), U(x), U(y)}));
+    }
+    case Intrinsic::cttz: {
+      // Count trailing zeros: clz of the isolated lowest set bit, from 31 (x & -x).
+      if (!t->isIntegerTy(32)) break;
+      int x = get(ii.getArgOperand(0)), n = newM(), low = newM(), z = newM();
+      emit("sub", {D(n), I(0), U(x)});
+      emit("and", {D(low), U(x), U(n)});
+      emit("clz", {D(z), U(low)});
+      int r = newM();
+      emit("sub", {D(r), I(31), U(z)});
+      // x == 0: clz gives 32, 31 - 32 = -1; C's __builtin_ctz(0) is undefined, LLVM's cttz gives 32.
+      int zero = newM(), tmp = newM();
+      emit("cmpeq", {D(zero), U(x), I(0)});
+      copy(tmp, r);
+      MInst &m = emit("movnz", {D(tmp), U(zero), U(constM(32))});
+      m.ops[0].use = true;
+      return copy(def(&ii), tmp);
+    }
+    case Intrinsic::fshl:
+    case Intrinsic::fshr: {
+      // Funnel shifts by a constant (rotates are fshl(x, x, s)).
+      auto *c = dyn_cast<ConstantInt>(ii.getArgOperand(2));
+      if (!c || !t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth(), sh = unsigned(c->getZExtValue() % bits);
+      if (id == Intrinsic::fshr) sh = (bits - sh) % bits;
+      int hi = zeroOrSame(ii.getArgOperand(0), bits), lo = zeroOrSame(ii.getArgOperand(1), bits);
+      if (sh == 0) return copy(def(&ii), hi);
+      int a = newM(), b = newM();
+      emit("shl", {D(a), U(hi), I(sh)});
+      emit("shr", {D(b), U(lo), I(bits - sh)});
+      return void(emit("or", {D(def(&ii)), U(a), U(b)}));
     }
     case Intrinsic::umax:
     case Intrinsic::umin: {

@@ -79,6 +79,7 @@ public:
                                   TTI::OperandValueInfo = {}, const Instruction * = nullptr) const {
     if (!t->isVectorTy()) return 1;
     if (!isLegalVector(t)) return 100;
+    if (a.value() < 4) return 100; // halves one at a time: no gain over scalar code
     return a.value() >= t->getPrimitiveSizeInBits().getFixedValue() / 8 ? 1 : 2;
   }
   InstructionCost getCastInstrCost(unsigned opcode, Type *dst, Type *src, TTI::CastContextHint, TTI::TargetCostKind,
