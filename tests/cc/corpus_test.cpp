@@ -1052,16 +1052,6 @@ TEST(CorpusControl, CallsNoinlineHelpers) {
   expectF32(r, r.get<float>("y"), want);
   expectEq(r, r.get<uint32_t>("gcds"), {6u, 1u, 9u, 25u, 21u, 4096u});
 }
-TEST(CorpusControl, BoundedRecursion) {
-  std::vector<int> in;
-  for (int i = 0; i < 100; ++i) in.push_back((i * 37) % 101 - 50);
-  VertexRun r("control.cpp", "corpus::RecursiveSum");
-  r.set("in", buf(in)).set("out", out(1, 4));
-  if (!r.run()) return;
-  int s = 0;
-  for (int x : in) s += x;
-  expectEq(r, r.get<int>("out"), {s});
-}
 TEST(CorpusControl, ReturnsTrue) {
   std::vector<float> in = {1, 2, 0.5f, 1e-30f, 3};
   VertexRun r("control.cpp", "corpus::AllPositive");

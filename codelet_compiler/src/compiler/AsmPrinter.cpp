@@ -215,7 +215,7 @@ std::string printFunction(MFunction &mf) {
     MBlock &b = mf.blocks[bi];
     std::vector<MInst> out;
     if (bi == 0) {
-      if (mf.entry == EntryKind::Worker && frame)
+      if (mf.entry == EntryKind::Worker && (frame || mf.hasCalls)) // callees take their frames below
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
       else if (mf.entry == EntryKind::None && frame)
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));

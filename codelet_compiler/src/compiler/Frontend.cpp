@@ -235,9 +235,39 @@ VertexField describeField(const clang::FieldDecl *fd, uint64_t offsetBits, const
   return f;
 }
 
+// The class as Poplar users write it: "popops::Fill<half>", "ns::X<float, true, 4>".
+std::string displayNameOf(const clang::CXXRecordDecl *rd, const clang::ASTContext &ctx) {
+  std::string name = rd->getQualifiedNameAsString();
+  const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd);
+  if (!spec) return name;
+  std::string args;
+  for (const clang::TemplateArgument &a : spec->getTemplateArgs().asArray()) {
+    if (!args.empty()) args += ", ";
+    if (a.getKind() == clang::TemplateArgument::Type) {
+      clang::QualType t = a.getAsType();
+      if (t->isFloat16Type() || t->isHalfType()) args += "half";
+      else {
+        clang::PrintingPolicy policy(ctx.getLangOpts());
+        policy.SuppressTagKeyword = true;
+        policy.FullyQualifiedName = true;
+        args += t.getAsString(policy);
+      }
+    } else if (a.getKind() == clang::TemplateArgument::Integral) {
+      clang::QualType it = a.getIntegralType();
+      if (it->isBooleanType()) args += a.getAsIntegral().getBoolValue() ? "true" : "false";
+      else if (const auto *et = it->getAs<clang::EnumType>()) {
+        std::string e = enumeratorName(a);
+        args += et->getDecl()->getQualifiedNameAsString() + "::" + (e.empty() ? llvm::toString(a.getAsIntegral(), 10) : e);
+      } else
+        args += llvm::toString(a.getAsIntegral(), 10);
+    }
+  }
+  return name + "<" + args + ">";
+}
+
 VertexLayout layoutOf(const clang::CXXRecordDecl *rd, const std::string &kind, const clang::ASTContext &ctx) {
   VertexLayout v;
-  v.className = cxxNameOf(rd, ctx).substr(2);
+  v.className = displayNameOf(rd, ctx);
   v.entrySymbol = entrySymbolOf(rd, ctx);
   v.vertexKind = kind;
   const clang::ASTRecordLayout &rl = ctx.getASTRecordLayout(rd);
@@ -281,7 +311,7 @@ struct VertexFinder : clang::RecursiveASTVisitor<VertexFinder> {
     std::string kind = vertexKindOf(rd);
     if (kind.empty()) return true;
     for (const VertexLayout &v : out)
-      if (v.className == cxxNameOf(rd, ctx).substr(2)) return true;
+      if (v.entrySymbol == entrySymbolOf(rd, ctx)) return true;
     out.push_back(layoutOf(rd, kind, ctx));
     const VertexLayout &v = out.back();
     if (v.external) return true; // linked to its assembly implementation (asm-dialect §3.3)
