@@ -1706,8 +1706,8 @@ private:
   void selectTerminator(Instruction &t) {
     if (auto *br = dyn_cast<BranchInst>(&t)) {
       if (br->isUnconditional()) return branchTo(br->getSuccessor(0));
-      // Phi copies for a conditional branch are placed before it; both successors get them,
-      // which is correct because each successor's phis only read their own incoming values.
+      // Phi copies for a conditional branch are placed before it, for both successors: Optimize.cpp
+      // splits the edges where that would clobber a value the other successor reads.
       Value *c = br->getCondition();
       const char *mn = "brnz";
       int r = -1;
