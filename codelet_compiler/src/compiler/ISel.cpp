@@ -15,6 +15,7 @@
 #include <llvm/IR/GetElementPtrTypeIterator.h>
 #include <llvm/IR/Operator.h>
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -55,6 +56,24 @@ public:
     mf_.entry = entry;
     mf_.supervisor = supervisor;
     mf_.global = !f.hasLocalLinkage() || entry != EntryKind::None;
+    // Diagnostics about the whole function point at the function the code comes from (compute()
+    // for an entry, whose code is inlined into the wrapper).
+    mf_.location = f.getName().str();
+    for (Instruction &i : instructions(f))
+      if (const DebugLoc &dl = i.getDebugLoc()) {
+        // The frame just inside the entry wrapper is compute(); inner frames are inlined helpers.
+        // (The wrapper and its helpers live in the generated ".ipucc-entry.cpp".)
+        const DILocation *loc = nullptr;
+        for (const DILocation *l = dl.get(); l; l = l->getInlinedAt())
+          if (!l->getFilename().ends_with(".ipucc-entry.cpp")) loc = l;
+        if (!loc) continue;
+        if (DISubprogram *sp = loc->getScope()->getSubprogram()) {
+          std::string file = sp->getFilename().str();
+          if (!file.empty() && file[0] != '/' && !sp->getDirectory().empty()) file = sp->getDirectory().str() + "/" + file;
+          mf_.location = file + ":" + std::to_string(sp->getLine()) + ":3";
+        }
+        break;
+      }
   }
 
   MFunction run() {
@@ -81,7 +100,7 @@ public:
       cur_ = blockIndex_[&bb];
       if (&bb == &f_.getEntryBlock()) lowerArguments();
       findPostIncrements(bb);
-      bool repeat = repeatCounter_.count(&bb) && repeatable(bb);
+      bool repeat = !mf_.supervisor && repeatCounter_.count(&bb) && repeatable(bb); // worker bundles only
       if (repeat) beginRepeat(bb);
       for (Instruction &i : bb) {
         inst_ = &i;

@@ -152,7 +152,8 @@ Graph buildGraph(const MFunction &mf) {
 std::vector<uint64_t> candidates(RegClass c, const MFunction &mf) {
   std::vector<uint64_t> out;
   if (c == RegClass::M) {
-    int last = mf.entry == EntryKind::Worker ? 10 : mf.supervisor ? 8 : 9;
+    // Supervisor code keeps $m10 ($lr); it may use $m9, which it does not preserve (docs/ipu-cc.md).
+    int last = mf.entry == EntryKind::Worker ? 10 : 9;
     for (int r = 0; r <= last; ++r) out.push_back(uint64_t(1) << r);
     return out;
   }
@@ -237,7 +238,7 @@ MInst spillInst(const char *mn, int reg, RegClass c, uint32_t offset, bool def) 
 // Every def of `v` is followed by a store to its slot; every use reads the slot into a fresh register.
 void spill(MFunction &mf, int v, std::set<int> &temps) {
   RegClass c = mf.classOf(v);
-  if (c == RegClass::AQ) throw CompileError(mf.name + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
+  if (c == RegClass::AQ) throw CompileError(mf.location + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
   uint32_t off = slotFor(mf, c);
   const char *ld = c == RegClass::AP ? "ld64" : "ld32";
   const char *st = c == RegClass::AP ? "st64" : "st32";
@@ -382,7 +383,7 @@ void allocateRegisters(MFunction &mf) {
             if (o.kind == MOp::Reg && isVirtual(o.reg))
               throw CompileError(mf.name + ": error: internal: register left unallocated\n");
       if (mf.supervisor && mf.spillBytes)
-        throw CompileError(mf.name + ": error: this SupervisorVertex needs more registers than the supervisor has; "
+        throw CompileError(mf.location + ": error: this SupervisorVertex (" + mf.name + ") needs more registers than the supervisor has; "
                                      "ipu-cc does not spill on the supervisor stack\n");
       return;
     }
@@ -400,7 +401,7 @@ void allocateRegisters(MFunction &mf) {
       consider(failed);
       for (int n : g.adj[failed])
         if (sameFile(n, failed)) consider(n);
-      if (best < 0) throw CompileError(mf.name + ": error: too many values live at once for the register files\n");
+      if (best < 0) throw CompileError(mf.location + ": error: too many values live at once for the register files\n");
       failed = best;
     }
     if (std::getenv("IPU_CC_DEBUG_RA"))
