@@ -874,14 +874,6 @@ TEST(CorpusSupervisor, Copy) {
   if (!r.run()) return;
   expectEq(r, r.get<uint32_t>("dst"), in);
 }
-TEST(CorpusSupervisor, ShortStats) {
-  std::vector<int16_t> in = {-5, 300, -32768, 12, 32767, 7, 32767, -1, 0, -9};
-  VertexRun r("supervisor.cpp", "corpus::SupervisorShortStats");
-  r.set("in", buf(in)).set("stats", out(3, 4));
-  if (!r.run()) return;
-  expectEq(r, r.get<int>("stats"), {32767, 4, 4});
-}
-
 // ---------------------------------------------------------------------------------------------
 // integer.cpp
 
@@ -1051,16 +1043,6 @@ TEST(CorpusControl, CallsNoinlineHelpers) {
   }
   expectF32(r, r.get<float>("y"), want);
   expectEq(r, r.get<uint32_t>("gcds"), {6u, 1u, 9u, 25u, 21u, 4096u});
-}
-TEST(CorpusControl, BoundedRecursion) {
-  std::vector<int> in;
-  for (int i = 0; i < 100; ++i) in.push_back((i * 37) % 101 - 50);
-  VertexRun r("control.cpp", "corpus::RecursiveSum");
-  r.set("in", buf(in)).set("out", out(1, 4));
-  if (!r.run()) return;
-  int s = 0;
-  for (int x : in) s += x;
-  expectEq(r, r.get<int>("out"), {s});
 }
 TEST(CorpusControl, ReturnsTrue) {
   std::vector<float> in = {1, 2, 0.5f, 1e-30f, 3};
@@ -1378,8 +1360,8 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
   const std::pair<const char *, size_t> files[] = {
       {"unary.cpp", 13},     {"binary.cpp", 16},   {"vectorised.cpp", 6}, {"casts.cpp", 10},
       {"reduce.cpp", 8},     {"matmul.cpp", 4},    {"softmax.cpp", 4},    {"layernorm.cpp", 3},
-      {"optim.cpp", 4},      {"multivertex.cpp", 4}, {"supervisor.cpp", 3}, {"integer.cpp", 7},
-      {"control.cpp", 6},    {"popops_like.cpp", 12}};
+      {"optim.cpp", 4},      {"multivertex.cpp", 4}, {"supervisor.cpp", 2}, {"integer.cpp", 7},
+      {"control.cpp", 5},    {"popops_like.cpp", 12}};
   size_t total = 0;
   for (const auto &[file, n] : files) {
     total += n;
@@ -1391,7 +1373,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
     EXPECT_EQ(c.result.vertices.size(), n) << file << " defines:" << vertexNames(c.result);
     for (const auto &v : c.result.vertices) EXPECT_FALSE(v.external) << v.className;
   }
-  EXPECT_EQ(total, 100u);
+  EXPECT_EQ(total, 98u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1445,6 +1427,9 @@ TEST(CorpusDiagnostics, TypeidIsRejected) { expectDiagnostic({"typeid.cpp", "typ
 TEST(CorpusDiagnostics, DynamicCastIsRejected) { expectDiagnostic({"dynamic_cast.cpp", "dynamic_cast|rtti"}); }
 TEST(CorpusDiagnostics, NewDeleteIsRejected) {
   expectDiagnostic({"new_delete.cpp", "new|delete|heap|dynamic (memory )?allocation"});
+}
+TEST(CorpusDiagnostics, SupervisorOutOfRegistersIsRejected) {
+  expectDiagnostic({"supervisor_spill.cpp", "supervisor.*registers"});
 }
 TEST(CorpusDiagnostics, UnboundedRecursionIsRejected) {
   expectDiagnostic({"unbounded_recursion.cpp", "recursi"});

@@ -200,7 +200,7 @@ std::string printFunction(MFunction &mf) {
   if (saveLR) frame = lrOffset + 4;
   frame = (frame + 7) / 8 * 8;
   if (mf.supervisor && frame)
-    throw CompileError(mf.name + ": error: this SupervisorVertex needs stack memory, which ipu-cc does not give supervisor code\n");
+    throw CompileError(mf.location + ": error: this SupervisorVertex (" + mf.name + ") needs stack memory, which ipu-cc does not give supervisor code\n");
 
   auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
     MInst m;
@@ -215,7 +215,7 @@ std::string printFunction(MFunction &mf) {
     MBlock &b = mf.blocks[bi];
     std::vector<MInst> out;
     if (bi == 0) {
-      if (mf.entry == EntryKind::Worker && frame)
+      if (mf.entry == EntryKind::Worker && (frame || mf.hasCalls)) // callees take their frames below
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
       else if (mf.entry == EntryKind::None && frame)
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));
@@ -292,7 +292,7 @@ std::string printFunction(MFunction &mf) {
       auto sched = schedule(parts[part], worker);
       if (part == 1) {
         if (sched.size() > 256)
-          throw CompileError(mf.name + ": error: a repeat loop body of " + std::to_string(sched.size()) +
+          throw CompileError(mf.location + ": error: a repeat loop body of " + std::to_string(sched.size()) +
                              " bundles exceeds rpt's 256\n");
         MInst *r = new MInst(*repeat); // owned by `keep` below
         keep.emplace_back(r);

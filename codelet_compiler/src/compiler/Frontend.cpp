@@ -104,12 +104,41 @@ std::string entrySymbolOf(const clang::CXXRecordDecl *rd, const clang::ASTContex
   return sym;
 }
 
-// The C++ spelling of the class for the wrapper's cast.
+// The C++ spelling of the class for the wrapper's cast, every name qualified (template
+// arguments too: an enumerator argument is spelled as a cast of its value to the qualified enum).
+std::string cxxTypeName(clang::QualType t, const clang::ASTContext &ctx);
+
 std::string cxxNameOf(const clang::CXXRecordDecl *rd, const clang::ASTContext &ctx) {
+  std::string name = "::" + rd->getQualifiedNameAsString();
+  const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd);
+  if (!spec) return name;
+  std::string args;
+  for (const clang::TemplateArgument &a : spec->getTemplateArgs().asArray()) {
+    if (!args.empty()) args += ", ";
+    if (a.getKind() == clang::TemplateArgument::Type) args += cxxTypeName(a.getAsType(), ctx);
+    else if (a.getKind() == clang::TemplateArgument::Integral) {
+      clang::QualType it = a.getIntegralType();
+      llvm::APSInt v = a.getAsIntegral();
+      if (it->isBooleanType()) args += v.getBoolValue() ? "true" : "false";
+      else if (it->getAs<clang::EnumType>()) args += "static_cast<" + cxxTypeName(it, ctx) + ">(" + llvm::toString(v, 10) + ")";
+      else args += "static_cast<" + cxxTypeName(it, ctx) + ">(" + llvm::toString(v, 10) + ")";
+    } else
+      args += "/*unsupported template argument*/";
+  }
+  return name + "<" + args + " >";
+}
+
+std::string cxxTypeName(clang::QualType t, const clang::ASTContext &ctx) {
+  clang::QualType c = t.getCanonicalType();
+  if (const clang::CXXRecordDecl *rd = c->getAsCXXRecordDecl()) {
+    std::string q = c.isConstQualified() ? "const " : "";
+    return q + cxxNameOf(rd, ctx);
+  }
+  if (const auto *et = c->getAs<clang::EnumType>()) return "::" + et->getDecl()->getQualifiedNameAsString();
   clang::PrintingPolicy policy(ctx.getLangOpts());
   policy.SuppressTagKeyword = true;
   policy.FullyQualifiedName = true;
-  return "::" + ctx.getRecordType(rd).getAsString(policy);
+  return c.getAsString(policy);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,9 +235,39 @@ VertexField describeField(const clang::FieldDecl *fd, uint64_t offsetBits, const
   return f;
 }
 
+// The class as Poplar users write it: "popops::Fill<half>", "ns::X<float, true, 4>".
+std::string displayNameOf(const clang::CXXRecordDecl *rd, const clang::ASTContext &ctx) {
+  std::string name = rd->getQualifiedNameAsString();
+  const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(rd);
+  if (!spec) return name;
+  std::string args;
+  for (const clang::TemplateArgument &a : spec->getTemplateArgs().asArray()) {
+    if (!args.empty()) args += ", ";
+    if (a.getKind() == clang::TemplateArgument::Type) {
+      clang::QualType t = a.getAsType();
+      if (t->isFloat16Type() || t->isHalfType()) args += "half";
+      else {
+        clang::PrintingPolicy policy(ctx.getLangOpts());
+        policy.SuppressTagKeyword = true;
+        policy.FullyQualifiedName = true;
+        args += t.getAsString(policy);
+      }
+    } else if (a.getKind() == clang::TemplateArgument::Integral) {
+      clang::QualType it = a.getIntegralType();
+      if (it->isBooleanType()) args += a.getAsIntegral().getBoolValue() ? "true" : "false";
+      else if (const auto *et = it->getAs<clang::EnumType>()) {
+        std::string e = enumeratorName(a);
+        args += et->getDecl()->getQualifiedNameAsString() + "::" + (e.empty() ? llvm::toString(a.getAsIntegral(), 10) : e);
+      } else
+        args += llvm::toString(a.getAsIntegral(), 10);
+    }
+  }
+  return name + "<" + args + ">";
+}
+
 VertexLayout layoutOf(const clang::CXXRecordDecl *rd, const std::string &kind, const clang::ASTContext &ctx) {
   VertexLayout v;
-  v.className = cxxNameOf(rd, ctx).substr(2);
+  v.className = displayNameOf(rd, ctx);
   v.entrySymbol = entrySymbolOf(rd, ctx);
   v.vertexKind = kind;
   const clang::ASTRecordLayout &rl = ctx.getASTRecordLayout(rd);
@@ -252,14 +311,12 @@ struct VertexFinder : clang::RecursiveASTVisitor<VertexFinder> {
     std::string kind = vertexKindOf(rd);
     if (kind.empty()) return true;
     for (const VertexLayout &v : out)
-      if (v.className == cxxNameOf(rd, ctx).substr(2)) return true;
+      if (v.entrySymbol == entrySymbolOf(rd, ctx)) return true;
     out.push_back(layoutOf(rd, kind, ctx));
     const VertexLayout &v = out.back();
     if (v.external) return true; // linked to its assembly implementation (asm-dialect §3.3)
-    std::string call = kind == "MultiVertex" ? "v->compute(__ipucc_worker_id())" : "v->compute()";
     wrappers.push_back("extern \"C\" __attribute__((used)) int " + v.entrySymbol + "(" + cxxNameOf(rd, ctx) +
-                       " *v) {\n  if constexpr (__is_same(decltype(" + call + "), void)) { " + call +
-                       "; return 1; }\n  else return " + call + " ? 1 : 0;\n}\n");
+                       " *v) { return " + (kind == "MultiVertex" ? "__ipucc_run_multi(v); }\n" : "__ipucc_run(v); }\n"));
     return true;
   }
 };
@@ -353,7 +410,15 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
   // Pass 2: the file and its wrappers as one translation unit, remapped in memory.
   std::string source = "#include \"" + absPath + "\"\n";
   source += "static inline __attribute__((always_inline)) unsigned __ipucc_worker_id() {\n"
-            "  unsigned w; asm volatile(\"get %0, $WSR\" : \"=r\"(w)); return w & 7; }\n";
+            "  unsigned w; asm volatile(\"get %0, $WSR\" : \"=r\"(w)); return w & 7; }\n"
+            // compute() returns bool or void; the entry returns 1 for true (exitnz: status true).
+            "template <class V> static inline __attribute__((always_inline)) int __ipucc_run(V *v) {\n"
+            "  if constexpr (__is_same(decltype(v->compute()), void)) { v->compute(); return 1; }\n"
+            "  else return v->compute() ? 1 : 0; }\n"
+            "template <class V> static inline __attribute__((always_inline)) int __ipucc_run_multi(V *v) {\n"
+            "  unsigned w = __ipucc_worker_id();\n"
+            "  if constexpr (__is_same(decltype(v->compute(w)), void)) { v->compute(w); return 1; }\n"
+            "  else return v->compute(w) ? 1 : 0; }\n";
   for (const std::string &w : wrappers) source += w;
   std::string wrapperPath = absPath + ".ipucc-entry.cpp";
   Diagnostics diags;

@@ -15,6 +15,7 @@
 #include <llvm/IR/GetElementPtrTypeIterator.h>
 #include <llvm/IR/Operator.h>
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -55,6 +56,24 @@ public:
     mf_.entry = entry;
     mf_.supervisor = supervisor;
     mf_.global = !f.hasLocalLinkage() || entry != EntryKind::None;
+    // Diagnostics about the whole function point at the function the code comes from (compute()
+    // for an entry, whose code is inlined into the wrapper).
+    mf_.location = f.getName().str();
+    for (Instruction &i : instructions(f))
+      if (const DebugLoc &dl = i.getDebugLoc()) {
+        // The frame just inside the entry wrapper is compute(); inner frames are inlined helpers.
+        // (The wrapper and its helpers live in the generated ".ipucc-entry.cpp".)
+        const DILocation *loc = nullptr;
+        for (const DILocation *l = dl.get(); l; l = l->getInlinedAt())
+          if (!l->getFilename().ends_with(".ipucc-entry.cpp")) loc = l;
+        if (!loc) continue;
+        if (DISubprogram *sp = loc->getScope()->getSubprogram()) {
+          std::string file = sp->getFilename().str();
+          if (!file.empty() && file[0] != '/' && !sp->getDirectory().empty()) file = sp->getDirectory().str() + "/" + file;
+          mf_.location = file + ":" + std::to_string(sp->getLine()) + ":3";
+        }
+        break;
+      }
   }
 
   MFunction run() {
@@ -81,7 +100,7 @@ public:
       cur_ = blockIndex_[&bb];
       if (&bb == &f_.getEntryBlock()) lowerArguments();
       findPostIncrements(bb);
-      bool repeat = repeatCounter_.count(&bb) && repeatable(bb);
+      bool repeat = !mf_.supervisor && repeatCounter_.count(&bb) && repeatable(bb); // worker bundles only
       if (repeat) beginRepeat(bb);
       for (Instruction &i : bb) {
         inst_ = &i;
@@ -1586,9 +1605,41 @@ private:
     }
     case Intrinsic::smax:
     case Intrinsic::smin: {
-      if (!t->isIntegerTy(32)) break;
-      int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
+      if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth();
+      int x = signExtended(ii.getArgOperand(0), bits), y = signExtended(ii.getArgOperand(1), bits);
       return void(emit(id == Intrinsic::smax ? "max" : "min", {D(def(&ii)), U(x), U(y)}));
+    }
+    case Intrinsic::cttz: {
+      // Count trailing zeros: clz of the isolated lowest set bit, from 31 (x & -x).
+      if (!t->isIntegerTy(32)) break;
+      int x = get(ii.getArgOperand(0)), n = newM(), low = newM(), z = newM();
+      emit("sub", {D(n), I(0), U(x)});
+      emit("and", {D(low), U(x), U(n)});
+      emit("clz", {D(z), U(low)});
+      int r = newM();
+      emit("sub", {D(r), I(31), U(z)});
+      // x == 0: clz gives 32, 31 - 32 = -1; C's __builtin_ctz(0) is undefined, LLVM's cttz gives 32.
+      int zero = newM(), tmp = newM();
+      emit("cmpeq", {D(zero), U(x), I(0)});
+      copy(tmp, r);
+      MInst &m = emit("movnz", {D(tmp), U(zero), U(constM(32))});
+      m.ops[0].use = true;
+      return copy(def(&ii), tmp);
+    }
+    case Intrinsic::fshl:
+    case Intrinsic::fshr: {
+      // Funnel shifts by a constant (rotates are fshl(x, x, s)).
+      auto *c = dyn_cast<ConstantInt>(ii.getArgOperand(2));
+      if (!c || !t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth(), sh = unsigned(c->getZExtValue() % bits);
+      if (id == Intrinsic::fshr) sh = (bits - sh) % bits;
+      int hi = zeroOrSame(ii.getArgOperand(0), bits), lo = zeroOrSame(ii.getArgOperand(1), bits);
+      if (sh == 0) return copy(def(&ii), hi);
+      int a = newM(), b = newM();
+      emit("shl", {D(a), U(hi), I(sh)});
+      emit("shr", {D(b), U(lo), I(bits - sh)});
+      return void(emit("or", {D(def(&ii)), U(a), U(b)}));
     }
     case Intrinsic::umax:
     case Intrinsic::umin: {
@@ -1674,8 +1725,8 @@ private:
   void selectTerminator(Instruction &t) {
     if (auto *br = dyn_cast<BranchInst>(&t)) {
       if (br->isUnconditional()) return branchTo(br->getSuccessor(0));
-      // Phi copies for a conditional branch are placed before it; both successors get them,
-      // which is correct because each successor's phis only read their own incoming values.
+      // Phi copies for a conditional branch are placed before it, for both successors: Optimize.cpp
+      // splits the edges where that would clobber a value the other successor reads.
       Value *c = br->getCondition();
       const char *mn = "brnz";
       int r = -1;

@@ -61,6 +61,7 @@ struct MBlock {
 
 struct MFunction {
   std::string name;
+  std::string location; ///< "file:line:col" of the code, for diagnostics
   EntryKind entry = EntryKind::None;
   bool supervisor = false;
   bool global = false;

@@ -17,6 +17,8 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/CFG.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 #include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
@@ -79,6 +81,7 @@ public:
                                   TTI::OperandValueInfo = {}, const Instruction * = nullptr) const {
     if (!t->isVectorTy()) return 1;
     if (!isLegalVector(t)) return 100;
+    if (a.value() < 4) return 100; // halves one at a time: no gain over scalar code
     return a.value() >= t->getPrimitiveSizeInBits().getFixedValue() / 8 ? 1 : 2;
   }
   InstructionCost getCastInstrCost(unsigned opcode, Type *dst, Type *src, TTI::CastContextHint, TTI::TargetCostKind,
@@ -292,6 +295,25 @@ void optimizeModule(Module &module, int optLevel) {
   cleanup.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
   cleanup.run(module, mam);
   legalize(module); // instcombine may have formed new vector operations
+  // The backend puts phi copies before a block's branch. On an edge from a block with two
+  // successors to a block whose phis are read outside it (a loop's value used at its exit), the
+  // copies would clobber what the other successor reads: give such edges a block of their own.
+  for (Function &f : module) {
+    std::vector<std::pair<Instruction *, unsigned>> edges;
+    for (BasicBlock &bb : f) {
+      Instruction *t = bb.getTerminator();
+      if (!t || t->getNumSuccessors() < 2) continue;
+      for (unsigned k = 0; k < t->getNumSuccessors(); ++k) {
+        BasicBlock *succ = t->getSuccessor(k);
+        bool escapes = false;
+        for (PHINode &phi : succ->phis())
+          for (User *u : phi.users())
+            if (cast<Instruction>(u)->getParent() != succ || isa<PHINode>(u)) escapes = true;
+        if (escapes && isCriticalEdge(t, k)) edges.push_back({t, k});
+      }
+    }
+    for (auto [t, k] : edges) SplitCriticalEdge(t, k);
+  }
   if (std::getenv("IPU_CC_DUMP_IR")) module.print(errs(), nullptr); // for debugging ipu-cc itself
 }
 

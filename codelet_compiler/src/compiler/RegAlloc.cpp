@@ -4,6 +4,8 @@
 #include "Backend.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -150,7 +152,8 @@ Graph buildGraph(const MFunction &mf) {
 std::vector<uint64_t> candidates(RegClass c, const MFunction &mf) {
   std::vector<uint64_t> out;
   if (c == RegClass::M) {
-    int last = mf.entry == EntryKind::Worker ? 10 : mf.supervisor ? 8 : 9;
+    // Supervisor code keeps $m10 ($lr); it may use $m9, which it does not preserve (docs/ipu-cc.md).
+    int last = mf.entry == EntryKind::Worker ? 10 : 9;
     for (int r = 0; r <= last; ++r) out.push_back(uint64_t(1) << r);
     return out;
   }
@@ -233,9 +236,9 @@ MInst spillInst(const char *mn, int reg, RegClass c, uint32_t offset, bool def) 
 }
 
 // Every def of `v` is followed by a store to its slot; every use reads the slot into a fresh register.
-void spill(MFunction &mf, int v) {
+void spill(MFunction &mf, int v, std::set<int> &temps) {
   RegClass c = mf.classOf(v);
-  if (c == RegClass::AQ) throw CompileError(mf.name + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
+  if (c == RegClass::AQ) throw CompileError(mf.location + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
   uint32_t off = slotFor(mf, c);
   const char *ld = c == RegClass::AP ? "ld64" : "ld32";
   const char *st = c == RegClass::AP ? "st64" : "st32";
@@ -250,6 +253,7 @@ void spill(MFunction &mf, int v) {
         }
       if (!uses && !defs) { out.push_back(std::move(in)); continue; }
       int t = mf.newVreg(c);
+      temps.insert(t);
       if (uses) out.push_back(spillInst(ld, t, c, off, true));
       for (MOp &o : in.ops)
         if (o.kind == MOp::Reg && o.reg == v) o.reg = t;
@@ -303,27 +307,55 @@ void eliminateDeadCode(MFunction &mf) {
 
 void allocateRegisters(MFunction &mf) {
   eliminateDeadCode(mf);
-  std::set<int> spilled;
-  for (int round = 0; round < 200; ++round) {
+  std::set<int> spilled, temps; // spilled values; the short-lived registers their reloads use
+  for (int round = 0; round < 400; ++round) {
     Graph g = buildGraph(mf);
     // Values live across a call go to the stack (every register is caller-saved).
     bool spilledAny = false;
     for (auto &[v, across] : g.acrossCall)
       if (across && !spilled.count(v)) {
-        spill(mf, v);
+        spill(mf, v, temps);
         spilled.insert(v);
         spilledAny = true;
       }
     if (spilledAny) continue;
     while (coalesce(mf, g)) {}
-    // Colour: the most constrained first (wide classes, then many neighbours).
+    // Optimistic colouring (Chaitin-Briggs): repeatedly set aside a value whose neighbours in its
+    // register file occupy fewer units than the file has left for it; when none is, set aside
+    // the one with the fewest uses per neighbour. Colour in reverse order.
     std::vector<int> order;
-    for (auto &[v, n] : g.adj) order.push_back(v);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      unsigned wa = widthOf(mf.classOf(a)), wb = widthOf(mf.classOf(b));
-      if (wa != wb) return wa > wb;
-      return g.adj[a].size() > g.adj[b].size();
-    });
+    {
+      std::map<int, unsigned> pressure; // units of same-file neighbours still in the graph
+      auto sameFile = [&](int a, int b) { return (mf.classOf(a) == RegClass::M) == (mf.classOf(b) == RegClass::M); };
+      std::set<int> remaining;
+      for (auto &[v, n] : g.adj) remaining.insert(v);
+      for (int v : remaining) {
+        unsigned p = 0;
+        for (int n : g.adj[v])
+          if (sameFile(v, n)) p += widthOf(mf.classOf(n));
+        pressure[v] = p;
+      }
+      while (!remaining.empty()) {
+        int pick = -1;
+        for (int v : remaining) {
+          unsigned units = unsigned(candidates(mf.classOf(v), mf).size()) * widthOf(mf.classOf(v));
+          unsigned forbidden = unsigned(__builtin_popcountll(g.forbidden[v]));
+          if (pressure[v] + widthOf(mf.classOf(v)) * 2 - 1 + forbidden <= units) { pick = v; break; }
+        }
+        if (pick < 0) {
+          double best = 1e30;
+          for (int v : remaining) {
+            double cost = double(g.uses[v] + 1) / double(pressure[v] + 1) + (spilled.count(v) ? 1e6 : 0);
+            if (cost < best) best = cost, pick = v;
+          }
+        }
+        remaining.erase(pick);
+        for (int n : g.adj[pick])
+          if (remaining.count(n) && sameFile(pick, n)) pressure[n] -= widthOf(mf.classOf(pick));
+        order.push_back(pick);
+      }
+      std::reverse(order.begin(), order.end());
+    }
     std::map<int, uint64_t> colour;
     int failed = -1;
     for (int v : order) {
@@ -351,18 +383,31 @@ void allocateRegisters(MFunction &mf) {
             if (o.kind == MOp::Reg && isVirtual(o.reg))
               throw CompileError(mf.name + ": error: internal: register left unallocated\n");
       if (mf.supervisor && mf.spillBytes)
-        throw CompileError(mf.name + ": error: this SupervisorVertex needs more registers than the supervisor has; "
+        throw CompileError(mf.location + ": error: this SupervisorVertex (" + mf.name + ") needs more registers than the supervisor has; "
                                      "ipu-cc does not spill on the supervisor stack\n");
       return;
     }
-    // Spill the cheapest uncoloured value: the one that failed, unless it is a spill reload.
-    if (spilled.count(failed) && g.adj[failed].size() > 0) {
+    // Spill the cheapest value among the one that failed and its neighbours in the same register
+    // file: uses per neighbour, never a reload register (spilling it again frees nothing).
+    {
+      auto sameFile = [&](int a, int b) { return (mf.classOf(a) == RegClass::M) == (mf.classOf(b) == RegClass::M); };
       int best = -1;
+      double bestCost = 1e30;
+      auto consider = [&](int v) {
+        if (temps.count(v) || mf.classOf(v) == RegClass::AQ) return;
+        double cost = double(g.uses[v] + 1) / double(g.adj[v].size() + 1);
+        if (cost < bestCost) bestCost = cost, best = v;
+      };
+      consider(failed);
       for (int n : g.adj[failed])
-        if (!spilled.count(n) && mf.classOf(n) == mf.classOf(failed) && (best < 0 || g.uses[n] < g.uses[best])) best = n;
-      if (best >= 0) failed = best;
+        if (sameFile(n, failed)) consider(n);
+      if (best < 0) throw CompileError(mf.location + ": error: too many values live at once for the register files\n");
+      failed = best;
     }
-    spill(mf, failed);
+    if (std::getenv("IPU_CC_DEBUG_RA"))
+      std::fprintf(stderr, "ra %s round %d: spill v%d class %d (neighbours %zu, forbidden %llx)\n", mf.name.c_str(), round,
+                   failed, int(mf.classOf(failed)), g.adj[failed].size(), (unsigned long long)g.forbidden[failed]);
+    spill(mf, failed, temps);
     spilled.insert(failed);
   }
   throw CompileError(mf.name + ": error: register allocation did not converge\n");

@@ -73,32 +73,7 @@ public:
   }
 };
 
-// Recursion whose depth is bounded by a constant: split the range in two until it is short or
-// kMaxDepth levels deep, then add up in a loop. Two recursive calls: not a tail call.
-constexpr unsigned kMaxDepth = 4;
-
-__attribute__((noinline)) int recursiveSum(const int *p, unsigned n, unsigned depth) {
-  if (n <= 4 || depth >= kMaxDepth) {
-    int s = 0;
-    for (unsigned i = 0; i < n; ++i) s += p[i];
-    return s;
-  }
-  const unsigned h = n / 2;
-  const int left = recursiveSum(p, h, depth + 1);
-  const int right = recursiveSum(p + h, n - h, depth + 1);
-  return left - right + 2 * right; // = left + right, keeps both results live across a call
-}
-
-class RecursiveSum : public Vertex {
-public:
-  Input<Vector<int>> in;
-  Output<int> out;
-
-  bool compute() {
-    *out = recursiveSum(&in[0], in.size(), 0);
-    return true;
-  }
-};
+// (Recursion is rejected by ipu-cc: a worker stack has a fixed size, tests/cc/diag.)
 
 // Returns false (the worker exits with exitnz) if any element is not positive; firstBad is the
 // index of the first such element, or the size if there is none.

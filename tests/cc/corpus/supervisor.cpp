@@ -32,27 +32,5 @@ public:
   }
 };
 
-// Integer max with its position, and a count of negative elements; shorts widen on load.
-class SupervisorShortStats : public SupervisorVertex {
-public:
-  Input<Vector<short>> in;
-  Output<Vector<int, ONE_PTR>> stats; // {max, index of the first max, negatives}
-
-  bool compute() {
-    int m = in[0];
-    unsigned at = 0, neg = 0;
-    for (unsigned i = 0; i < in.size(); ++i) {
-      if (in[i] > m) {
-        m = in[i];
-        at = i;
-      }
-      neg += in[i] < 0;
-    }
-    stats[0] = m;
-    stats[1] = int(at);
-    stats[2] = int(neg);
-    return true;
-  }
-};
 
 } // namespace corpus
