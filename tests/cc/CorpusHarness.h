@@ -61,13 +61,22 @@ inline std::map<std::string, std::unique_ptr<Compiled>> &compileCache() {
   return cache;
 }
 
+/// The optimisation level the corpus is compiled at: 2, or $IPUSIM_CORPUS_OPT_LEVEL (CTest runs
+/// the whole corpus again at -O0, -O1 and -O3: results must not depend on it).
+inline int corpusOptLevel() {
+  const char *l = std::getenv("IPUSIM_CORPUS_OPT_LEVEL");
+  return l && *l ? std::atoi(l) : 2;
+}
+
 /// compileCodelet, cached per file for the whole test process.
 inline const Compiled &compiled(const std::string &path) {
   auto &slot = compileCache()[path];
   if (!slot) {
     slot = std::make_unique<Compiled>();
     try {
-      slot->result = cc::compileCodelet(path, {});
+      cc::CompileOptions options;
+      options.optLevel = corpusOptLevel();
+      slot->result = cc::compileCodelet(path, options);
       slot->ok = true;
       // $IPUSIM_CORPUS_DUMP_ASM_DIR: keep the generated assembly (for a failure's report).
       if (const char *dir = std::getenv("IPUSIM_CORPUS_DUMP_ASM_DIR"); dir && *dir) {
