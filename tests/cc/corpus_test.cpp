@@ -1002,6 +1002,88 @@ TEST(CorpusInteger, Int8Ops) {
   expectEq(r, r.get<uint8_t>("uout"), uwant);
 }
 
+TEST(CorpusInteger, SmallIntDivMod) {
+  std::vector<int16_t> a = {0, 1, -1, 32767, -32768, 1000, -1000, 7, -8, 12345, -12345, 299};
+  std::vector<uint8_t> b = {1, 255, 2, 3, 7, 10, 10, 200, 3, 128, 1, 13};
+  VertexRun r("integer.cpp", "corpus::SmallIntDivMod");
+  r.set("a", buf(a)).set("b", buf(b)).set("out", out(uint32_t(4 * a.size()), 2)).set("bout", out(uint32_t(2 * a.size()), 1));
+  if (!r.run()) return;
+  std::vector<int16_t> want;
+  std::vector<uint8_t> bwant;
+  for (size_t i = 0; i < a.size(); ++i) {
+    // Promoted to int: truncating division, remainder with the dividend's sign.
+    int x = a[i], y = b[i];
+    int q = x / y, q3 = x / 3;
+    want.insert(want.end(), {int16_t(q), int16_t(x - q * y), int16_t(q3), int16_t(x - q3 * 3)});
+    bwant.insert(bwant.end(), {uint8_t(y / 5), uint8_t(y % 7)});
+  }
+  expectEq(r, r.get<int16_t>("out"), want);
+  expectEq(r, r.get<uint8_t>("bout"), bwant);
+}
+
+// ---------------------------------------------------------------------------------------------
+// layouts.cpp
+
+TEST(CorpusLayouts, CompactEncodingsAndPackedMembers) {
+  Rng rng(150);
+  auto a = rng.floats(13, -50, 50), b = rng.floats(13, -50, 50);
+  for (uint8_t addBias : {uint8_t(0), uint8_t(1)}) {
+    VertexRun r("layouts.cpp", "corpus::CompactLayouts");
+    r.set("a", buf(a)).set("b", buf(b)).set("out", out(13, 4)).value<uint8_t>("addBias", addBias);
+    r.value<int16_t>("bias", -3);
+    if (!r.run()) return;
+    std::vector<float> want;
+    for (size_t i = 0; i < a.size(); ++i) want.push_back(a[i] + b[i] + (addBias ? -3.0f : 0.0f));
+    expectF32(r, r.get<float>("out"), want);
+  }
+}
+TEST(CorpusLayouts, BoolOutputs) {
+  Rng rng(151);
+  auto a = rng.floats(21, -1, 1), b = rng.floats(21, -1, 1);
+  b[4] = a[4];
+  VertexRun r("layouts.cpp", "corpus::GreaterThan");
+  r.set("a", buf(a)).set("b", buf(b)).set("out", out(21, 1)).set("count", out(1, 4));
+  if (!r.run()) return;
+  std::vector<uint8_t> want;
+  uint32_t c = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    want.push_back(a[i] > b[i] ? 1 : 0);
+    c += want.back();
+  }
+  expectEq(r, r.get<uint8_t>("out"), want);
+  expectEq(r, r.get<uint32_t>("count"), {c});
+}
+TEST(CorpusLayouts, ScaledAddTemplatedHalfData) {
+  // float(A) + scale * float(B) in float (fused or not), rounded once to half.
+  Rng rng(152);
+  auto A = toHalves(rng.floats(29, -20, 20)), B = toHalves(rng.floats(29, -20, 20));
+  const float s = 0.37f;
+  VertexRun r("layouts.cpp", "corpus::ScaledAddT<half, float>");
+  r.set("A", buf(A)).set("B", buf(B)).value("scale", s).value<uint16_t>("size", 29);
+  if (!r.run()) return;
+  auto got = r.get<uint16_t>("A");
+  if (!r.ok() || got.size() != A.size()) return;
+  for (size_t i = 0; i < A.size(); ++i) {
+    uint16_t u = f2h(h2f(A[i]) + s * h2f(B[i])), f = f2h(fmaf32(s, h2f(B[i]), h2f(A[i])));
+    EXPECT_TRUE(got[i] == u || got[i] == f) << "[" << i << "] got 0x" << std::hex << got[i] << " want 0x" << u
+                                            << " or 0x" << f;
+  }
+}
+TEST(CorpusLayouts, ScaledAddTemplatedHalfScale) {
+  Rng rng(153);
+  auto A = rng.floats(17, -20, 20), B = rng.floats(17, -20, 20);
+  const uint16_t s = f2h(-1.375);
+  VertexRun r("layouts.cpp", "corpus::ScaledAddT<float, half>");
+  r.set("A", buf(A)).set("B", buf(B)).value("scale", s).value<uint16_t>("size", 17);
+  if (!r.run()) return;
+  std::vector<float> unfused, fused;
+  for (size_t i = 0; i < A.size(); ++i) {
+    unfused.push_back(A[i] + h2f(s) * B[i]);
+    fused.push_back(fmaf32(h2f(s), B[i], A[i]));
+  }
+  expectF32OneOf(r, r.get<float>("A"), {unfused, fused});
+}
+
 // ---------------------------------------------------------------------------------------------
 // control.cpp
 
@@ -1307,6 +1389,31 @@ TEST(CorpusLayout, ScaledAdd2DVectorsOfVectors) {
   expectField(*v, "scaleB", 12, 4, "Input", "PTR");
   if (auto *a = fieldOf(*v, "A")) EXPECT_EQ(a->elementType, "float");
 }
+TEST(CorpusLayout, CompactEncodingsAndPackedMembers) {
+  auto *v = layoutOf("layouts.cpp", "corpus::CompactLayouts");
+  if (!v) return;
+  EXPECT_EQ(v->size, 12u);
+  expectField(*v, "a", 0, 4, "Input", "SHORT_SPAN");
+  expectField(*v, "b", 4, 2, "Input", "SCALED_PTR64");
+  expectField(*v, "out", 6, 2, "Output", "SCALED_PTR32");
+  expectField(*v, "addBias", 8, 1, "Value", "");
+  expectField(*v, "bias", 10, 2, "Value", "");
+}
+TEST(CorpusLayout, TemplatedMultiVertex) {
+  auto *v = layoutOf("layouts.cpp", "corpus::ScaledAddT<half, float>");
+  if (!v) return;
+  EXPECT_EQ(v->vertexKind, "MultiVertex");
+  EXPECT_EQ(v->entrySymbol, "__runCodelet_corpus__ScaledAddT___half_float");
+  expectField(*v, "A", 0, 4, "InOut", "ONE_PTR");
+  expectField(*v, "B", 4, 4, "Input", "ONE_PTR");
+  expectField(*v, "scale", 8, 4, "Value", "");
+  expectField(*v, "size", 12, 2, "Value", "");
+  auto *h = layoutOf("layouts.cpp", "corpus::ScaledAddT<float, half>");
+  if (!h) return;
+  EXPECT_EQ(h->entrySymbol, "__runCodelet_corpus__ScaledAddT___float_half");
+  expectField(*h, "scale", 8, 2, "Value", "");
+  expectField(*h, "size", 10, 2, "Value", "");
+}
 TEST(CorpusLayout, CircBufIncrIndexNotTemplated) {
   auto *v = layoutOf("popops_like.cpp", "popops::CircBufIncrIndex");
   if (!v) return;
@@ -1360,8 +1467,8 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
   const std::pair<const char *, size_t> files[] = {
       {"unary.cpp", 13},     {"binary.cpp", 16},   {"vectorised.cpp", 6}, {"casts.cpp", 10},
       {"reduce.cpp", 8},     {"matmul.cpp", 4},    {"softmax.cpp", 4},    {"layernorm.cpp", 3},
-      {"optim.cpp", 4},      {"multivertex.cpp", 4}, {"supervisor.cpp", 2}, {"integer.cpp", 7},
-      {"control.cpp", 5},    {"popops_like.cpp", 12}};
+      {"optim.cpp", 4},      {"multivertex.cpp", 4}, {"supervisor.cpp", 2}, {"integer.cpp", 8},
+      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4}};
   size_t total = 0;
   for (const auto &[file, n] : files) {
     total += n;
@@ -1373,7 +1480,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
     EXPECT_EQ(c.result.vertices.size(), n) << file << " defines:" << vertexNames(c.result);
     for (const auto &v : c.result.vertices) EXPECT_FALSE(v.external) << v.className;
   }
-  EXPECT_EQ(total, 98u);
+  EXPECT_EQ(total, 103u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Integer work: a histogram, bit counting, bit operations and shifts, division and remainder by
-// constants and by variables (signed and unsigned), 16- and 8-bit arithmetic.
+// constants and by variables (signed and unsigned, 32-, 16- and 8-bit), 16- and 8-bit arithmetic.
 #include <poplar/Vertex.hpp>
 
 #include <cstdint>
@@ -149,6 +149,30 @@ public:
       out[3 * i + 1] = (signed char)sat;
       out[3 * i + 2] = (signed char)(x ^ y);
       uout[i] = (unsigned char)((y >> 3) | (y << 5));
+    }
+    return true;
+  }
+};
+
+// Division and remainder of 16- and 8-bit types, by variables and by constants: a / b, a % b
+// (shorts by unsigned bytes, b never 0), a / 3, a % 3, and the byte's b / 5, b % 7.
+class SmallIntDivMod : public Vertex {
+public:
+  Input<Vector<short>> a;
+  Input<Vector<unsigned char, ONE_PTR>> b;
+  Output<Vector<short, ONE_PTR>> out;
+  Output<Vector<unsigned char, ONE_PTR>> bout;
+
+  bool compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      const short x = a[i];
+      const unsigned char y = b[i];
+      out[4 * i] = short(x / y);
+      out[4 * i + 1] = short(x % y);
+      out[4 * i + 2] = short(x / 3);
+      out[4 * i + 3] = short(x % 3);
+      bout[2 * i] = (unsigned char)(y / 5);
+      bout[2 * i + 1] = (unsigned char)(y % 7);
     }
     return true;
   }
