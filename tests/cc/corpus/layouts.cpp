@@ -51,7 +51,8 @@ public:
 };
 
 // Like popops::ScaledAddSupervisor<AType, BType, ScaleType>: A += scale * B in float, rounded back
-// to AType; worker w takes elements w, w + 6, ...
+// to AType; worker w takes the 64-bit atoms w, w + 6, ... (never two workers in one 32-bit word: a
+// 16-bit store is a read-modify-write of its word).
 template <typename AType, typename ScaleType> class ScaledAddT : public MultiVertex {
 public:
   InOut<Vector<AType, ONE_PTR, 8>> A;
@@ -60,8 +61,10 @@ public:
   const unsigned short size;
 
   bool compute(unsigned wid) {
-    for (unsigned i = wid; i < size; i += numWorkers())
-      A[i] = AType(float(A[i]) + float(scale) * float(B[i]));
+    constexpr unsigned perAtom = 8 / sizeof(AType);
+    for (unsigned atom = wid * perAtom; atom < size; atom += numWorkers() * perAtom)
+      for (unsigned i = atom; i < atom + perAtom && i < size; ++i)
+        A[i] = AType(float(A[i]) + float(scale) * float(B[i]));
     return true;
   }
 };

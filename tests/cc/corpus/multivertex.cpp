@@ -82,4 +82,18 @@ public:
   }
 };
 
+// data[i] *= scale for i = w, w + 6, ...: element-interleaved floats (one 32-bit word each, so
+// no two workers share a word); the loop's trip count is (size - w + 5) / 6.
+class ScaleStridedMV : public MultiVertex {
+public:
+  InOut<Vector<float, ONE_PTR, 8>> data;
+  float scale;
+  const unsigned short size;
+
+  bool compute(unsigned wid) {
+    for (unsigned i = wid; i < size; i += numWorkers()) data[i] = data[i] * scale;
+    return true;
+  }
+};
+
 } // namespace corpus
