@@ -1096,6 +1096,21 @@ TEST(CorpusLayouts, ScaledAddTemplatedHalfScale) {
   expectF32OneOf(r, r.get<float>("A"), {unfused, fused});
 }
 
+TEST(CorpusLayouts, ScaledAddStridedHalfScale) {
+  Rng rng(154);
+  auto A = rng.floats(23, -20, 20), B = rng.floats(23, -20, 20);
+  const uint16_t s = f2h(0.6875);
+  VertexRun r("strided.cpp", "corpus::ScaledAddStrided<float, half>");
+  r.set("A", buf(A)).set("B", buf(B)).value("scale", s).value<uint16_t>("size", 23);
+  if (!r.run()) return;
+  std::vector<float> unfused, fused;
+  for (size_t i = 0; i < A.size(); ++i) {
+    unfused.push_back(A[i] + h2f(s) * B[i]);
+    fused.push_back(fmaf32(h2f(s), B[i], A[i]));
+  }
+  expectF32OneOf(r, r.get<float>("A"), {unfused, fused});
+}
+
 // ---------------------------------------------------------------------------------------------
 // control.cpp
 
@@ -1480,7 +1495,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
       {"unary.cpp", 13},     {"binary.cpp", 16},   {"vectorised.cpp", 6}, {"casts.cpp", 10},
       {"reduce.cpp", 8},     {"matmul.cpp", 4},    {"softmax.cpp", 4},    {"layernorm.cpp", 3},
       {"optim.cpp", 4},      {"multivertex.cpp", 5}, {"supervisor.cpp", 2}, {"integer.cpp", 8},
-      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4}};
+      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4},    {"strided.cpp", 1}};
   size_t total = 0;
   for (const auto &[file, n] : files) {
     total += n;
@@ -1492,7 +1507,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
     EXPECT_EQ(c.result.vertices.size(), n) << file << " defines:" << vertexNames(c.result);
     for (const auto &v : c.result.vertices) EXPECT_FALSE(v.external) << v.className;
   }
-  EXPECT_EQ(total, 104u);
+  EXPECT_EQ(total, 105u);
 }
 
 // ---------------------------------------------------------------------------------------------
