@@ -1112,6 +1112,27 @@ TEST(CorpusLayouts, ScaledAddStridedHalfScale) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// intrinsics.cpp
+
+TEST(CorpusIntrinsics, PostIncrementLoadsAndStores) {
+  Rng rng(160);
+  auto in = rng.floats(15, -30, 30);
+  const float s = -2.75f;
+  VertexRun r("intrinsics.cpp", "corpus::PostIncScale");
+  r.set("in", buf(in)).set("out", out(15, 4)).value("scale", s);
+  if (!r.run()) return;
+  std::vector<float> want;
+  for (float x : in) want.push_back(x * s);
+  expectF32(r, r.get<float>("out"), want);
+}
+TEST(CorpusIntrinsics, WorkerIdFromWsr) {
+  VertexRun r("intrinsics.cpp", "corpus::WorkerIdFromCsr");
+  r.set("ids", out(6, 4));
+  if (!r.run()) return;
+  expectEq(r, r.get<uint32_t>("ids"), {0u, 17u, 34u, 51u, 68u, 85u});
+}
+
+// ---------------------------------------------------------------------------------------------
 // control.cpp
 
 TEST(CorpusControl, PrefixSumLoopCarried) {
@@ -1495,7 +1516,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
       {"unary.cpp", 13},     {"binary.cpp", 16},   {"vectorised.cpp", 6}, {"casts.cpp", 10},
       {"reduce.cpp", 8},     {"matmul.cpp", 4},    {"softmax.cpp", 4},    {"layernorm.cpp", 3},
       {"optim.cpp", 4},      {"multivertex.cpp", 5}, {"supervisor.cpp", 2}, {"integer.cpp", 8},
-      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4},    {"strided.cpp", 1}};
+      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4},    {"strided.cpp", 1},    {"intrinsics.cpp", 2}};
   size_t total = 0;
   for (const auto &[file, n] : files) {
     total += n;
@@ -1507,7 +1528,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
     EXPECT_EQ(c.result.vertices.size(), n) << file << " defines:" << vertexNames(c.result);
     for (const auto &v : c.result.vertices) EXPECT_FALSE(v.external) << v.className;
   }
-  EXPECT_EQ(total, 105u);
+  EXPECT_EQ(total, 107u);
 }
 
 // ---------------------------------------------------------------------------------------------
