@@ -430,6 +430,9 @@ void Tile::start(uint32_t pc, uint32_t m0) {
   sup.pc = pc;
   sup.m[0] = m0;
   sup.m[10] = kHaltAddress;
+  // The supervisor's stack ends below the six default worker stacks (ours: Poplar's placement is
+  // not public); supervisor vertices may take a frame below $sp (asm-dialect §3.1).
+  sup.m[11] = config_.memoryEnd() - 6 * kDefaultWorkerStackBytes;
   cycle_ = 0;
   syncWaitCycles_ = wordsSent_ = wordsReceived_ = 0;
   events_.clear();

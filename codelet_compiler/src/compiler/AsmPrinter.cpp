@@ -199,8 +199,6 @@ std::string printFunction(MFunction &mf) {
   uint32_t lrOffset = (frame + 3) / 4 * 4;
   if (saveLR) frame = lrOffset + 4;
   frame = (frame + 7) / 8 * 8;
-  if (mf.supervisor && frame)
-    throw CompileError(mf.location + ": error: this SupervisorVertex (" + mf.name + ") needs stack memory, which ipu-cc does not give supervisor code\n");
 
   auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
     MInst m;
@@ -217,7 +215,7 @@ std::string printFunction(MFunction &mf) {
     if (bi == 0) {
       if (mf.entry == EntryKind::Worker && (frame || mf.hasCalls)) // callees take their frames below
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
-      else if (mf.entry == EntryKind::None && frame)
+      else if (mf.entry != EntryKind::Worker && frame) // functions and supervisor vertices: below $sp
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));
       if (saveLR) {
         MInst s = inst("st32", {MOp::use_(kLR, RegClass::M), sp, MOp::use_(kMZero, RegClass::M), MOp::imm_(lrOffset / 4)});

@@ -12,7 +12,7 @@ namespace ipusim::cc {
 
 /// Runs LLVM's pipeline at `optLevel` with ipu-cc's cost model (vector width 64 bits, post-increment
 /// addressing), then legalises what the backend does not select (illegal vector types).
-void optimizeModule(llvm::Module &module, int optLevel);
+void optimizeModule(llvm::Module &module, int optLevel, const std::vector<std::string> &supervisorEntries);
 
 /// Selects, allocates, bundles and prints every function of `module`. Throws CompileError with
 /// `file:line:col: error:` diagnostics for what the IPU cannot run.

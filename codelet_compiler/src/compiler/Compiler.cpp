@@ -247,7 +247,10 @@ CompileResult compileCodelet(const std::string &path, const CompileOptions &opti
   LLVMContext context;
   FrontendResult fe = runFrontend(path, options, context);
   if (verifyModule(*fe.module, &errs())) throw CompileError(path + ": error: internal: clang produced invalid IR\n");
-  optimizeModule(*fe.module, options.optLevel);
+  std::vector<std::string> supervisors;
+  for (auto &[name, kind] : fe.entries)
+    if (kind == EntryKind::Supervisor) supervisors.push_back(name);
+  optimizeModule(*fe.module, options.optLevel, supervisors);
   CompileResult r;
   r.vertices = fe.vertices;
   r.assembly = generateAssembly(*fe.module, fe.entries);

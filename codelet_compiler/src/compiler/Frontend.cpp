@@ -400,6 +400,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
     clang::CompilerInstance ci;
     ci.setInvocation(makeInvocation(absPath, options, diags));
     ci.createDiagnostics(&diags.printer, false);
+    ci.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>()); // no "N errors generated."
     FinderAction finder(result.vertices, wrappers);
     bool ok = ci.ExecuteAction(finder);
     if (!ok || ci.getDiagnostics().hasErrorOccurred()) throw CompileError(diags.text);
@@ -431,6 +432,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
   clang::CompilerInstance ci;
   ci.setInvocation(inv);
   ci.createDiagnostics(&diags.printer, false);
+  ci.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>());
   clang::EmitLLVMOnlyAction action(&context);
   bool ok = ci.ExecuteAction(action);
   if (!ok || ci.getDiagnostics().hasErrorOccurred()) throw CompileError(diags.text);

@@ -660,6 +660,7 @@ private:
     }
   }
   std::map<const CallInst *, std::vector<int>> asmResults_;
+  std::map<const Value *, std::vector<int>> aggregates_; // {value, overflow} intrinsic results
 
   // A single-instruction template gets its pipeline from the ISA table so it can be bundled.
   void classifyAsm(MInst &m) {
@@ -1674,6 +1675,32 @@ private:
       emit(pre + "add", {D(def(&ii), rc), U(p, rc), U(z, rc)}, true);
       return;
     }
+    case Intrinsic::umul_with_overflow:
+    case Intrinsic::uadd_with_overflow: {
+      // {result, overflow}: extractvalue reads the two registers (aggregates_).
+      Type *et = cast<StructType>(t)->getElementType(0);
+      if (!et->isIntegerTy(32)) break;
+      Value *a = ii.getArgOperand(0), *b = ii.getArgOperand(1);
+      int x = get(a), y = get(b), r = newM(), o = newM();
+      if (id == Intrinsic::uadd_with_overflow) {
+        emit("add", {D(r), U(x), U(y)});
+        emit("cmpult", {D(o), U(r), U(x)});
+      } else {
+        emit("mul", {D(r), U(x), U(y)});
+        if (auto *c = dyn_cast<ConstantInt>(b); c && c->getZExtValue() > 1) {
+          // x * c overflows exactly when x > UINT32_MAX / c.
+          emit("cmpult", {D(o), U(constM(uint32_t(0xFFFFFFFFu / c->getZExtValue()))), U(x)});
+        } else {
+          int hi = callRuntime(ii, "__ipucc_mul64", {x, kMZero, y, kMZero});
+          (void)hi;
+          int h = newM();
+          emit("mov", {D(h), U(1)});
+          emit("cmpne", {D(o), U(h), U(kMZero)});
+        }
+      }
+      aggregates_[&ii] = {r, o};
+      return;
+    }
     case Intrinsic::trap:
     case Intrinsic::ubsantrap: {
       MInst &m = emit("trap", {I(0)});
@@ -1825,6 +1852,8 @@ private:
     if (auto *e = dyn_cast<ExtractValueInst>(&i)) {
       if (auto *call = dyn_cast<CallInst>(e->getAggregateOperand()); call && asmResults_.count(call))
         return copy(def(&i), asmResults_[call][e->getIndices()[0]]);
+      if (aggregates_.count(e->getAggregateOperand()))
+        return copy(def(&i), aggregates_[e->getAggregateOperand()][e->getIndices()[0]]);
     }
     if (isa<FreezeInst>(&i)) return copy(def(&i), get(i.getOperand(0)));
     error(&i, "unsupported instruction " + describe(&i));

@@ -26,6 +26,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdlib>
+#include <set>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 
 namespace ipusim::cc {
@@ -255,7 +256,25 @@ struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
 
 } // namespace
 
-void optimizeModule(Module &module, int optLevel) {
+void optimizeModule(Module &module, int optLevel, const std::vector<std::string> &supervisorEntries) {
+  // Supervisor code cannot call worker code: everything a SupervisorVertex calls is inlined, at
+  // every optimisation level.
+  std::vector<Function *> work;
+  for (const std::string &n : supervisorEntries)
+    if (Function *f = module.getFunction(n)) work.push_back(f);
+  std::set<Function *> seen;
+  while (!work.empty()) {
+    Function *f = work.back();
+    work.pop_back();
+    for (Instruction &i : instructions(*f))
+      if (auto *c = dyn_cast<CallInst>(&i))
+        if (Function *callee = c->getCalledFunction(); callee && !callee->isDeclaration() && seen.insert(callee).second) {
+          if (callee->hasFnAttribute(Attribute::NoInline)) continue; // reported by the backend
+          callee->removeFnAttr(Attribute::OptimizeNone);
+          callee->addFnAttr(Attribute::AlwaysInline);
+          work.push_back(callee);
+        }
+  }
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;

@@ -152,8 +152,8 @@ Graph buildGraph(const MFunction &mf) {
 std::vector<uint64_t> candidates(RegClass c, const MFunction &mf) {
   std::vector<uint64_t> out;
   if (c == RegClass::M) {
-    // Supervisor code keeps $m10 ($lr); it may use $m9, which it does not preserve (docs/ipu-cc.md).
-    int last = mf.entry == EntryKind::Worker ? 10 : 9;
+    // Supervisor vertices keep $m9 and $m10 ($lr) for their caller (asm-dialect §3.1).
+    int last = mf.entry == EntryKind::Worker ? 10 : mf.supervisor ? 8 : 9;
     for (int r = 0; r <= last; ++r) out.push_back(uint64_t(1) << r);
     return out;
   }
@@ -382,9 +382,6 @@ void allocateRegisters(MFunction &mf) {
           for (MOp &o : in.ops)
             if (o.kind == MOp::Reg && isVirtual(o.reg))
               throw CompileError(mf.name + ": error: internal: register left unallocated\n");
-      if (mf.supervisor && mf.spillBytes)
-        throw CompileError(mf.location + ": error: this SupervisorVertex (" + mf.name + ") needs more registers than the supervisor has; "
-                                     "ipu-cc does not spill on the supervisor stack\n");
       return;
     }
     // Spill the cheapest value among the one that failed and its neighbours in the same register

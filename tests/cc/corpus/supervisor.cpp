@@ -33,4 +33,27 @@ public:
 };
 
 
+// The largest value, where it first occurs and how many values are negative (16-bit inputs).
+class SupervisorShortStats : public SupervisorVertex {
+public:
+  Input<Vector<short>> in;
+  Output<Vector<int, ONE_PTR>> stats; // {max, index of the first max, negatives}
+
+  bool compute() {
+    int m = in[0];
+    unsigned at = 0, neg = 0;
+    for (unsigned i = 0; i < in.size(); ++i) {
+      if (in[i] > m) {
+        m = in[i];
+        at = i;
+      }
+      neg += in[i] < 0;
+    }
+    stats[0] = m;
+    stats[1] = int(at);
+    stats[2] = int(neg);
+    return true;
+  }
+};
+
 } // namespace corpus
