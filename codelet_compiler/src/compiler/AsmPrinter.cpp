@@ -20,6 +20,7 @@
 namespace ipusim::cc::mir {
 
 std::string regName(int reg, RegClass rc) {
+  if (rc == RegClass::MP) return "$m" + std::to_string(reg) + ":" + std::to_string(reg + 1);
   if (reg >= kA0) {
     int a = reg - kA0;
     if (rc == RegClass::AP) return a == 14 ? "$azeros" : "$a" + std::to_string(a) + ":" + std::to_string(a + 1);
@@ -36,8 +37,7 @@ namespace {
 std::string operandText(const MOp &o) {
   switch (o.kind) {
   case MOp::Reg: {
-    if (!o.text.empty()) return regName(o.reg + int(o.imm) - 1, RegClass::A); // one register of a group
-    std::string s = regName(o.reg, o.rc);
+    std::string s = regName(o.first(), o.rc);
     return o.postInc ? s + "+=" : s;
   }
   case MOp::Imm: return std::to_string(o.imm);
@@ -88,8 +88,7 @@ bool isSolo(const MInst &in) {
 // Register units an operand covers.
 void units(const MOp &o, std::vector<int> &out) {
   if (o.kind != MOp::Reg) return;
-  if (!o.text.empty()) return out.push_back(o.reg + int(o.imm) - 1);
-  for (unsigned i = 0; i < widthOf(o.rc); ++i) out.push_back(o.reg + int(i));
+  for (unsigned i = 0; i < widthOf(o.rc); ++i) out.push_back(o.first() + int(i));
 }
 
 struct Node {
@@ -113,7 +112,7 @@ std::vector<std::vector<const MInst *>> schedule(const std::vector<MInst> &insts
     nodes[i].in = &in;
     std::vector<int> uses, defs;
     for (const MOp &o : in.ops) {
-      if (o.use || o.postInc || !o.text.empty()) units(o, uses);
+      if (o.use || o.postInc) units(o, uses);
       if (o.def) units(o, defs);
     }
     if (in.call)
@@ -230,7 +229,7 @@ std::string printFunction(MFunction &mf) {
         for (int k = 0; k < 2; ++k) {
           int dst = in.ops[0].reg + k * step;
           const MOp &src = in.ops[1 + k];
-          int srcReg = src.text.empty() ? src.reg : src.reg + int(src.imm) - 1;
+          int srcReg = src.first();
           if (dst == srcReg) continue;
           MOp s = MOp::use_(srcReg, part);
           out.push_back(inst("mov", {MOp::def_(dst, part), s}, true));
@@ -238,7 +237,7 @@ std::string printFunction(MFunction &mf) {
         continue;
       }
       if (in.mnemonic == "mov" && in.asmText.empty() && in.ops.size() == 2 && in.ops[0].kind == MOp::Reg &&
-          in.ops[1].kind == MOp::Reg && in.ops[1].text.empty() && in.ops[0].reg == in.ops[1].reg)
+          in.ops[1].kind == MOp::Reg && !in.ops[1].lane && in.ops[0].reg == in.ops[1].reg)
         continue; // coalesced
       if (in.mnemonic == "ret") {
         if (saveLR) {

@@ -306,12 +306,17 @@ private:
   static MOp I(int64_t v) { return MOp::imm_(v); }
   MOp UA(int r) { return MOp::use_(r, mf_.classOf(r)); }
   MOp DA(int r) { return MOp::def_(r, mf_.classOf(r)); }
-  // A lane register of a pair or quad, read.
+  // One register of a pair or quad (index 0..3), read.
   static MOp lane(int r, RegClass c, int index) {
-    MOp o = MOp::use_(r, c);
-    o.imm = index + 1; // lane+1 in imm marks "one register of the group" (see regName users)
-    o.rc = RegClass::A;
-    o.text = c == RegClass::AP ? "p" : "q";
+    (void)c;
+    MOp o = MOp::use_(r, RegClass::A);
+    o.lane = index + 1;
+    return o;
+  }
+  // One pair of a quad (index 0 or 1), read.
+  static MOp pairLane(int r, int index) {
+    MOp o = MOp::use_(r, RegClass::AP);
+    o.lane = 2 * index + 1;
     return o;
   }
 

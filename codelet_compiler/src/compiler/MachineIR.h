@@ -11,8 +11,9 @@
 namespace ipusim::cc::mir {
 
 /// Register classes: a 32-bit MRF register, a 32-bit ARF register, an even-aligned ARF pair
-/// (float2, half4) and a 4-aligned ARF quad.
-enum class RegClass : uint8_t { M, A, AP, AQ };
+/// (float2, half4), a 4-aligned ARF quad and an even-aligned MRF pair (tapack's packed addresses).
+enum class RegClass : uint8_t { M, A, AP, AQ, MP };
+inline bool isMrf(RegClass c) { return c == RegClass::M || c == RegClass::MP; }
 
 /// Physical registers: $m0-$m15 are 0-15, $a0-$a15 are 16-31; virtual registers from kFirstVirtual.
 constexpr int kMZero = 15, kSP = 11, kLR = 10, kVertexBase = 13, kWorkerBase = 12;
@@ -27,8 +28,12 @@ struct MOp {
   bool def = false;     ///< the instruction writes the register
   bool use = true;      ///< the instruction reads the register
   bool postInc = false; ///< printed `$mN+=` (read and written)
+  /// A lane operand names part of a register group: the registers from reg + lane - 1, of class
+  /// rc (one register of a pair, a pair of a quad). 0: the whole register.
+  int lane = 0;
   int64_t imm = 0;
   std::string text; ///< symbol, label or raw operand text
+  int first() const { return lane ? reg + lane - 1 : reg; } ///< first register, after allocation
 
   static MOp use_(int r, RegClass c) { MOp o; o.kind = Reg; o.reg = r; o.rc = c; return o; }
   static MOp def_(int r, RegClass c) { MOp o = use_(r, c); o.def = true; o.use = false; return o; }
@@ -78,10 +83,13 @@ struct MFunction {
     return kFirstVirtual + int(vregs.size()) - 1;
   }
   RegClass classOf(int r) const { return isVirtual(r) ? vregs[size_t(r - kFirstVirtual)] : (r < 16 ? RegClass::M : RegClass::A); }
+  /// A repeat body whose iterations touch disjoint memory (the vectoriser's alias checks or
+  /// scopes say so), so the backend may overlap them (software pipelining).
+  std::vector<int> independentBlocks;
 };
 
 /// Registers per class unit: an ARF pair occupies two ARF registers.
-inline unsigned widthOf(RegClass c) { return c == RegClass::AP ? 2 : c == RegClass::AQ ? 4 : 1; }
+inline unsigned widthOf(RegClass c) { return c == RegClass::AP || c == RegClass::MP ? 2 : c == RegClass::AQ ? 4 : 1; }
 
 /// `$m3`, `$a2:3`, `$azeros` ...
 std::string regName(int reg, RegClass rc);

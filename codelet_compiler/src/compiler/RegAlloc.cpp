@@ -26,8 +26,8 @@ bool tracked(int phys) {
 void itemsOf(const MOp &o, std::vector<Item> &out) {
   if (o.kind != MOp::Reg) return;
   if (isVirtual(o.reg)) return out.push_back(o.reg);
-  unsigned w = o.text.empty() ? widthOf(o.rc) : 1; // lane operands name one register of a group
-  int base = o.reg + (o.text.empty() ? 0 : int(o.imm) - 1);
+  unsigned w = widthOf(o.rc); // a lane operand names part of a register group
+  int base = o.first();
   for (unsigned i = 0; i < w; ++i)
     if (tracked(base + int(i))) out.push_back(base + int(i));
 }
@@ -43,7 +43,7 @@ Effects effectsOf(const MInst &in, const MFunction &mf) {
     if (o.kind != MOp::Reg) continue;
     if (o.use || o.postInc) itemsOf(o, e.uses);
     if (o.def) {
-      if (!o.text.empty() && isVirtual(o.reg)) itemsOf(o, e.uses); // a lane def keeps the rest
+      if (o.lane && isVirtual(o.reg)) itemsOf(o, e.uses); // a lane def keeps the rest
       itemsOf(o, e.defs);
     }
   }
@@ -92,7 +92,7 @@ Liveness computeLiveness(const MFunction &mf) {
 
 bool isCopy(const MInst &in) {
   return in.mnemonic == "mov" && in.asmText.empty() && in.ops.size() == 2 && in.ops[0].kind == MOp::Reg &&
-         in.ops[1].kind == MOp::Reg && in.ops[0].text.empty() && in.ops[1].text.empty() && in.ops[0].rc == in.ops[1].rc;
+         in.ops[1].kind == MOp::Reg && !in.ops[0].lane && !in.ops[1].lane && in.ops[0].rc == in.ops[1].rc;
 }
 
 struct Graph {
@@ -238,7 +238,7 @@ MInst spillInst(const char *mn, int reg, RegClass c, uint32_t offset, bool def) 
 // Every def of `v` is followed by a store to its slot; every use reads the slot into a fresh register.
 void spill(MFunction &mf, int v, std::set<int> &temps) {
   RegClass c = mf.classOf(v);
-  if (c == RegClass::AQ) throw CompileError(mf.location + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
+  if (c == RegClass::AQ || c == RegClass::MP) throw CompileError(mf.location + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
   uint32_t off = slotFor(mf, c);
   const char *ld = c == RegClass::AP ? "ld64" : "ld32";
   const char *st = c == RegClass::AP ? "st64" : "st32";
@@ -248,7 +248,7 @@ void spill(MFunction &mf, int v, std::set<int> &temps) {
       bool uses = false, defs = false;
       for (const MOp &o : in.ops)
         if (o.kind == MOp::Reg && o.reg == v) {
-          if (o.use || o.postInc || !o.text.empty()) uses = true;
+          if (o.use || o.postInc || o.lane) uses = true;
           if (o.def) defs = true;
         }
       if (!uses && !defs) { out.push_back(std::move(in)); continue; }
@@ -326,7 +326,7 @@ void allocateRegisters(MFunction &mf) {
     std::vector<int> order;
     {
       std::map<int, unsigned> pressure; // units of same-file neighbours still in the graph
-      auto sameFile = [&](int a, int b) { return (mf.classOf(a) == RegClass::M) == (mf.classOf(b) == RegClass::M); };
+      auto sameFile = [&](int a, int b) { return isMrf(mf.classOf(a)) == isMrf(mf.classOf(b)); };
       std::set<int> remaining;
       for (auto &[v, n] : g.adj) remaining.insert(v);
       for (int v : remaining) {
@@ -387,11 +387,11 @@ void allocateRegisters(MFunction &mf) {
     // Spill the cheapest value among the one that failed and its neighbours in the same register
     // file: uses per neighbour, never a reload register (spilling it again frees nothing).
     {
-      auto sameFile = [&](int a, int b) { return (mf.classOf(a) == RegClass::M) == (mf.classOf(b) == RegClass::M); };
+      auto sameFile = [&](int a, int b) { return isMrf(mf.classOf(a)) == isMrf(mf.classOf(b)); };
       int best = -1;
       double bestCost = 1e30;
       auto consider = [&](int v) {
-        if (temps.count(v) || mf.classOf(v) == RegClass::AQ) return;
+        if (temps.count(v) || mf.classOf(v) == RegClass::AQ || mf.classOf(v) == RegClass::MP) return;
         double cost = double(g.uses[v] + 1) / double(g.adj[v].size() + 1);
         if (cost < bestCost) bestCost = cost, best = v;
       };
