@@ -12,6 +12,7 @@
 #include "ipusim/arch/Isa.h"
 
 #include <algorithm>
+#include <optional>
 #include <map>
 #include <memory>
 #include <set>
@@ -74,6 +75,13 @@ std::string expandAsm(const MInst &in) {
 
 std::string text(const MInst &in) {
   if (!in.asmText.empty()) return expandAsm(in);
+  if (in.mnemonic == "ld2x64pace" && in.ops[0].rc == RegClass::AQ) {
+    // The two loaded pairs are one quad (so the scheduler can fuse the load with a store).
+    int q = in.ops[0].first();
+    std::string s = "ld2x64pace " + regName(q, RegClass::AP) + ", " + regName(q + 2, RegClass::AP);
+    for (size_t i = 1; i < in.ops.size(); ++i) s += ", " + operandText(in.ops[i]);
+    return s;
+  }
   std::string s = in.mnemonic;
   for (size_t i = 0; i < in.ops.size(); ++i) s += (i ? ", " : " ") + operandText(in.ops[i]);
   return s;
@@ -189,6 +197,121 @@ std::vector<std::vector<const MInst *>> schedule(const std::vector<MInst> &insts
   return bundles;
 }
 
+
+// ---- software pipelining of repeat bodies ---------------------------------------------------
+// Modulo scheduling (after register allocation, so without renaming): every instruction of the
+// body gets a time t; iteration i issues it at t + i * II. Dependences carry a latency in bundles
+// and an iteration distance: t_b >= t_a + latency - distance * II. A 64-bit pace load and store on
+// one packed address register share an issue slot and print as one ld2xst64pace (asm-dialect
+// §2.6) when they meet in a bundle, which is the form poplibs' inner loops take.
+struct Pipeline {
+  int ii = 0, stages = 0;
+  std::vector<int> time;
+  int fuseLoad = -1, fuseStore = -1;
+};
+
+bool paceLoad(const MInst &in) { return in.mnemonic == "ld2x64pace" && in.ops[0].rc == RegClass::AQ; }
+bool paceStore(const MInst &in) { return in.mnemonic == "st64pace"; }
+int packedOf(const MInst &in) { return paceLoad(in) ? in.ops[1].first() : in.ops[1].first(); }
+
+std::optional<Pipeline> pipelineBody(const std::vector<MInst> &body, size_t flatLength) {
+  size_t n = body.size();
+  if (n < 2) return std::nullopt;
+  for (const MInst &in : body)
+    if (in.barrier || in.call || in.terminator || !in.asmText.empty() || isSolo(in)) return std::nullopt;
+  Pipeline p;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j)
+      if (paceLoad(body[i]) && paceStore(body[j]) && packedOf(body[i]) == packedOf(body[j]))
+        p.fuseLoad = int(i), p.fuseStore = int(j);
+  std::vector<std::vector<int>> uses(n), defs(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (const MOp &o : body[i].ops) {
+      if (o.use || o.postInc) units(o, uses[i]);
+      if (o.def) units(o, defs[i]);
+    }
+  }
+  auto paceBoth = [&](size_t a, size_t b) {
+    return (paceLoad(body[a]) || paceStore(body[a])) && (paceLoad(body[b]) || paceStore(body[b]));
+  };
+  auto common = [](const std::vector<int> &x, const std::vector<int> &y) {
+    for (int a : x)
+      for (int b : y)
+        if (a == b) return true;
+    return false;
+  };
+  struct Edge { size_t a, b; int latency, distance; };
+  std::vector<Edge> edges;
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b) {
+      // The pace forms step disjoint fields of the packed register: no order between them.
+      if (paceBoth(a, b) && packedOf(body[a]) == packedOf(body[b])) continue;
+      for (int d = 0; d < 2; ++d) {
+        if (d == 0 && b <= a) continue;
+        if (d == 1 && b > a) continue;
+        int lat = -1;
+        if (common(defs[a], uses[b]) || common(defs[a], defs[b])) lat = 1;
+        else if (common(uses[a], defs[b])) lat = 0;
+        if (d == 0 && (body[a].mayLoad || body[a].mayStore) && (body[b].mayLoad || body[b].mayStore) &&
+            (body[a].mayStore || body[b].mayStore))
+          lat = std::max(lat, 1); // within an iteration, memory keeps its order
+        if (lat >= 0) edges.push_back({a, b, lat, d});
+      }
+    }
+  size_t mains = 0, auxes = 0;
+  for (size_t i = 0; i < n; ++i) (body[i].aux ? auxes : mains) += (int(i) == p.fuseStore ? 0 : 1);
+  for (int ii = int(std::max<size_t>(std::max(mains, auxes), 1)); ii < int(flatLength); ++ii) {
+    std::vector<int> t(n, -1);
+    std::map<std::pair<int, int>, bool> busy; // (slot, pipe)
+    bool ok = true;
+    for (size_t b = 0; b < n && ok; ++b) {
+      int earliest = 0;
+      for (const Edge &e : edges)
+        if (e.b == b && e.distance == 0) earliest = std::max(earliest, t[e.a] + e.latency);
+      int pipe = body[b].aux ? 1 : 0;
+      int found = -1;
+      for (int c = earliest; c < earliest + 4 * ii + 8; ++c) {
+        if (int(b) == p.fuseStore) {
+          if ((c - t[size_t(p.fuseLoad)]) % ii == 0) { found = c; break; }
+          continue;
+        }
+        if (!busy[{c % ii, pipe}]) { found = c; break; }
+      }
+      if (found < 0) ok = false;
+      else {
+        t[b] = found;
+        if (int(b) != p.fuseStore) busy[{found % ii, pipe}] = true;
+      }
+    }
+    if (!ok) continue;
+    for (const Edge &e : edges)
+      if (t[e.b] < t[e.a] + e.latency - e.distance * ii) ok = false;
+    if (!ok) continue;
+    p.ii = ii;
+    p.time = t;
+    p.stages = *std::max_element(t.begin(), t.end()) / ii + 1;
+    if (p.stages < 2) return std::nullopt;
+    return p;
+  }
+  return std::nullopt;
+}
+
+// The bundles of a pipelined loop: prologue (stages 0..S-2 of the first iterations), kernel,
+// epilogue. Returns bundles of instruction indices into `body`.
+std::vector<std::vector<int>> pipelinedBundles(const Pipeline &p, size_t n, int from, int to, bool kernel) {
+  // Bundles for "steady" stage windows: for the prologue step k, stages 0..k; epilogue e, e..S-1.
+  std::vector<std::vector<int>> out;
+  for (int slot = 0; slot < p.ii; ++slot) {
+    std::vector<int> b;
+    for (size_t i = 0; i < n; ++i) {
+      int stage = p.time[i] / p.ii;
+      if (p.time[i] % p.ii == slot && stage >= from && stage <= to) b.push_back(int(i));
+    }
+    if (!b.empty() || kernel) out.push_back(b);
+  }
+  return out;
+}
+
 } // namespace
 
 std::string printFunction(MFunction &mf) {
@@ -285,21 +408,99 @@ std::string printFunction(MFunction &mf) {
       parts.back().push_back(in);
     }
     std::vector<std::vector<const MInst *>> bundles;
+    std::vector<std::pair<size_t, std::string>> labels; // printed before bundle index
+    auto own = [&](MInst m) {
+      keep.emplace_back(new MInst(std::move(m)));
+      return keep.back().get();
+    };
     for (size_t part = 0; part < parts.size(); ++part) {
-      auto sched = schedule(parts[part], worker);
+      std::vector<MInst> &insts = parts[part];
+      std::optional<Pipeline> pipe;
+      if (part == 1 && worker &&
+          std::find(mf.independentBlocks.begin(), mf.independentBlocks.end(), int(&b - mf.blocks.data())) !=
+              mf.independentBlocks.end())
+        pipe = pipelineBody(insts, schedule(insts, worker).size());
+      std::vector<std::vector<const MInst *>> sched;
+      sched = schedule(insts, worker);
       if (part == 1) {
         if (sched.size() > 256)
           throw CompileError(mf.location + ": error: a repeat loop body of " + std::to_string(sched.size()) +
                              " bundles exceeds rpt's 256\n");
-        MInst *r = new MInst(*repeat); // owned by `keep` below
-        keep.emplace_back(r);
-        r->ops[1] = MOp::imm_(int64_t(sched.size()) - 1);
-        r->barrier = false;
-        bundles.push_back({r});
+        MInst rpt = *repeat;
+        rpt.ops[0].def = false;
+        rpt.barrier = false;
+        std::string plainLabel = b.label + "_plain", doneLabel = b.label + "_done";
+        if (pipe) {
+          // count - stages < 0: too few iterations to fill the pipeline, run the plain loop;
+          // else count - (stages - 1) kernel iterations between the prologue and the epilogue.
+          const MOp &count = repeat->ops[0];
+          MOp d = count;
+          d.def = true;
+          d.use = false;
+          auto add = [&](int64_t k) {
+            MInst a;
+            a.mnemonic = "add";
+            a.ops = {d, count, MOp::imm_(k)};
+            bundles.push_back({own(a)});
+          };
+          add(-pipe->stages);
+          MInst br;
+          br.mnemonic = "brneg";
+          br.ops = {count, MOp::label(plainLabel)};
+          bundles.push_back({own(br)});
+          add(1);
+          auto emitWindow = [&](int from, int to, bool kernel) {
+            for (auto &idx : pipelinedBundles(*pipe, insts.size(), from, to, kernel)) {
+              std::vector<const MInst *> bundle;
+              bool load = false, store = false;
+              for (int i : idx) load |= i == pipe->fuseLoad, store |= i == pipe->fuseStore;
+              for (int i : idx) {
+                if (load && store && i == pipe->fuseStore) continue;
+                if (load && store && i == pipe->fuseLoad) {
+                  const MInst &l = insts[size_t(pipe->fuseLoad)], &st = insts[size_t(pipe->fuseStore)];
+                  MInst f = l;
+                  f.mnemonic = "ld2xst64pace";
+                  f.ops = {l.ops[0], st.ops[0], l.ops[1], l.ops[2], MOp::imm_(0)};
+                  f.mayStore = true;
+                  bundle.push_back(own(f));
+                  continue;
+                }
+                bundle.push_back(&insts[size_t(i)]);
+              }
+              bundles.push_back(bundle);
+            }
+          };
+          for (int k = 0; k + 1 < pipe->stages; ++k) emitWindow(0, k, false);
+          MInst kr = rpt;
+          kr.ops[1] = MOp::imm_(pipe->ii - 1);
+          bundles.push_back({own(kr)});
+          emitWindow(0, pipe->stages - 1, true);
+          for (int e = 1; e < pipe->stages; ++e) emitWindow(e, pipe->stages - 1, false);
+          MInst j;
+          j.mnemonic = "bri";
+          j.ops = {MOp::label(doneLabel)};
+          bundles.push_back({own(j)});
+          labels.push_back({bundles.size(), plainLabel});
+          add(pipe->stages);
+        }
+        rpt.ops[1] = MOp::imm_(int64_t(sched.size()) - 1);
+        bundles.push_back({own(rpt)});
+        for (auto &x : sched) bundles.push_back(x);
+        if (pipe) labels.push_back({bundles.size(), doneLabel});
+        continue;
       }
       for (auto &x : sched) bundles.push_back(x);
     }
-    for (auto &bundle : bundles) {
+    for (auto &[at, name] : labels)
+      if (at == bundles.size()) bundles.push_back({}), labels.push_back({at, name}); // never: a suffix follows
+    for (size_t bi2 = 0; bi2 < bundles.size(); ++bi2) {
+      for (auto &[at, name] : labels)
+        if (at == bi2) os << name << ":\n";
+      auto &bundle = bundles[bi2];
+      if (bundle.empty()) { // an empty pipeline slot still takes its issue
+        os << "  { nop ; fnop }\n";
+        continue;
+      }
       // The ret's extra operands only kept results live.
       auto print = [&](const MInst *in) {
         if (in->mnemonic == "br" && in->asmText.empty()) return std::string("br ") + operandText(in->ops[0]);

@@ -9,6 +9,7 @@
 
 #include "ipusim/arch/Isa.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
@@ -104,7 +105,7 @@ public:
       if (repeat) beginRepeat(bb);
       for (Instruction &i : bb) {
         inst_ = &i;
-        if (!i.isTerminator() && !skip_.count(&i)) select(i);
+        if (!i.isTerminator() && !skip_.count(&i) && !(repeat && selectPace(i))) select(i);
       }
       inst_ = bb.getTerminator();
       if (repeat) endRepeat(bb);
@@ -112,7 +113,9 @@ public:
         lowerPhiCopies(bb);
         selectTerminator(*bb.getTerminator());
       }
+      pace_ = Pace();
     }
+    resolveAliases();
     return std::move(mf_);
   }
 
@@ -131,6 +134,12 @@ private:
   std::set<const Instruction *> skip_;                  // folded into another instruction
   std::map<const Instruction *, int64_t> postInc_;      // load/store -> post-increment in elements
   std::map<const BasicBlock *, int> repeatCounter_;     // loop block -> remaining-iterations register
+  std::map<const BasicBlock *, int> repeatPreheader_;   // loop block -> the block computing its count
+  std::map<int, std::pair<int, int>> aliases_;          // register -> (quad, pair index) it names
+  struct Pace {
+    const Instruction *load0 = nullptr, *load1 = nullptr, *store = nullptr;
+    int packed = -1, quad = -1;
+  } pace_;
 
   // ---- post-increment addressing -----------------------------------------------------------
   // `x = load p; ...; p' = gep i8 p, C` with p a phi of this block fed back by p': the load
@@ -237,15 +246,125 @@ private:
             if (onlyLoop) skip_.insert(add), skip_.insert(phi);
           }
     }
+    planPace(bb);
+    if (iterationsIndependent(bb)) mf_.independentBlocks.push_back(cur_);
     int c = repeatCounter_[&bb];
     int n = newM();
     emit("min", {D(n), U(c), I(0xFFFF)}); // rpt counts to $REPEAT_COUNT's 16 bits (asm-dialect §2.4)
     emit("sub", {D(c), U(c), U(n)});
     MInst &r = emit("rpt", {U(n), I(0)});
+    r.ops[0].def = true; // a pipelined loop adjusts the count in place (AsmPrinter.cpp)
     r.barrier = true;
     block().repeatBody = true;
     block().repeatCount = n;
   }
+  // The vertex-state field (its byte offset) a pointer's data comes from, or -1. Poplar connects
+  // each field of a vertex to its own tensor region (in-place work uses one InOut field), so
+  // data reached through different fields does not overlap (docs/ipu-cc.md).
+  int64_t edgeOf(const Value *ptr) {
+    if (mf_.entry == EntryKind::None || f_.arg_size() < 1) return -1;
+    SmallVector<const Value *, 4> objects;
+    getUnderlyingObjects(ptr, objects);
+    int64_t edge = -1;
+    for (const Value *o : objects) {
+      auto *ld = dyn_cast<LoadInst>(o);
+      if (!ld) return -1;
+      int64_t offset = 0;
+      const Value *base = GetPointerBaseWithConstantOffset(ld->getPointerOperand(), offset, dl_);
+      if (base != f_.getArg(0) || (edge >= 0 && edge != offset)) return -1;
+      edge = offset;
+    }
+    return edge;
+  }
+  // A repeat body may overlap its iterations (software pipelining) when no store can write what
+  // another access of a later iteration reads or writes: each store reaches its own field's data.
+  bool iterationsIndependent(BasicBlock &bb) {
+    std::vector<std::pair<int64_t, bool>> accesses; // (edge, is a store)
+    for (Instruction &i : bb) {
+      if (auto *l = dyn_cast<LoadInst>(&i)) accesses.push_back({edgeOf(l->getPointerOperand()), false});
+      else if (auto *st = dyn_cast<StoreInst>(&i)) accesses.push_back({edgeOf(st->getPointerOperand()), true});
+      else if (i.mayReadOrWriteMemory() && !isa<IntrinsicInst>(&i)) return false;
+    }
+    for (size_t a = 0; a < accesses.size(); ++a) {
+      if (!accesses[a].second) continue;
+      if (accesses[a].first < 0) return false;
+      for (size_t b = 0; b < accesses.size(); ++b)
+        if (b != a && (accesses[b].first < 0 || accesses[b].first == accesses[a].first)) return false;
+    }
+    return true;
+  }
+
+  // Two 64-bit loads and at most one 64-bit store a step of one atom each: one triple-packed
+  // address register (tapack in the preheader) and the pace forms (asm-dialect §2.6), which the
+  // scheduler fuses into ld2xst64pace when it overlaps iterations.
+  void planPace(BasicBlock &bb) {
+    pace_ = Pace();
+    std::vector<const Instruction *> loads, stores;
+    for (Instruction &i : bb) {
+      auto it = postInc_.find(&i);
+      if (it == postInc_.end() || it->second != 1) continue;
+      Type *t = isa<LoadInst>(&i) ? i.getType() : cast<StoreInst>(&i)->getValueOperand()->getType();
+      if (classOfType(t) != RegClass::AP || stepForm(&i).empty()) continue;
+      (isa<LoadInst>(&i) ? loads : stores).push_back(&i);
+    }
+    if (loads.size() != 2 || stores.size() > 1 || !repeatPreheader_.count(&bb)) return;
+    pace_.load0 = loads[0];
+    pace_.load1 = loads[1];
+    pace_.store = stores.empty() ? nullptr : stores[0];
+    pace_.packed = newReg(RegClass::MP);
+    pace_.quad = newReg(RegClass::AQ);
+    auto pointer = [&](const Instruction *i) {
+      const Value *p = isa<LoadInst>(i) ? cast<LoadInst>(i)->getPointerOperand() : cast<StoreInst>(i)->getPointerOperand();
+      return regsOf(p)[0];
+    };
+    MInst t;
+    t.mnemonic = "tapack";
+    t.ops = {D(pace_.packed, RegClass::MP), U(pointer(pace_.load0)), U(pointer(pace_.load1)),
+             U(pace_.store ? pointer(pace_.store) : kMZero)};
+    auto &pre = mf_.blocks[size_t(repeatPreheader_[&bb])].insts;
+    auto at = std::find_if(pre.begin(), pre.end(), [](const MInst &m) { return m.terminator; });
+    pre.insert(at, t);
+    for (int k = 0; k < 2; ++k) {
+      int alias = newReg(RegClass::AP);
+      aliases_[alias] = {pace_.quad, k};
+      regs_[k ? pace_.load1 : pace_.load0] = {alias};
+    }
+    skip_.insert(pace_.load1);
+  }
+  MOp packedInc() const {
+    MOp o = MOp::inc(pace_.packed);
+    o.rc = RegClass::MP;
+    return o;
+  }
+  bool selectPace(Instruction &i) {
+    if (&i == pace_.load0) {
+      MInst &m = emit("ld2x64pace", {D(pace_.quad, RegClass::AQ), packedInc(), U(kMZero), I(0)});
+      m.mayLoad = true;
+      return true;
+    }
+    if (pace_.store && &i == pace_.store) {
+      MInst &m = emit("st64pace", {U(get(cast<StoreInst>(i).getValueOperand()), RegClass::AP), packedInc(), U(kMZero), I(0)});
+      m.mayStore = true;
+      return true;
+    }
+    return false;
+  }
+  // Operands naming a pair of the pace quad become lane operands of the quad.
+  void resolveAliases() {
+    for (MBlock &b : mf_.blocks)
+      for (MInst &in : b.insts)
+        for (MOp &o : in.ops)
+          if (o.kind == MOp::Reg) {
+            auto it = aliases_.find(o.reg);
+            if (it == aliases_.end()) continue;
+            if (o.def) throw CompileError(mf_.name + ": error: internal: a pace load result is written\n");
+            int lane = o.lane ? o.lane - 1 : 0;
+            o.reg = it->second.first;
+            o.lane = 2 * it->second.second + lane + 1;
+            if (!o.lane || o.rc == RegClass::AP) o.rc = o.rc;
+          }
+  }
+
   void endRepeat(BasicBlock &bb) {
     auto *br = cast<BranchInst>(bb.getTerminator());
     BasicBlock *exit = br->getSuccessor(0) == &bb ? br->getSuccessor(1) : br->getSuccessor(0);
@@ -534,6 +653,7 @@ private:
         int c = newM();
         copy(c, get(call.getArgOperand(0)));
         repeatCounter_[loop] = c;
+        repeatPreheader_[loop] = cur_;
       }
       return;
     }

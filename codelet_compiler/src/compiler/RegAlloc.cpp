@@ -151,6 +151,10 @@ Graph buildGraph(const MFunction &mf) {
 // Registers that colouring may hand out, per class, as unit masks.
 std::vector<uint64_t> candidates(RegClass c, const MFunction &mf) {
   std::vector<uint64_t> out;
+  if (c == RegClass::MP) { // $m0:1 .. $m8:9 ($m10:11 holds $sp)
+    for (int r = 0; r + 1 <= (mf.supervisor ? 8 : 9); r += 2) out.push_back(uint64_t(3) << r);
+    return out;
+  }
   if (c == RegClass::M) {
     // Supervisor vertices keep $m9 and $m10 ($lr) for their caller (asm-dialect §3.1).
     int last = mf.entry == EntryKind::Worker ? 10 : mf.supervisor ? 8 : 9;
@@ -356,21 +360,39 @@ void allocateRegisters(MFunction &mf) {
       }
       std::reverse(order.begin(), order.end());
     }
+    // In a repeat body that may be software pipelined (AsmPrinter.cpp schedules after allocation,
+    // without renaming), values of the body prefer registers no other value of the body has:
+    // a register reused inside the body ties iterations together.
+    std::map<int, std::set<int>> mates;
+    for (int bi : mf.independentBlocks) {
+      std::set<int> inBody;
+      for (const MInst &in : mf.blocks[size_t(bi)].insts)
+        for (const MOp &o : in.ops)
+          if (o.kind == MOp::Reg && isVirtual(o.reg)) inBody.insert(o.reg);
+      for (int v : inBody) mates[v].insert(inBody.begin(), inBody.end());
+    }
     std::map<int, uint64_t> colour;
     int failed = -1;
     for (int v : order) {
-      uint64_t busy = g.forbidden[v];
+      uint64_t busy = g.forbidden[v], soft = 0;
       for (int n : g.adj[v]) {
         auto it = colour.find(n);
         if (it != colour.end()) busy |= it->second;
       }
+      for (int n : mates[v]) {
+        auto it = colour.find(n);
+        if (n != v && it != colour.end()) soft |= it->second;
+      }
       bool done = false;
-      for (uint64_t c : candidates(mf.classOf(v), mf))
-        if (!(c & busy)) {
-          colour[v] = c;
-          done = true;
-          break;
-        }
+      for (uint64_t avoid : {busy | soft, busy}) {
+        for (uint64_t c : candidates(mf.classOf(v), mf))
+          if (!(c & avoid)) {
+            colour[v] = c;
+            done = true;
+            break;
+          }
+        if (done) break;
+      }
       if (!done) { failed = v; break; }
     }
     if (failed < 0) {
