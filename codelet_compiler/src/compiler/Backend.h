@@ -6,13 +6,15 @@
 #include <llvm/IR/Module.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace ipusim::cc {
 
 /// Runs LLVM's pipeline at `optLevel` with ipu-cc's cost model (vector width 64 bits, post-increment
 /// addressing), then legalises what the backend does not select (illegal vector types).
-void optimizeModule(llvm::Module &module, int optLevel, const std::vector<std::string> &supervisorEntries);
+void optimizeModule(llvm::Module &module, int optLevel, const std::vector<std::string> &supervisorEntries,
+                    const std::set<std::string> &workerEntries);
 
 /// Selects, allocates, bundles and prints every function of `module`. Throws CompileError with
 /// `file:line:col: error:` diagnostics for what the IPU cannot run.

@@ -248,9 +248,12 @@ CompileResult compileCodelet(const std::string &path, const CompileOptions &opti
   FrontendResult fe = runFrontend(path, options, context);
   if (verifyModule(*fe.module, &errs())) throw CompileError(path + ": error: internal: clang produced invalid IR\n");
   std::vector<std::string> supervisors;
-  for (auto &[name, kind] : fe.entries)
+  std::set<std::string> all;
+  for (auto &[name, kind] : fe.entries) {
     if (kind == EntryKind::Supervisor) supervisors.push_back(name);
-  optimizeModule(*fe.module, options.optLevel, supervisors);
+    all.insert(name);
+  }
+  optimizeModule(*fe.module, options.optLevel, supervisors, all);
   CompileResult r;
   r.vertices = fe.vertices;
   r.assembly = generateAssembly(*fe.module, fe.entries);

@@ -626,7 +626,7 @@ private:
   void lowerArguments() {
     if (mf_.entry == EntryKind::Worker) {
       // The vertex state pointer arrives in $mvertex_base (asm-dialect §3.1).
-      if (f_.arg_size() >= 1) copy(def(f_.getArg(0)), kVertexBase);
+      if (f_.arg_size() >= 1) regs_[f_.getArg(0)] = {kVertexBase}; // read-only: used in place
       return;
     }
     std::vector<Type *> types;
@@ -1107,6 +1107,8 @@ private:
         return void(emit("mul", {D(d), U(get(x)), U(get(y))}));
       case Instruction::And:
         if (fitsU12(y)) return void(emit("and", {D(d), U(get(x)), I(cval(y))}));
+        if (auto *c = dyn_cast<ConstantInt>(y); c && bits == 32 && (~uint32_t(c->getZExtValue())) < 4096)
+          return void(emit("andc", {D(d), U(get(x)), I(int64_t(~uint32_t(c->getZExtValue())))}));
         return void(emit("and", {D(d), U(get(x)), U(get(y))}));
       case Instruction::Or:
         if (fitsU12(y)) return void(emit("or", {D(d), U(get(x)), I(cval(y))}));
@@ -1331,7 +1333,10 @@ private:
       return void(emit(eq ? "cmpeq" : "cmpne", {D(d), U(xv), U(yv)}));
     }
     case CmpInst::ICMP_SLT: return void(emit("cmpslt", {D(d), U(xr()), U(yr())}));
-    case CmpInst::ICMP_ULT: return void(emit("cmpult", {D(d), U(xr()), U(yr())}));
+    case CmpInst::ICMP_ULT:
+      if (auto *c = dyn_cast<ConstantInt>(y); c && c->getZExtValue() < 65536)
+        return void(emit("cmpult", {D(d), U(xr()), I(int64_t(c->getZExtValue()))}));
+      return void(emit("cmpult", {D(d), U(xr()), U(yr())}));
     case CmpInst::ICMP_SGT: return void(emit("cmpslt", {D(d), U(yr()), U(xr())}));
     case CmpInst::ICMP_UGT: return void(emit("cmpult", {D(d), U(yr()), U(xr())}));
     case CmpInst::ICMP_SGE:
@@ -1598,6 +1603,11 @@ private:
       if (rc == RegClass::AP) return makePair(elems[0], elems[1]);
       return elems[0];
     }
+    if (std::all_of(elems.begin(), elems.end(), [&](int e) { return e == elems[0]; })) {
+      int w = newA(); // a broadcast half
+      emit("sort4x16lo", {D(w, RegClass::A), U(elems[0], RegClass::A), U(elems[0], RegClass::A)}, true);
+      return rc == RegClass::A ? w : makePair(w, w);
+    }
     std::vector<int> words;
     for (size_t i = 0; i < elems.size(); i += 2) {
       int w = newA();
@@ -1625,6 +1635,17 @@ private:
   }
   void selectShuffle(ShuffleVectorInst &s) {
     unsigned n0 = lanes(s.getOperand(0)->getType());
+    // A splat of a scalar put into a vector: the scalar itself, no element moves.
+    if (auto *ins = dyn_cast<InsertElementInst>(s.getOperand(0)); ins && isa<ConstantInt>(ins->getOperand(2))) {
+      int64_t at = cast<ConstantInt>(ins->getOperand(2))->getSExtValue();
+      bool splat = true;
+      for (int m : s.getShuffleMask()) splat &= m == at;
+      if (splat) {
+        int x = get(ins->getOperand(1));
+        std::vector<int> elems(lanes(s.getType()), x);
+        return copy(def(&s), buildVector(s.getType(), elems));
+      }
+    }
     std::vector<int> elems;
     for (int m : s.getShuffleMask()) {
       if (m < 0) elems.push_back(kAZero);
@@ -1912,9 +1933,11 @@ private:
       m.barrier = true;
       if (mf_.entry == EntryKind::Worker) {
         // The wrapper returns 1 for true: exitnz ends the worker with status true when it is nonzero.
-        int r = ret->getReturnValue() ? get(ret->getReturnValue()) : constM(1);
-        m.mnemonic = "exitnz";
-        m.ops = {U(r)};
+        Value *rv = ret->getReturnValue();
+        auto *c = dyn_cast_or_null<ConstantInt>(rv);
+        if (!rv || (c && !c->isZero())) m.mnemonic = "exitz", m.ops = {U(kMZero)}; // true
+        else if (c) m.mnemonic = "exitnz", m.ops = {U(kMZero)};                      // false
+        else m.mnemonic = "exitnz", m.ops = {U(get(rv))};
       } else {
         m.mnemonic = "ret";
         if (Value *v = ret->getReturnValue()) {

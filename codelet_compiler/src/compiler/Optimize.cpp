@@ -8,7 +8,9 @@
 
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Analysis/TargetTransformInfoImpl.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -82,7 +84,6 @@ public:
                                   TTI::OperandValueInfo = {}, const Instruction * = nullptr) const {
     if (!t->isVectorTy()) return 1;
     if (!isLegalVector(t)) return 100;
-    if (a.value() < 4) return 100; // halves one at a time: no gain over scalar code
     return a.value() >= t->getPrimitiveSizeInBits().getFixedValue() / 8 ? 1 : 2;
   }
   InstructionCost getCastInstrCost(unsigned opcode, Type *dst, Type *src, TTI::CastContextHint, TTI::TargetCostKind,
@@ -222,6 +223,67 @@ void legalize(Module &m) {
   }
 }
 
+// Poplar connects each field of a vertex to its own tensor region; a region a vertex writes is
+// reached through one field only (in-place work uses one InOut field). So data reached through
+// different fields of an entry's vertex state does not overlap where one side is written: each
+// field gets an alias scope, every access its field's scope and `noalias` for the others, which
+// spares the vectoriser its runtime overlap checks (docs/ipu-cc.md).
+struct VertexFieldScopesPass : PassInfoMixin<VertexFieldScopesPass> {
+  static constexpr int64_t kState = 1 << 30; // "field" of accesses to the vertex state itself
+  const std::set<std::string> &entries;
+  explicit VertexFieldScopesPass(const std::set<std::string> &e) : entries(e) {}
+  PreservedAnalyses run(Function &f, FunctionAnalysisManager &) {
+    if (!entries.count(f.getName().str()) || f.arg_size() < 1) return PreservedAnalyses::all();
+    const DataLayout &dl = f.getParent()->getDataLayout();
+    auto fieldOf = [&](Value *ptr) -> int64_t {
+      SmallVector<const Value *, 4> objects;
+      getUnderlyingObjects(ptr, objects);
+      int64_t field = -1;
+      for (const Value *o : objects) {
+        if (o == f.getArg(0)) { // the vertex state itself: Poplar keeps it apart from tensor data
+          if (field >= 0 && field != kState) return -1;
+          field = kState;
+          continue;
+        }
+        auto *ld = dyn_cast<LoadInst>(o);
+        if (!ld) return -1;
+        int64_t offset = 0;
+        if (GetPointerBaseWithConstantOffset(ld->getPointerOperand(), offset, dl) != f.getArg(0) ||
+            (field >= 0 && field != offset))
+          return -1;
+        field = offset;
+      }
+      return field;
+    };
+    std::vector<std::pair<Instruction *, int64_t>> accesses;
+    std::set<int64_t> fields;
+    for (Instruction &i : instructions(f)) {
+      Value *p = isa<LoadInst>(&i) ? cast<LoadInst>(&i)->getPointerOperand()
+                 : isa<StoreInst>(&i) ? cast<StoreInst>(&i)->getPointerOperand() : nullptr;
+      if (!p) continue;
+      int64_t field = fieldOf(p);
+      if (field < 0) continue;
+      accesses.push_back({&i, field});
+      fields.insert(field);
+    }
+    if (fields.size() < 2) return PreservedAnalyses::all();
+    MDBuilder mdb(f.getContext());
+    MDNode *domain = mdb.createAnonymousAliasScopeDomain("ipucc.vertex");
+    std::map<int64_t, MDNode *> scope;
+    for (int64_t field : fields) scope[field] = mdb.createAnonymousAliasScope(domain, "field" + std::to_string(field));
+    for (auto [i, field] : accesses) {
+      std::vector<Metadata *> others;
+      for (auto &[g, s] : scope)
+        if (g != field) others.push_back(s);
+      i->setMetadata(LLVMContext::MD_alias_scope,
+                     MDNode::concatenate(i->getMetadata(LLVMContext::MD_alias_scope), MDNode::get(f.getContext(), {scope[field]})));
+      i->setMetadata(LLVMContext::MD_noalias,
+                     MDNode::concatenate(i->getMetadata(LLVMContext::MD_noalias), MDNode::get(f.getContext(), others)));
+    }
+    return PreservedAnalyses::none();
+  }
+};
+
 // Marks counted single-block loops for `rpt`: the trip count is computed in the preheader and
 // handed to the backend as `call @__ipucc_repeat(i32 count)` just before the preheader's branch.
 struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
@@ -256,7 +318,8 @@ struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
 
 } // namespace
 
-void optimizeModule(Module &module, int optLevel, const std::vector<std::string> &supervisorEntries) {
+void optimizeModule(Module &module, int optLevel, const std::vector<std::string> &supervisorEntries,
+                    const std::set<std::string> &workerEntries) {
   // Supervisor code cannot call worker code: everything a SupervisorVertex calls is inlined, at
   // every optimisation level.
   std::vector<Function *> work;
@@ -284,6 +347,9 @@ void optimizeModule(Module &module, int optLevel, const std::vector<std::string>
   pto.SLPVectorization = optLevel >= 2;
   pto.LoopInterleaving = false;
   PassBuilder pb(nullptr, pto);
+  pb.registerVectorizerStartEPCallback([&](FunctionPassManager &fpm, OptimizationLevel) {
+    fpm.addPass(VertexFieldScopesPass(workerEntries));
+  });
   fam.registerPass([&] {
     return TargetIRAnalysis([](const Function &f) { return TargetTransformInfo(IpuTTI(f.getParent()->getDataLayout())); });
   });

@@ -371,6 +371,15 @@ void allocateRegisters(MFunction &mf) {
           if (o.kind == MOp::Reg && isVirtual(o.reg)) inBody.insert(o.reg);
       for (int v : inBody) mates[v].insert(inBody.begin(), inBody.end());
     }
+    // A value may reuse a register its defining instruction reads (its last use is there): that
+    // creates no tie between iterations, so it is the fallback when the preference fails.
+    std::map<int, std::set<int>> inputs;
+    for (const MBlock &b : mf.blocks)
+      for (const MInst &in : b.insts)
+        for (const MOp &d : in.ops)
+          if (d.kind == MOp::Reg && d.def && isVirtual(d.reg))
+            for (const MOp &u : in.ops)
+              if (u.kind == MOp::Reg && u.use && !u.def && isVirtual(u.reg) && !u.lane) inputs[d.reg].insert(u.reg);
     std::map<int, uint64_t> colour;
     int failed = -1;
     for (int v : order) {
@@ -383,8 +392,13 @@ void allocateRegisters(MFunction &mf) {
         auto it = colour.find(n);
         if (n != v && it != colour.end()) soft |= it->second;
       }
+      uint64_t reusable = 0;
+      for (int u : inputs[v]) {
+        auto it = colour.find(u);
+        if (it != colour.end()) reusable |= it->second;
+      }
       bool done = false;
-      for (uint64_t avoid : {busy | soft, busy}) {
+      for (uint64_t avoid : {busy | soft, busy | (soft & ~reusable), busy}) {
         for (uint64_t c : candidates(mf.classOf(v), mf))
           if (!(c & avoid)) {
             colour[v] = c;
