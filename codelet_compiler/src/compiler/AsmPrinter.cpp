@@ -214,13 +214,23 @@ bool paceLoad(const MInst &in) { return in.mnemonic == "ld2x64pace" && in.ops[0]
 bool paceStore(const MInst &in) { return in.mnemonic == "st64pace"; }
 int packedOf(const MInst &in) { return paceLoad(in) ? in.ops[1].first() : in.ops[1].first(); }
 
+std::optional<Pipeline> pipelineBody(const std::vector<MInst> &body, size_t flatLength, bool fuse);
+
+// The shortest initiation interval, with and without fusing the pace load and store (fusion frees
+// an issue slot but ties the store to the load's slot).
 std::optional<Pipeline> pipelineBody(const std::vector<MInst> &body, size_t flatLength) {
+  std::optional<Pipeline> fused = pipelineBody(body, flatLength, true), split = pipelineBody(body, flatLength, false);
+  if (fused && (!split || fused->ii <= split->ii)) return fused;
+  return split;
+}
+
+std::optional<Pipeline> pipelineBody(const std::vector<MInst> &body, size_t flatLength, bool fuse) {
   size_t n = body.size();
   if (n < 2) return std::nullopt;
   for (const MInst &in : body)
     if (in.barrier || in.call || in.terminator || !in.asmText.empty() || isSolo(in)) return std::nullopt;
   Pipeline p;
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n && fuse; ++i)
     for (size_t j = i + 1; j < n; ++j)
       if (paceLoad(body[i]) && paceStore(body[j]) && packedOf(body[i]) == packedOf(body[j]))
         p.fuseLoad = int(i), p.fuseStore = int(j);

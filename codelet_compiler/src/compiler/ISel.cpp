@@ -1860,7 +1860,12 @@ private:
 
   // ---- control flow ------------------------------------------------------------------------
   void lowerPhiCopies(BasicBlock &bb) {
+    // A loop's own copies first: then the exit's copies can read the loop phis (see below).
     std::set<BasicBlock *> done;
+    if (std::find(succ_begin(&bb), succ_end(&bb), &bb) != succ_end(&bb)) {
+      done.insert(&bb);
+      lowerPhiCopiesTo(bb, &bb);
+    }
     for (BasicBlock *succ : successors(&bb))
       if (done.insert(succ).second) lowerPhiCopiesTo(bb, succ);
   }
@@ -1873,8 +1878,19 @@ private:
         Value *in = phi.getIncomingValueForBlock(&bb);
         int parts = phi.getType()->isIntegerTy(64) ? 2 : 1;
         std::vector<int> dst, tmp;
+        // After a loop block's own copies, a value carried around the loop is also in its phi:
+        // reading the phi there ends the value's life at the copy (so the two share a register,
+        // as an accumulator should).
+        // (Also in a loop's dedicated exit block, entered only from the loop.)
+        const PHINode *carrier = nullptr;
+        BasicBlock *loop = succ != &bb ? &bb : nullptr;
+        if (BasicBlock *pred = bb.getSinglePredecessor(); pred && pred != &bb && succ != &bb) loop = pred;
+        if (loop)
+          for (PHINode &own : loop->phis())
+            if (own.getBasicBlockIndex(loop) >= 0 && own.getIncomingValueForBlock(loop) == in && !skip_.count(&own))
+              carrier = &own;
         for (int p = 0; p < parts; ++p) {
-          int src = get(in, p);
+          int src = carrier ? regsOf(carrier)[size_t(p)] : get(in, p);
           int t = newReg(mf_.classOf(def(&phi, p)));
           copy(t, src);
           dst.push_back(def(&phi, p));
