@@ -135,6 +135,7 @@ private:
   std::map<const Instruction *, int64_t> postInc_;      // load/store -> post-increment in elements
   std::map<const BasicBlock *, int> repeatCounter_;     // loop block -> remaining-iterations register
   std::map<const BasicBlock *, int> repeatPreheader_;   // loop block -> the block computing its count
+  std::map<const BasicBlock *, unsigned> repeatMost_;   // loop block -> its largest trip count (0: unknown)
   std::map<int, std::pair<int, int>> aliases_;          // register -> (quad, pair index) it names
   struct Pace {
     const Instruction *load0 = nullptr, *load1 = nullptr, *store = nullptr;
@@ -247,11 +248,17 @@ private:
           }
     }
     planPace(bb);
-    if (iterationsIndependent(bb)) mf_.independentBlocks.push_back(cur_);
+    unsigned most = repeatMost_[&bb];
+    // Overlapping iterations only pays when there can be several.
+    if (iterationsIndependent(bb) && (most == 0 || most >= 4)) mf_.independentBlocks.push_back(cur_);
     int c = repeatCounter_[&bb];
-    int n = newM();
-    emit("min", {D(n), U(c), I(0xFFFF)}); // rpt counts to $REPEAT_COUNT's 16 bits (asm-dialect §2.4)
-    emit("sub", {D(c), U(c), U(n)});
+    int n = c;
+    if (most == 0 || most > 0xFFFF) {
+      // rpt counts to $REPEAT_COUNT's 16 bits (asm-dialect §2.4): chunks of at most 65535.
+      n = newM();
+      emit("min", {D(n), U(c), I(0xFFFF)});
+      emit("sub", {D(c), U(c), U(n)});
+    }
     MInst &r = emit("rpt", {U(n), I(0)});
     r.ops[0].def = true; // a pipelined loop adjusts the count in place (AsmPrinter.cpp)
     r.barrier = true;
@@ -373,10 +380,13 @@ private:
     MInst &e = emit("rptend", {});
     e.barrier = true;
     lowerPhiCopiesTo(bb, exit);
-    int c = repeatCounter_[&bb];
-    MInst &m = emit("brnz", {U(c), MOp::label(labelOf(&bb))});
-    m.terminator = true;
-    block().succs.push_back(cur_);
+    unsigned most = repeatMost_[&bb];
+    if (most == 0 || most > 0xFFFF) { // the next chunk
+      int c = repeatCounter_[&bb];
+      MInst &m = emit("brnz", {U(c), MOp::label(labelOf(&bb))});
+      m.terminator = true;
+    }
+    block().succs.push_back(cur_); // the body repeats: its values live around it
     branchTo(exit);
   }
 
@@ -654,6 +664,7 @@ private:
         copy(c, get(call.getArgOperand(0)));
         repeatCounter_[loop] = c;
         repeatPreheader_[loop] = cur_;
+        repeatMost_[loop] = unsigned(cast<ConstantInt>(call.getArgOperand(1))->getZExtValue());
       }
       return;
     }

@@ -293,7 +293,8 @@ struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
     auto &tti = fam.getResult<TargetIRAnalysis>(f);
     Module &m = *f.getParent();
     Type *i32 = Type::getInt32Ty(m.getContext());
-    FunctionCallee marker = m.getOrInsertFunction("__ipucc_repeat", FunctionType::get(Type::getVoidTy(m.getContext()), {i32}, false));
+    FunctionCallee marker =
+        m.getOrInsertFunction("__ipucc_repeat", FunctionType::get(Type::getVoidTy(m.getContext()), {i32, i32}, false));
     if (auto *fn = dyn_cast<Function>(marker.getCallee())) {
       fn->setDoesNotThrow();
       fn->setOnlyAccessesInaccessibleMemory();
@@ -309,7 +310,9 @@ struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
       SCEVExpander expander(se, m.getDataLayout(), "rpt");
       if (expander.isHighCostExpansion(tc, l, 8, &tti, pre->getTerminator())) continue;
       Value *count = expander.expandCodeFor(tc, i32, pre->getTerminator());
-      CallInst::Create(marker, {count}, "", pre->getTerminator());
+      // The largest trip count SCEV can prove (0: unknown): small ones need no 16-bit chunks.
+      unsigned most = se.getSmallConstantMaxTripCount(l);
+      CallInst::Create(marker, {count, ConstantInt::get(i32, most)}, "", pre->getTerminator());
       changed = true;
     }
     return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
