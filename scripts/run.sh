@@ -49,3 +49,22 @@ build/bin/ipusim run examples/programs/elementwise.toml --stats "$out/elementwis
 grep -E '"ipu0\.(cycles|sync|phase|exchange)|"ipu0\.tile(0|1471)\.' "$out/elementwise.json"
 echo "tile 1471, out[0..3] = in0 + in1:"
 od -An -tf4 "$out/elementwise_tile1471.bin"
+
+# A C++ codelet compiled by ipu-cc (clang in process, LLVM's optimiser, ipusim's backend): its
+# vertex-state layout, the inner loop it becomes, and a run of it on one worker of a tile.
+echo
+echo "ipu-cc: examples/codelets/vector_add.cpp"
+build/bin/ipu-cc -c examples/codelets/vector_add.cpp -o "$out/vector_add_cc.o"
+build/bin/ipu-cc -S examples/codelets/vector_add.cpp -o "$out/vector_add_cc.s"
+build/bin/ipu-cc --print-vertex-layout "$out/vector_add_cc.o"
+grep -B1 -A1 "ld2xst64pace" "$out/vector_add_cc.s"
+build/bin/ipu-ld -o "$out/vector_add_cc.elf" "$out/vector_add_cc.o"
+le_words() { for w in "$@"; do printf "\\x${w:6:2}\\x${w:4:2}\\x${w:2:2}\\x${w:0:2}"; done; }
+le_words 00060000 00000008 00064000 00068000 > "$out/cc_state.bin" # a, n = 8, b, out (3 memory elements)
+le_words 3f800000 40000000 40400000 40800000 40a00000 40c00000 40e00000 41000000 > "$out/cc_a.bin" # 1..8
+le_words 3f000000 3f000000 3f000000 3f000000 3f000000 3f000000 3f000000 3f000000 > "$out/cc_b.bin" # 0.5
+build/bin/ipusim run-tile "$out/vector_add_cc.elf" --entry __runCodelet_VectorAdd --mode worker \
+  --vertex-base 0x70000 --load "$out/cc_state.bin@0x70000" --load "$out/cc_a.bin@0x60000" \
+  --load "$out/cc_b.bin@0x64000" --dump "0x68000:32:$out/cc_out.bin"
+echo "out = a + b:"
+od -An -tf4 "$out/cc_out.bin"

@@ -1,0 +1,123 @@
+// The ipu-cc command line (-S, -c, --print-vertex-layout, diagnostics and exit statuses) and
+// external codelets: a vertex whose C++ declares IS_EXTERNAL_CODELET(true) links to assembly.
+#include "CorpusHarness.h"
+#include "TestUtil.h"
+
+#include "ipusim/cc/Assembler.h"
+#include "ipusim/cc/Compiler.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace ipusim;
+using test::run;
+using test::tool;
+
+namespace {
+
+std::string example() { return std::string(IPUSIM_SOURCE_DIR) + "/examples/codelets/vector_add.cpp"; }
+std::string input(const std::string &name) { return std::string(IPUSIM_CORPUS_DIR) + "/inputs/" + name; }
+std::string slurp(const std::string &path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST(IpuCc, AssemblyOutputHasTheEntryAndItsLoop) {
+  test::TempDir d;
+  std::string s = (d.path / "v.s").string();
+  auto r = run(tool("ipu-cc") + " -S " + example() + " -o " + s);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string text = slurp(s);
+  EXPECT_NE(text.find(".globl __runCodelet_VectorAdd\n"), std::string::npos);
+  EXPECT_NE(text.find("__runCodelet_VectorAdd:"), std::string::npos);
+  // The steady state of the loop: two loads, a store and the add in one bundle.
+  EXPECT_NE(text.find("ld2xst64pace"), std::string::npos) << text;
+  EXPECT_NE(text.find("f32v2add"), std::string::npos);
+  EXPECT_NE(text.find("exitz $mzero"), std::string::npos);
+  // The assembly is what ipu-as accepts.
+  EXPECT_NO_THROW(cc::assembleText(text, "v.s"));
+}
+
+TEST(IpuCc, ObjectCarriesTheVertexLayout) {
+  test::TempDir d;
+  std::string o = (d.path / "v.o").string();
+  auto c = run(tool("ipu-cc") + " -c -O2 " + example() + " -o " + o);
+  ASSERT_EQ(c.status, 0) << c.err;
+  auto r = run(tool("ipu-cc") + " --print-vertex-layout " + o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["class"], "VectorAdd");
+  EXPECT_EQ(j[0]["entry"], "__runCodelet_VectorAdd");
+  EXPECT_EQ(j[0]["vertexKind"], "Vertex");
+  EXPECT_EQ(j[0]["size"], 16);
+  EXPECT_EQ(j[0]["align"], 4);
+  const auto &f = j[0]["fields"];
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0]["name"], "a");
+  EXPECT_EQ(f[0]["offset"], 0);
+  EXPECT_EQ(f[0]["size"], 8);
+  EXPECT_EQ(f[0]["kind"], "Input");
+  EXPECT_EQ(f[0]["layout"], "SPAN");
+  EXPECT_EQ(f[0]["elementType"], "float");
+  EXPECT_EQ(f[0]["elementAlign"], 8);
+  EXPECT_EQ(f[1]["offset"], 8);
+  EXPECT_EQ(f[1]["layout"], "ONE_PTR");
+  EXPECT_EQ(f[2]["name"], "out");
+  EXPECT_EQ(f[2]["offset"], 12);
+  EXPECT_EQ(f[2]["kind"], "Output");
+  // The same, read back through the library.
+  auto layouts = cc::readVertexLayouts(cc::readElfFile(o));
+  ASSERT_EQ(layouts.size(), 1u);
+  EXPECT_EQ(layouts[0].fields[2].offset, 12u);
+}
+
+TEST(IpuCc, SourceErrorsAreLocatedAndFail) {
+  test::TempDir d;
+  std::string src = (d.path / "bad.cpp").string();
+  std::ofstream(src) << "#include <poplar/Vertex.hpp>\nclass V : public poplar::Vertex {\npublic:\n  bool compute() { return undeclared; }\n};\n";
+  auto r = run(tool("ipu-cc") + " -c " + src + " -o " + (d.path / "bad.o").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("bad.cpp:4:27: error: use of undeclared identifier 'undeclared'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("generated"), std::string::npos) << "clang's error count leaks: " << r.err;
+  EXPECT_FALSE(std::filesystem::exists(d.path / "bad.o"));
+}
+
+TEST(IpuCc, MissingInputAndUsage) {
+  auto r = run(tool("ipu-cc") + " -c /nonexistent/x.cpp -o /tmp/x.o");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("/nonexistent/x.cpp: error: no such file"), std::string::npos) << r.err;
+  auto u = run(tool("ipu-cc"));
+  EXPECT_EQ(u.status, 1);
+  EXPECT_NE(u.err.find("no input file"), std::string::npos) << u.err;
+}
+
+TEST(IpuCc, ExternalCodeletLinksToItsAssembly) {
+  cc::CompileResult c = cc::compileCodelet(input("external.cpp"));
+  ASSERT_EQ(c.vertices.size(), 2u);
+  const cc::VertexLayout *triple = nullptr, *twice = nullptr;
+  for (const auto &v : c.vertices) (v.className == "ext::Triple" ? triple : twice) = &v;
+  ASSERT_TRUE(triple && twice);
+  EXPECT_TRUE(triple->external);
+  EXPECT_FALSE(twice->external);
+  EXPECT_EQ(triple->entrySymbol, "__runCodelet_ext__Triple");
+  EXPECT_EQ(triple->fields[1].offset, 4u);
+  // No compiled entry for the external vertex; the compiled one is there.
+  int t = c.object.findSymbol("__runCodelet_ext__Triple");
+  EXPECT_TRUE(t < 0 || c.object.symbols[size_t(t)].section == cc::kUndefinedSection);
+  EXPECT_GE(c.object.findSymbol("__runCodelet_ext__Double"), 0);
+  cc::ObjectFile s = cc::assembleFile(input("external.S"), {});
+  for (const char *entry : {"__runCodelet_ext__Triple", "__runCodelet_ext__Double"}) {
+    constexpr uint32_t kState = 0x70000, kIn = 0x60000, kOut = 0x64000;
+    auto r = corpus::runBoth({{"external.o", c.object}, {"external_s.o", s}}, entry, test::Mode::Worker, kState,
+                             [](sim::Tile &tile) {
+                               test::putWords(tile, kState, {kIn, kOut});
+                               test::putWords(tile, kIn, {14});
+                             });
+    EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut), std::string(entry).find("Triple") != std::string::npos ? 42u : 28u)
+        << entry;
+  }
+}
+
+} // namespace
