@@ -9,7 +9,6 @@
 
 #include "ipusim/arch/Isa.h"
 
-#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
@@ -265,39 +264,30 @@ private:
     block().repeatBody = true;
     block().repeatCount = n;
   }
-  // The vertex-state field (its byte offset) a pointer's data comes from, or -1. Poplar connects
-  // each field of a vertex to its own tensor region (in-place work uses one InOut field), so
-  // data reached through different fields does not overlap (docs/ipu-cc.md).
-  int64_t edgeOf(const Value *ptr) {
-    if (mf_.entry == EntryKind::None || f_.arg_size() < 1) return -1;
-    SmallVector<const Value *, 4> objects;
-    getUnderlyingObjects(ptr, objects);
-    int64_t edge = -1;
-    for (const Value *o : objects) {
-      auto *ld = dyn_cast<LoadInst>(o);
-      if (!ld) return -1;
-      int64_t offset = 0;
-      const Value *base = GetPointerBaseWithConstantOffset(ld->getPointerOperand(), offset, dl_);
-      if (base != f_.getArg(0) || (edge >= 0 && edge != offset)) return -1;
-      edge = offset;
-    }
-    return edge;
+  // Whether two accesses are in disjoint alias scopes: every scope of one is in the other's
+  // noalias list (Optimize.cpp gives each vertex field a scope, Poplar's edges being disjoint).
+  static bool disjoint(const Instruction *a, const Instruction *b) {
+    auto covered = [](const Instruction *x, const Instruction *y) {
+      const MDNode *scopes = x->getMetadata(LLVMContext::MD_alias_scope), *no = y->getMetadata(LLVMContext::MD_noalias);
+      if (!scopes || !no || scopes->getNumOperands() == 0) return false;
+      for (const MDOperand &s : scopes->operands())
+        if (std::find(no->op_begin(), no->op_end(), s) == no->op_end()) return false;
+      return true;
+    };
+    return covered(a, b) || covered(b, a);
   }
-  // A repeat body may overlap its iterations (software pipelining) when no store can write what
-  // another access of a later iteration reads or writes: each store reaches its own field's data.
+  // A repeat body may overlap its iterations (software pipelining) when no store can touch what
+  // another access of a later iteration reads or writes.
   bool iterationsIndependent(BasicBlock &bb) {
-    std::vector<std::pair<int64_t, bool>> accesses; // (edge, is a store)
+    std::vector<const Instruction *> accesses;
     for (Instruction &i : bb) {
-      if (auto *l = dyn_cast<LoadInst>(&i)) accesses.push_back({edgeOf(l->getPointerOperand()), false});
-      else if (auto *st = dyn_cast<StoreInst>(&i)) accesses.push_back({edgeOf(st->getPointerOperand()), true});
+      if (isa<LoadInst>(&i) || isa<StoreInst>(&i)) accesses.push_back(&i);
       else if (i.mayReadOrWriteMemory() && !isa<IntrinsicInst>(&i)) return false;
     }
-    for (size_t a = 0; a < accesses.size(); ++a) {
-      if (!accesses[a].second) continue;
-      if (accesses[a].first < 0) return false;
-      for (size_t b = 0; b < accesses.size(); ++b)
-        if (b != a && (accesses[b].first < 0 || accesses[b].first == accesses[a].first)) return false;
-    }
+    for (const Instruction *st : accesses)
+      if (isa<StoreInst>(st))
+        for (const Instruction *other : accesses)
+          if (other != st && !disjoint(st, other)) return false;
     return true;
   }
 
