@@ -372,6 +372,12 @@ std::string printFunction(MFunction &mf) {
       if (in.mnemonic == "mov" && in.asmText.empty() && in.ops.size() == 2 && in.ops[0].kind == MOp::Reg &&
           in.ops[1].kind == MOp::Reg && !in.ops[1].lane && in.ops[0].reg == in.ops[1].reg)
         continue; // coalesced
+      if (in.mnemonic == "mov" && in.ops.size() == 2 && in.ops[0].rc == RegClass::AQ) {
+        // A quad copy: two pair moves (quads are 4-aligned: the same or disjoint).
+        for (int k = 0; k < 4; k += 2)
+          out.push_back(inst("mov", {MOp::def_(in.ops[0].reg + k, RegClass::AP), MOp::use_(in.ops[1].first() + k, RegClass::AP)}, true));
+        continue;
+      }
       if (in.mnemonic == "ret") {
         if (saveLR) {
           MInst l = inst("ld32", {MOp::def_(kLR, RegClass::M), sp, MOp::use_(kMZero, RegClass::M), MOp::imm_(lrOffset / 4)});

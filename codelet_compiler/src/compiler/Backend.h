@@ -13,8 +13,10 @@ namespace ipusim::cc {
 
 /// Runs LLVM's pipeline at `optLevel` with ipu-cc's cost model (vector width 64 bits, post-increment
 /// addressing), then legalises what the backend does not select (illegal vector types).
+/// `entries`: every vertex entry, with the state offsets of its fields whose data is in interleaved
+/// memory (128-bit loads work only there).
 void optimizeModule(llvm::Module &module, int optLevel, const std::vector<std::string> &supervisorEntries,
-                    const std::set<std::string> &workerEntries);
+                    const std::map<std::string, std::set<int64_t>> &entries);
 
 /// Selects, allocates, bundles and prints every function of `module`. Throws CompileError with
 /// `file:line:col: error:` diagnostics for what the IPU cannot run.

@@ -204,7 +204,8 @@ std::string vertexLayoutsToJson(const std::vector<VertexLayout> &vertices) {
     nlohmann::ordered_json fields = nlohmann::ordered_json::array();
     for (const VertexField &f : v.fields)
       fields.push_back({{"name", f.name}, {"offset", f.offset}, {"size", f.size}, {"kind", f.kind}, {"layout", f.layout},
-                        {"elementType", f.elementType}, {"innerLayout", f.innerLayout}, {"elementAlign", f.elementAlign}});
+                        {"elementType", f.elementType}, {"innerLayout", f.innerLayout}, {"elementAlign", f.elementAlign},
+                        {"interleaved", f.interleaved}});
     j.push_back({{"class", v.className}, {"entry", v.entrySymbol}, {"vertexKind", v.vertexKind},
                  {"external", v.external}, {"size", v.size}, {"align", v.align}, {"fields", fields}});
   }
@@ -236,6 +237,7 @@ std::vector<VertexLayout> readVertexLayouts(const ObjectFile &object) {
       vf.elementType = f.value("elementType", "");
       vf.innerLayout = f.value("innerLayout", "");
       vf.elementAlign = f.value("elementAlign", 0u);
+      vf.interleaved = f.value("interleaved", false);
       l.fields.push_back(vf);
     }
     out.push_back(l);
@@ -248,12 +250,15 @@ CompileResult compileCodelet(const std::string &path, const CompileOptions &opti
   FrontendResult fe = runFrontend(path, options, context);
   if (verifyModule(*fe.module, &errs())) throw CompileError(path + ": error: internal: clang produced invalid IR\n");
   std::vector<std::string> supervisors;
-  std::set<std::string> all;
+  std::map<std::string, std::set<int64_t>> entries; // entry -> offsets of its interleaved fields
   for (auto &[name, kind] : fe.entries) {
     if (kind == EntryKind::Supervisor) supervisors.push_back(name);
-    all.insert(name);
+    entries[name];
   }
-  optimizeModule(*fe.module, options.optLevel, supervisors, all);
+  for (const VertexLayout &v : fe.vertices)
+    for (const VertexField &f : v.fields)
+      if (f.interleaved) entries[v.entrySymbol].insert(f.offset);
+  optimizeModule(*fe.module, options.optLevel, supervisors, entries);
   CompileResult r;
   r.vertices = fe.vertices;
   r.assembly = generateAssembly(*fe.module, fe.entries);

@@ -197,6 +197,8 @@ void describeVector(const clang::ClassTemplateSpecializationDecl *vec, VertexFie
   f.elementAlign = args.size() > 2 && args[2].getKind() == clang::TemplateArgument::Integral
                        ? unsigned(args[2].getAsIntegral().getZExtValue())
                        : unsigned(ctx.getTypeAlignInChars(elem).getQuantity());
+  f.interleaved = args.size() > 3 && args[3].getKind() == clang::TemplateArgument::Integral &&
+                  args[3].getAsIntegral().getBoolValue();
 }
 
 VertexField describeField(const clang::FieldDecl *fd, uint64_t offsetBits, const clang::ASTContext &ctx) {

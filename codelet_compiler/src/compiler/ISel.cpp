@@ -40,6 +40,15 @@ RegClass classOfType(Type *t) {
   return RegClass::M;
 }
 
+// A 128-bit float vector (float4, half8): held as two ARF pairs, like i64 in two MRF registers,
+// so each 64-bit half has its own live range (a quad register would tie the halves together).
+bool isWide(Type *t) {
+  auto *v = dyn_cast<FixedVectorType>(t);
+  return v && (v->getElementType()->isFloatTy() || v->getElementType()->isHalfTy()) &&
+         v->getPrimitiveSizeInBits().getFixedValue() == 128;
+}
+int partsOf(Type *t) { return t->isIntegerTy(64) || isWide(t) ? 2 : 1; }
+
 bool isHalfVector(Type *t) {
   auto *v = dyn_cast<FixedVectorType>(t);
   return v && v->getElementType()->isHalfTy();
@@ -445,11 +454,7 @@ private:
     if (c == RegClass::M) emit("mov", {D(dst), U(src)});
     else if (c == RegClass::A) emit("mov", {D(dst, c), U(src, c)}, true);
     else if (c == RegClass::AP) emit("mov", {D(dst, c), U(src, c)}, true);
-    else {
-      // A quad: two pair moves (the table has no 128-bit move).
-      MInst &m = emit("mov", {D(dst, c), U(src, c)}, true);
-      m.asmText = "quadmove";
-    }
+    else emit("mov", {D(dst, c), U(src, c)}, true); // a quad: two pair moves (AsmPrinter.cpp)
   }
 
   int constM(uint32_t v) {
@@ -515,6 +520,7 @@ private:
     std::vector<int> &r = regs_[v];
     Type *t = v->getType();
     if (t->isIntegerTy(64)) r = {newM(), newM()};
+    else if (isWide(t)) r = {newReg(RegClass::AP), newReg(RegClass::AP)};
     else r = {newReg(classOfType(t))};
     return r;
   }
@@ -531,7 +537,7 @@ private:
   int constant(Constant *c, int part) {
     Type *t = c->getType();
     if (isa<UndefValue>(c) || isa<PoisonValue>(c)) {
-      RegClass rc = classOfType(t);
+      RegClass rc = isWide(t) ? RegClass::AP : classOfType(t);
       return rc == RegClass::M ? kMZero : rc == RegClass::A ? kAZero : rc == RegClass::AP ? kAZeros : makeZeroQuad();
     }
     if (auto *ci = dyn_cast<ConstantInt>(c)) {
@@ -573,16 +579,22 @@ private:
         if (auto *f = dyn_cast_or_null<ConstantFP>(e)) b = floatBits(f->getValueAPF());
         bits.push_back(b);
       }
-      if (vt->getElementType()->isHalfTy()) {
-        std::vector<uint32_t> words;
+      std::vector<uint32_t> words;
+      if (vt->getElementType()->isHalfTy())
         for (unsigned i = 0; i < n; i += 2) words.push_back(bits[i] | (i + 1 < n ? bits[i + 1] << 16 : 0));
-        if (words.size() == 1) return constA(words[0]);
-        return makePair(constA(words[0]), constA(words[1]));
-      }
-      if (n == 2) return makePair(constA(bits[0]), constA(bits[1]));
+      else
+        words = bits;
+      if (words.size() == 1) return constA(words[0]);
+      if (words.size() == 2) return makePair(constA(words[0]), constA(words[1]));
+      if (words.size() == 4) return makePair(constA(words[2 * size_t(part)]), constA(words[2 * size_t(part) + 1]));
     }
     error(inst_, "unsupported constant " + describe(c));
     return kMZero;
+  }
+  int makeQuad(MOp lo, MOp hi) {
+    int q = newReg(RegClass::AQ);
+    emit("makequad", {D(q, RegClass::AQ), lo, hi}, true);
+    return q;
   }
   int makeZeroQuad() {
     int q = newReg(RegClass::AQ);
@@ -634,7 +646,9 @@ private:
     std::vector<ArgAssign> as = assignArgs(types, nullptr);
     for (size_t i = 0; i < as.size(); ++i) {
       Argument *a = f_.getArg(unsigned(i));
-      if (as[i].areg >= 0) copy(def(a), as[i].areg);
+      if (as[i].areg >= 0 && isWide(a->getType()))
+        for (int k = 0; k < 2; ++k) copyFromPhys(def(a, k), as[i].areg + 2 * k, RegClass::AP);
+      else if (as[i].areg >= 0) copy(def(a), as[i].areg);
       else
         for (size_t p = 0; p < as[i].mregs.size(); ++p) copy(def(a, int(p)), as[i].mregs[p]);
     }
@@ -683,6 +697,11 @@ private:
     for (size_t i = 0; i < as.size(); ++i) {
       Value *a = call.getArgOperand(unsigned(i));
       if (as[i].areg >= 0) {
+        if (isWide(a->getType())) { // a quad argument: its two pairs
+          for (int k = 0; k < 2; ++k) emitCopyToPhys(as[i].areg + 2 * k, get(a, k), RegClass::AP);
+          c.ops.push_back(U(as[i].areg, RegClass::AQ));
+          continue;
+        }
         int src = get(a);
         RegClass rc = mf_.classOf(src);
         emitCopyToPhys(as[i].areg, src, rc);
@@ -704,7 +723,10 @@ private:
       if (rt->isIntegerTy(64)) copy(def(&call, 1), 1);
     } else {
       MInst mv;
-      copyFromPhys(def(&call), kA0, rc);
+      if (isWide(rt))
+        for (int k = 0; k < 2; ++k) copyFromPhys(def(&call, k), kA0 + 2 * k, RegClass::AP);
+      else
+        copyFromPhys(def(&call), kA0, rc);
     }
   }
   void emitCopyToPhys(int phys, int src, RegClass rc) {
@@ -769,6 +791,7 @@ private:
       }
       if (code == "r" || code == "a") {
         int r = get(v);
+        if (isWide(v->getType())) r = makeQuad(U(get(v, 0), RegClass::AP), U(get(v, 1), RegClass::AP));
         m.ops.push_back(UA(r));
         continue;
       }
@@ -780,7 +803,9 @@ private:
     block().insts.push_back(m);
     for (auto [op, n] : results) {
       int r = block().insts.back().ops[op].reg;
-      if (resultTypes.size() == 1) copy(def(&call), r);
+      if (resultTypes.size() == 1 && isWide(call.getType()))
+        for (int k = 0; k < 2; ++k) emit("mov", {D(def(&call, k), RegClass::AP), pairLane(r, k)}, true);
+      else if (resultTypes.size() == 1) copy(def(&call), r);
       else asmResults_[&call].push_back(r);
       (void)n;
     }
@@ -897,6 +922,36 @@ private:
       emit("sort4x16lo", {D(def(&ld), RegClass::A), U(lo, RegClass::A), U(hi, RegClass::A)}, true);
       return;
     }
+    if (isWide(t)) {
+      // ld128 only from interleaved memory ([F] S2): data of a Vector declared interleaved. Its
+      // quad is split into the value's two pairs (two AUX moves, usually in free slots).
+      if (align >= 8 && ld.getMetadata("ipucc.interleaved") && a.offset % 16 == 0) {
+        int q = newReg(RegClass::AQ);
+        memInst("ld128", D(q, RegClass::AQ), a, 16, true);
+        for (int k = 0; k < 2; ++k) emit("mov", {D(def(&ld, k), RegClass::AP), pairLane(q, k)}, true);
+        return;
+      }
+      for (int k = 0; k < 2; ++k, a.offset += 8) {
+        if (align >= 8) { memInst("ld64", D(def(&ld, k), RegClass::AP), a, 8, true); continue; }
+        int lo = newA(), hi = newA();
+        Address b = a;
+        if (align >= 4 || !isHalfVector(t)) {
+          memInst("ld32", D(lo, RegClass::A), b, 4, true);
+          b.offset += 4;
+          memInst("ld32", D(hi, RegClass::A), b, 4, true);
+        } else {
+          int h[4];
+          for (int i = 0; i < 4; ++i, b.offset += 2) {
+            h[i] = newA();
+            memInst("ldb16", D(h[i], RegClass::A), b, 2, true);
+          }
+          emit("sort4x16lo", {D(lo, RegClass::A), U(h[0], RegClass::A), U(h[1], RegClass::A)}, true);
+          emit("sort4x16lo", {D(hi, RegClass::A), U(h[2], RegClass::A), U(h[3], RegClass::A)}, true);
+        }
+        copyPairInto(def(&ld, k), lo, hi);
+      }
+      return;
+    }
     if (rc == RegClass::AP) {
       if (align >= 8) return void(memInst("ld64", D(def(&ld), RegClass::AP), a, 8, true));
       int lo = newA(), hi = newA();
@@ -949,31 +1004,41 @@ private:
       storeNarrow(a, hi, 2, align);
       return;
     }
-    if (rc == RegClass::AP) {
-      int r = get(v);
-      if (align >= 8) return void(memInst("st64", U(r, RegClass::AP), a, 8, false));
-      if (align >= 4 || !isHalfVector(t)) {
-        memInst("st32", lane(r, RegClass::AP, 0), a, 4, false);
-        a.offset += 4;
-        memInst("st32", lane(r, RegClass::AP, 1), a, 4, false);
-        return;
-      }
-      for (int i = 0; i < 2; ++i) {
-        int w = newM();
-        emit("atom", {D(w), lane(r, RegClass::AP, i)});
-        storeNarrow(a, w, 2, align);
-        int hi = newM();
-        emit("shr", {D(hi), U(w), I(16)});
-        a.offset += 2;
-        storeNarrow(a, hi, 2, align);
-        a.offset += 2;
-      }
+    if (rc == RegClass::AP) return storePair(U(get(v), RegClass::AP), a, align, isHalfVector(t));
+    if (isWide(t)) {
+      for (int k = 0; k < 2; ++k, a.offset += 8) storePair(U(get(v, k), RegClass::AP), a, align, isHalfVector(t));
       return;
     }
     if (t->isHalfTy()) return storeNarrow(a, aToM(get(v)), 2, align);
     if (t->isIntegerTy(16)) return storeNarrow(a, get(v), 2, align);
     if (t->isIntegerTy(8) || t->isIntegerTy(1)) return storeNarrow(a, get(v), 1, align);
     error(&st, "unsupported store of " + describe(t));
+  }
+
+  // One 64-bit value (a pair, or a pair of a quad) to memory of the given alignment.
+  void storePair(MOp pair, Address a, unsigned align, bool halves) {
+    if (align >= 8) return void(memInst("st64", pair, a, 8, false));
+    MOp lanes[2] = {pair, pair};
+    for (int i = 0; i < 2; ++i) {
+      lanes[i].rc = RegClass::A;
+      lanes[i].lane = (pair.lane ? pair.lane : 1) + i;
+    }
+    if (align >= 4 || !halves) {
+      memInst("st32", lanes[0], a, 4, false);
+      a.offset += 4;
+      memInst("st32", lanes[1], a, 4, false);
+      return;
+    }
+    for (int i = 0; i < 2; ++i) {
+      int w = newM();
+      emit("atom", {D(w), lanes[i]});
+      storeNarrow(a, w, 2, align);
+      int hi = newM();
+      emit("shr", {D(hi), U(w), I(16)});
+      a.offset += 2;
+      storeNarrow(a, hi, 2, align);
+      a.offset += 2;
+    }
   }
 
   // The tile writes 32 or 64 bits at a time: a 16- or 8-bit store reads the word, merges the
@@ -1287,6 +1352,13 @@ private:
       return void(emit("f16v2" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
     if (vt && vt->getNumElements() == 4 && vt->getElementType()->isHalfTy())
       return void(emit("f16v4" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
+    if (isWide(t)) { // 128 bits: the two 64-bit halves
+      std::string pre = isHalfVector(t) ? "f16v4" : "f32v2";
+      for (int k = 0; k < 2; ++k)
+        emit(pre + op, {D(def(&b, k), RegClass::AP), U(get(b.getOperand(0), k), RegClass::AP),
+                        U(get(b.getOperand(1), k), RegClass::AP)}, true);
+      return;
+    }
     if (vt && vt->getNumElements() == 2 && vt->getElementType()->isFloatTy())
       return void(emit("f32v2" + op, {D(d, rc), U(x, rc), U(y, rc)}, true));
     error(&b, "unsupported floating-point operation " + describe(&b));
@@ -1305,12 +1377,16 @@ private:
       emit("andc", {D(d, rc), U(o, rc), U(a, rc)}, true);
       return;
     }
-    if (rc == RegClass::AP) {
+    if (rc == RegClass::AP || isWide(t)) {
       int s = constA(sign);
-      int sp = makePair(s, s), o = newReg(rc), a = newReg(rc);
-      emit("or64", {D(o, rc), U(x, rc), U(sp, rc)}, true);
-      emit("and64", {D(a, rc), U(x, rc), U(sp, rc)}, true);
-      emit("andc64", {D(d, rc), U(o, rc), U(a, rc)}, true);
+      int sp = makePair(s, s);
+      for (int k = 0; k < partsOf(t); ++k) {
+        MOp xs = U(get(i.getOperand(0), k), RegClass::AP);
+        int o = newReg(RegClass::AP), a = newReg(RegClass::AP);
+        emit("or64", {D(o, RegClass::AP), xs, U(sp, RegClass::AP)}, true);
+        emit("and64", {D(a, RegClass::AP), xs, U(sp, RegClass::AP)}, true);
+        emit("andc64", {D(def(&i, k), RegClass::AP), U(o, RegClass::AP), U(a, RegClass::AP)}, true);
+      }
       return;
     }
     error(&i, "unsupported negation " + describe(&i));
@@ -1522,6 +1598,10 @@ private:
         }
         break;
       }
+      if (isWide(from) && isWide(to)) {
+        for (int k = 0; k < 2; ++k) copy(def(&c, k), get(x, k));
+        return;
+      }
       if (a == b) return copy(def(&c), get(x));
       if (a == RegClass::M && b == RegClass::A) return copy(def(&c), mToA(get(x)));
       if (a == RegClass::A && b == RegClass::M) return copy(def(&c), aToM(get(x)));
@@ -1531,11 +1611,22 @@ private:
       if (from->isHalfTy() && to->isFloatTy()) return void(emit("f16tof32", {D(def(&c), RegClass::A), U(get(x), RegClass::A)}, true));
       if (isHalfVector(from) && classOfType(to) == RegClass::AP)
         return void(emit("f16v2tof32", {D(def(&c), RegClass::AP), U(get(x), RegClass::A)}, true));
+      if (isHalfVector(from) && isWide(to)) { // <4 x half> -> <4 x float>
+        int h = get(x);
+        for (int k = 0; k < 2; ++k) emit("f16v2tof32", {D(def(&c, k), RegClass::AP), lane(h, RegClass::AP, k)}, true);
+        return;
+      }
       break;
     case Instruction::FPTrunc:
       if (from->isFloatTy() && to->isHalfTy()) return void(emit("f32tof16", {D(def(&c), RegClass::A), U(get(x), RegClass::A)}, true));
       if (classOfType(from) == RegClass::AP && isHalfVector(to))
         return void(emit("f32v2tof16", {D(def(&c), RegClass::A), U(get(x), RegClass::AP)}, true));
+      if (isWide(from) && isHalfVector(to)) { // <4 x float> -> <4 x half>
+        int lo = newA(), hi = newA();
+        emit("f32v2tof16", {D(lo, RegClass::A), U(get(x, 0), RegClass::AP)}, true);
+        emit("f32v2tof16", {D(hi, RegClass::A), U(get(x, 1), RegClass::AP)}, true);
+        return copyPairInto(def(&c), lo, hi);
+      }
       break;
     case Instruction::SIToFP:
     case Instruction::UIToFP: {
@@ -1576,11 +1667,16 @@ private:
   // One element of a legal vector as a scalar register (a half in the low 16 bits).
   int element(Value *v, unsigned index) {
     Type *t = v->getType();
-    int r = get(v);
-    RegClass rc = mf_.classOf(r);
     bool half = isHalfVector(t);
+    int part = 0;
+    if (isWide(t)) {
+      part = int(index / (half ? 4 : 2));
+      index %= half ? 4 : 2;
+    }
+    int r = get(v, part);
+    RegClass rc = mf_.classOf(r);
     if (!half) {
-      if (rc == RegClass::AP) {
+      if (rc == RegClass::AP || rc == RegClass::AQ) {
         int d = newA();
         emit("mov", {D(d, RegClass::A), lane(r, rc, int(index))}, true);
         return d;
@@ -1597,7 +1693,16 @@ private:
     emit("sort4x16hi", {D(d, RegClass::A), word, word}, true);
     return d;
   }
-  // Builds a legal vector of type `t` from scalar element registers.
+  // Writes a vector value (both pairs of a 128-bit one) from scalar element registers.
+  void buildVectorInto(Value *dst, const std::vector<int> &elems) {
+    Type *t = dst->getType();
+    if (!isWide(t)) return copy(def(dst), buildVector(t, elems));
+    size_t half = elems.size() / 2;
+    Type *pt = FixedVectorType::get(cast<FixedVectorType>(t)->getElementType(), unsigned(half));
+    for (int k = 0; k < 2; ++k)
+      copy(def(dst, k), buildVector(pt, std::vector<int>(elems.begin() + long(k * half), elems.begin() + long((k + 1) * half))));
+  }
+  // Builds a legal vector of type `t` (at most 64 bits) from scalar element registers.
   int buildVector(Type *t, const std::vector<int> &elems) {
     RegClass rc = classOfType(t);
     if (!isHalfVector(t)) {
@@ -1632,7 +1737,7 @@ private:
     for (unsigned i = 0; i < lanes(e.getType()); ++i)
       elems.push_back(i == idx->getZExtValue() ? get(e.getOperand(1))
                       : isa<UndefValue>(e.getOperand(0)) ? kAZero : element(e.getOperand(0), i));
-    copy(def(&e), buildVector(e.getType(), elems));
+    buildVectorInto(&e, elems);
   }
   void selectShuffle(ShuffleVectorInst &s) {
     unsigned n0 = lanes(s.getOperand(0)->getType());
@@ -1644,7 +1749,7 @@ private:
       if (splat) {
         int x = get(ins->getOperand(1));
         std::vector<int> elems(lanes(s.getType()), x);
-        return copy(def(&s), buildVector(s.getType(), elems));
+        return buildVectorInto(&s, elems);
       }
     }
     std::vector<int> elems;
@@ -1653,7 +1758,7 @@ private:
       else if (unsigned(m) < n0) elems.push_back(element(s.getOperand(0), unsigned(m)));
       else elems.push_back(element(s.getOperand(1), unsigned(m) - n0));
     }
-    copy(def(&s), buildVector(s.getType(), elems));
+    buildVectorInto(&s, elems);
   }
 
   // ---- intrinsics --------------------------------------------------------------------------
@@ -1877,7 +1982,7 @@ private:
       for (PHINode &phi : succ->phis()) {
         if (skip_.count(&phi)) continue;
         Value *in = phi.getIncomingValueForBlock(&bb);
-        int parts = phi.getType()->isIntegerTy(64) ? 2 : 1;
+        int parts = partsOf(phi.getType());
         std::vector<int> dst, tmp;
         // After a loop block's own copies, a value carried around the loop is also in its phi:
         // reading the phi there ends the value's life at the copy (so the two share a register,
@@ -1967,7 +2072,10 @@ private:
               m.ops.push_back(U(1));
             }
           } else {
-            emitCopyToPhys(kA0, get(v), rc);
+            if (isWide(v->getType()))
+              for (int k = 0; k < 2; ++k) emitCopyToPhys(kA0 + 2 * k, get(v, k), RegClass::AP);
+            else
+              emitCopyToPhys(kA0, get(v), rc);
             m.ops.push_back(U(kA0, rc));
           }
         }

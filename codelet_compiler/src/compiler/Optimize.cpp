@@ -127,6 +127,22 @@ public:
 
 // Splits instructions on vector types the backend does not select into per-element scalar code.
 bool needsScalarizing(Instruction &i) {
+  // 128-bit float vectors (float4, half8: an ARF quad) are kept for moves, loads, stores,
+  // add/sub/mul (two 64-bit operations) and f16<->f32 conversions.
+  bool wide = isFloatVector(i.getType(), 128);
+  for (Value *op : i.operands()) wide |= isFloatVector(op->getType(), 128);
+  if (wide) {
+    if (isa<LoadInst>(&i) || isa<StoreInst>(&i) || isa<ExtractElementInst>(&i) || isa<InsertElementInst>(&i) ||
+        isa<ShuffleVectorInst>(&i) || isa<PHINode>(&i) || isa<FreezeInst>(&i))
+      return false;
+    if (auto *b = dyn_cast<BinaryOperator>(&i))
+      return !(b->getOpcode() == Instruction::FAdd || b->getOpcode() == Instruction::FSub || b->getOpcode() == Instruction::FMul);
+    if (i.getOpcode() == Instruction::FNeg) return false;
+    if (auto *c = dyn_cast<CastInst>(&i))
+      return !((c->getOpcode() == Instruction::FPExt || c->getOpcode() == Instruction::FPTrunc) &&
+               isFloatVector(c->getSrcTy(), c->getOpcode() == Instruction::FPExt ? 64 : 128));
+    return true;
+  }
   auto illegal = [](Type *t) { return t->isVectorTy() && !isLegalVector(t); };
   if (illegal(i.getType())) return true;
   for (Value *op : i.operands())
@@ -230,10 +246,11 @@ void legalize(Module &m) {
 // spares the vectoriser its runtime overlap checks (docs/ipu-cc.md).
 struct VertexFieldScopesPass : PassInfoMixin<VertexFieldScopesPass> {
   static constexpr int64_t kState = 1 << 30; // "field" of accesses to the vertex state itself
-  const std::set<std::string> &entries;
-  explicit VertexFieldScopesPass(const std::set<std::string> &e) : entries(e) {}
+  const std::map<std::string, std::set<int64_t>> &entries;
+  explicit VertexFieldScopesPass(const std::map<std::string, std::set<int64_t>> &e) : entries(e) {}
   PreservedAnalyses run(Function &f, FunctionAnalysisManager &) {
-    if (!entries.count(f.getName().str()) || f.arg_size() < 1) return PreservedAnalyses::all();
+    auto entry = entries.find(f.getName().str());
+    if (entry == entries.end() || f.arg_size() < 1) return PreservedAnalyses::all();
     const DataLayout &dl = f.getParent()->getDataLayout();
     auto fieldOf = [&](Value *ptr) -> int64_t {
       SmallVector<const Value *, 4> objects;
@@ -265,8 +282,10 @@ struct VertexFieldScopesPass : PassInfoMixin<VertexFieldScopesPass> {
       if (field < 0) continue;
       accesses.push_back({&i, field});
       fields.insert(field);
+      // Data of an interleaved field: ISel may use ld128 (Backend.h).
+      if (entry->second.count(field)) i.setMetadata("ipucc.interleaved", MDNode::get(f.getContext(), {}));
     }
-    if (fields.size() < 2) return PreservedAnalyses::all();
+    if (fields.size() < 2) return accesses.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
     MDBuilder mdb(f.getContext());
     MDNode *domain = mdb.createAnonymousAliasScopeDomain("ipucc.vertex");
     std::map<int64_t, MDNode *> scope;
@@ -322,7 +341,7 @@ struct RepeatMarkerPass : PassInfoMixin<RepeatMarkerPass> {
 } // namespace
 
 void optimizeModule(Module &module, int optLevel, const std::vector<std::string> &supervisorEntries,
-                    const std::set<std::string> &workerEntries) {
+                    const std::map<std::string, std::set<int64_t>> &entries) {
   // Supervisor code cannot call worker code: everything a SupervisorVertex calls is inlined, at
   // every optimisation level.
   std::vector<Function *> work;
@@ -351,7 +370,7 @@ void optimizeModule(Module &module, int optLevel, const std::vector<std::string>
   pto.LoopInterleaving = false;
   PassBuilder pb(nullptr, pto);
   pb.registerVectorizerStartEPCallback([&](FunctionPassManager &fpm, OptimizationLevel) {
-    fpm.addPass(VertexFieldScopesPass(workerEntries));
+    fpm.addPass(VertexFieldScopesPass(entries));
   });
   fam.registerPass([&] {
     return TargetIRAnalysis([](const Function &f) { return TargetTransformInfo(IpuTTI(f.getParent()->getDataLayout())); });

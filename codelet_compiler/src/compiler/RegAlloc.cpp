@@ -134,7 +134,7 @@ Graph buildGraph(const MFunction &mf) {
         if (isVirtual(u)) g.adj[u], ++g.uses[u];
       }
       // makepair writes the low register first: its high source must not be in the pair.
-      if (in.mnemonic == "makepair" && in.ops[2].kind == MOp::Reg) {
+      if ((in.mnemonic == "makepair" || in.mnemonic == "makequad") && in.ops[2].kind == MOp::Reg) {
         std::vector<Item> hi;
         itemsOf(in.ops[2], hi);
         for (Item d : e.defs)
@@ -242,7 +242,7 @@ MInst spillInst(const char *mn, int reg, RegClass c, uint32_t offset, bool def) 
 // Every def of `v` is followed by a store to its slot; every use reads the slot into a fresh register.
 void spill(MFunction &mf, int v, std::set<int> &temps) {
   RegClass c = mf.classOf(v);
-  if (c == RegClass::AQ || c == RegClass::MP) throw CompileError(mf.location + ": error: too many live 128-bit values; ipu-cc cannot spill ARF quads\n");
+  if (c == RegClass::MP) throw CompileError(mf.location + ": error: too many live values for the MRF (a packed address pair cannot be spilled)\n");
   uint32_t off = slotFor(mf, c);
   const char *ld = c == RegClass::AP ? "ld64" : "ld32";
   const char *st = c == RegClass::AP ? "st64" : "st32";
@@ -258,12 +258,31 @@ void spill(MFunction &mf, int v, std::set<int> &temps) {
       if (!uses && !defs) { out.push_back(std::move(in)); continue; }
       int t = mf.newVreg(c);
       temps.insert(t);
-      if (uses) out.push_back(spillInst(ld, t, c, off, true));
+      if (uses && c == RegClass::AQ) { // a quad: two 64-bit halves, joined
+        int h[2];
+        for (int k = 0; k < 2; ++k) {
+          h[k] = mf.newVreg(RegClass::AP);
+          temps.insert(h[k]);
+          out.push_back(spillInst("ld64", h[k], RegClass::AP, off + 8 * uint32_t(k), true));
+        }
+        MInst j;
+        j.mnemonic = "makequad";
+        j.aux = true;
+        j.ops = {MOp::def_(t, c), MOp::use_(h[0], RegClass::AP), MOp::use_(h[1], RegClass::AP)};
+        out.push_back(j);
+      } else if (uses)
+        out.push_back(spillInst(ld, t, c, off, true));
       for (MOp &o : in.ops)
         if (o.kind == MOp::Reg && o.reg == v) o.reg = t;
       bool term = in.terminator;
       out.push_back(std::move(in));
-      if (defs) {
+      if (defs && c == RegClass::AQ) {
+        for (int k = 0; k < 2; ++k) {
+          MInst s = spillInst("st64", t, RegClass::AP, off + 8 * uint32_t(k), false);
+          s.ops[0].lane = 2 * k + 1;
+          out.push_back(s);
+        }
+      } else if (defs) {
         MInst s = spillInst(st, t, c, off, false);
         if (term) out.insert(out.end() - 1, s); // (never: terminators define nothing we spill)
         else out.push_back(s);
@@ -427,7 +446,7 @@ void allocateRegisters(MFunction &mf) {
       int best = -1;
       double bestCost = 1e30;
       auto consider = [&](int v) {
-        if (temps.count(v) || mf.classOf(v) == RegClass::AQ || mf.classOf(v) == RegClass::MP) return;
+        if (temps.count(v) || mf.classOf(v) == RegClass::MP) return;
         double cost = double(g.uses[v] + 1) / double(g.adj[v].size() + 1);
         if (cost < bestCost) bestCost = cost, best = v;
       };

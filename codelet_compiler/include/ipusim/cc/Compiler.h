@@ -29,6 +29,7 @@ struct VertexField {
   std::string elementType;
   std::string innerLayout; ///< "" unless the field is a vector of vectors
   uint32_t elementAlign = 0; ///< the alignment the data must have (Vector's align argument)
+  bool interleaved = false;  ///< the data is in interleaved memory (Vector's Interleaved argument)
 };
 
 struct VertexLayout {
