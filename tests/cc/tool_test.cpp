@@ -6,6 +6,8 @@
 #include "ipusim/cc/Assembler.h"
 #include "ipusim/cc/Compiler.h"
 
+#include "../../simulator/src/Half.h"
+
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -117,6 +119,31 @@ TEST(IpuCc, ExternalCodeletLinksToItsAssembly) {
                              });
     EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut), std::string(entry).find("Triple") != std::string::npos ? 42u : 28u)
         << entry;
+  }
+}
+
+TEST(IpuCc, WideVectorsUseLd128FromInterleavedMemory) {
+  cc::CompileResult c = cc::compileCodelet(input("wide.cpp"));
+  EXPECT_NE(c.assembly.find("ld128 "), std::string::npos) << c.assembly;
+  ASSERT_EQ(c.vertices.size(), 1u);
+  EXPECT_TRUE(c.vertices[0].fields[0].interleaved);
+  EXPECT_FALSE(c.vertices[0].fields[1].interleaved);
+  // a in region 1 (interleaved, from 0x80000), the rest in region 0.
+  constexpr uint32_t kState = 0x70000, kA = 0x80000, kB = 0x60000, kOut = 0x64000, kOutH = 0x68000, n = 5;
+  std::vector<float> a(4 * n), b(4 * n);
+  for (uint32_t i = 0; i < 4 * n; ++i) a[i] = 0.5f * float(i) + 1.0f, b[i] = -0.25f * float(i) + 3.0f;
+  auto r = corpus::runBoth({{"wide.o", c.object}}, "__runCodelet_Wide", test::Mode::Worker, kState, [&](sim::Tile &t) {
+    test::putWords(t, kState, {kA, n, kB, kOut, kOutH});
+    for (uint32_t i = 0; i < 4 * n; ++i) {
+      t.memory().write<float>(kA + 4 * i, a[i]);
+      t.memory().write<float>(kB + 4 * i, b[i]);
+    }
+  });
+  for (uint32_t i = 0; i < 4 * n; ++i) {
+    // x = -(a * b - b) + {1, 2, 3, 4}: each f32 operation rounded once, as on the host.
+    float x = -(a[i] * b[i] - b[i]) + float(i % 4 + 1);
+    EXPECT_EQ(r.tile->memory().read<float>(kOut + 4 * i), x) << i;
+    EXPECT_EQ(r.tile->memory().read<uint16_t>(kOutH + 2 * i), sim::doubleToHalf(double(x))) << i;
   }
 }
 
