@@ -1044,41 +1044,35 @@ private:
   // The tile writes 32 or 64 bits at a time: a 16- or 8-bit store reads the word, merges the
   // value in and writes the word back. The value's upper bits may hold anything.
   void storeNarrow(Address a, int value, unsigned size, unsigned align) {
-    unsigned wordAlign = align >= 4 ? 4 : 0;
-    int addr;
-    if (a.base == kSP || (wordAlign && a.offset >= 0)) {
-      // The byte position within the word is known at compile time.
-      if (a.base == kSP || wordAlign) {
-        int64_t byte = a.offset & 3;
-        Address w = a;
-        w.offset = a.offset - byte;
-        if (a.base != kSP && align < 4) goto dynamic;
-        int old = newM();
-        memInst("ld32", D(old), w, 4, true);
-        int merged = mergeStatic(old, value, unsigned(byte), size);
-        memInst("st32", U(merged), w, 4, false);
-        return;
-      }
+    // The position in the word is known when the address is word-aligned, or $sp-relative ($sp
+    // is 8-aligned); otherwise it comes from the address's low bits at run time.
+    if (a.base == kSP || align >= 4) {
+      int64_t byte = a.base == kSP ? (a.offset & 3) : 0;
+      Address w = a;
+      w.offset = a.offset - byte;
+      int old = newM();
+      memInst("ld32", D(old), w, 4, true);
+      memInst("st32", U(mergeStatic(old, value, unsigned(byte), size)), w, 4, false);
+      return;
     }
-  dynamic:
-    addr = newM();
-    if (a.offset) emit("add", {D(addr), U(a.base), I(a.offset)});
-    else addr = a.base;
-    {
-      int wordAddr = newM(), shift = newM(), mask = newM(), old = newM(), v = newM(), merged = newM(), t = newM();
-      emit("andc", {D(wordAddr), U(addr), I(3)});
-      emit("and", {D(shift), U(addr), I(3)});
-      emit("shl", {D(shift), U(shift), I(3)});
-      emit("shl", {D(mask), U(constM(size == 2 ? 0xFFFF : 0xFF)), U(shift)});
-      MInst &l = emit("ld32", {D(old), U(wordAddr), U(kMZero), I(0)});
-      l.mayLoad = true;
-      emit("shl", {D(v), U(value), U(shift)});
-      emit("and", {D(v), U(v), U(mask)});
-      emit("andc", {D(t), U(old), U(mask)});
-      emit("or", {D(merged), U(t), U(v)});
-      MInst &s = emit("st32", {U(merged), U(wordAddr), U(kMZero), I(0)});
-      s.mayStore = true;
+    int addr = a.base;
+    if (a.offset) {
+      addr = newM();
+      emit("add", {D(addr), U(a.base), I(a.offset)});
     }
+    int wordAddr = newM(), shift = newM(), mask = newM(), old = newM(), v = newM(), merged = newM(), t = newM();
+    emit("andc", {D(wordAddr), U(addr), I(3)});
+    emit("and", {D(shift), U(addr), I(3)});
+    emit("shl", {D(shift), U(shift), I(3)});
+    emit("shl", {D(mask), U(constM(size == 2 ? 0xFFFF : 0xFF)), U(shift)});
+    MInst &l = emit("ld32", {D(old), U(wordAddr), U(kMZero), I(0)});
+    l.mayLoad = true;
+    emit("shl", {D(v), U(value), U(shift)});
+    emit("and", {D(v), U(v), U(mask)});
+    emit("andc", {D(t), U(old), U(mask)});
+    emit("or", {D(merged), U(t), U(v)});
+    MInst &st = emit("st32", {U(merged), U(wordAddr), U(kMZero), I(0)});
+    st.mayStore = true;
   }
   int mergeStatic(int old, int value, unsigned byte, unsigned size) {
     uint32_t mask = (size == 2 ? 0xFFFFu : 0xFFu) << (8 * byte);
