@@ -200,3 +200,19 @@ TEST(CorpusDiffBug, ManyIntArgs) {
   for (int x : a) want.push_back(7 * x + 21);
   expectEq(r, r.get<int>("out"), want);
 }
+
+TEST(CorpusDiffBug, I64CmpSelect) {
+  std::vector<long long> a = {-3, -160, -5, 7, -3, 100001};
+  std::vector<int> b = {-295385372, -1731, -6, 8, -2, 5};
+  std::vector<short> c = {32767, 271, -17, 3, 1, -1};
+  VertexRun r(bugFile("i64_cmp_select.cpp"), "dtbug::I64CmpSelect");
+  r.set("a", buf(a)).set("b", buf(b)).set("c", buf(c)).set("out", out(uint32_t(3 * a.size()), 4));
+  if (!r.run()) return;
+  std::vector<int> want;
+  for (size_t i = 0; i < a.size(); ++i) {
+    want.push_back(a[i] >= (long long)b[i]);
+    want.push_back(a[i] >= (2147483648u > (unsigned)c[i] ? (long long)b[i] : 100000LL));
+    want.push_back(2147483648u > (unsigned)c[i]);
+  }
+  expectEq(r, r.get<int>("out"), want);
+}
