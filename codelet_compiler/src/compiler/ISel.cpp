@@ -376,7 +376,9 @@ private:
     BasicBlock *exit = br->getSuccessor(0) == &bb ? br->getSuccessor(1) : br->getSuccessor(0);
     // The loop-carried copies belong to every iteration; the exit's after the last.
     lowerPhiCopiesTo(bb, &bb);
-    MInst &e = emit("rptend", {});
+    // The count stays live through the body: a software-pipelined loop issues body instructions
+    // (its prologue) before the rpt that reads it.
+    MInst &e = emit("rptend", {U(block().repeatCount)});
     e.barrier = true;
     lowerPhiCopiesTo(bb, exit);
     unsigned most = repeatMost_[&bb];
@@ -1216,9 +1218,9 @@ private:
 
   // Registers hold narrow integers with unspecified upper bits; these give them extended.
   int zeroExtended(Value *v, unsigned bits) {
+    if (auto *c = dyn_cast<ConstantInt>(v)) return constM(uint32_t(c->getZExtValue())); // zero-extended by type
     int r = get(v);
     if (bits >= 32) return r;
-    if (isa<ConstantInt>(v)) return r;
     int d = newM();
     if (bits <= 12) emit("and", {D(d), U(r), I((1 << bits) - 1)});
     else {
@@ -1228,8 +1230,9 @@ private:
     return d;
   }
   int signExtended(Value *v, unsigned bits) {
+    if (auto *c = dyn_cast<ConstantInt>(v)) return constM(uint32_t(c->getSExtValue()));
     int r = get(v);
-    if (bits >= 32 || isa<ConstantInt>(v)) return r;
+    if (bits >= 32) return r;
     int d = newM();
     emit("shl", {D(d), U(r), I(32 - bits)});
     emit("shrs", {D(d), U(d), I(32 - bits)});
@@ -1399,7 +1402,10 @@ private:
     case CmpInst::ICMP_EQ:
     case CmpInst::ICMP_NE: {
       bool eq = c.getPredicate() == CmpInst::ICMP_EQ;
-      if (eq && fitsS16(y)) return void(emit("cmpeq", {D(d), U(zeroOrSame(x, bits)), I(cval(y))}));
+      // Both sides zero-extended to 32 bits (a narrow -1 is 0xFFFF here).
+      if (eq && bits == 32 && fitsS16(y)) return void(emit("cmpeq", {D(d), U(get(x)), I(cval(y))}));
+      if (auto *c = dyn_cast<ConstantInt>(y); eq && c && c->getZExtValue() < 65536)
+        return void(emit("cmpeq", {D(d), U(zeroOrSame(x, bits)), I(int64_t(c->getZExtValue()))}));
       int xv = zeroOrSame(x, bits), yv = zeroOrSame(y, bits);
       return void(emit(eq ? "cmpeq" : "cmpne", {D(d), U(xv), U(yv)}));
     }
