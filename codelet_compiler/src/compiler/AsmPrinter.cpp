@@ -541,6 +541,60 @@ std::string printFunction(MFunction &mf) {
   return os.str();
 }
 
+
+// ---- 64-bit runtime routines (text generators; `l` prefixes their local labels) ----------------
+
+// -(hi:lo) in place, using `t`.
+std::string negate64(const char *lo, const char *hi, const char *t) {
+  return std::string("  cmpne ") + t + ", " + lo + ", $mzero\n  sub " + lo + ", 0, " + lo + "\n  sub " + hi + ", 0, " +
+         hi + "\n  sub " + hi + ", " + hi + ", " + t + "\n";
+}
+
+// Unsigned 64-step restoring division of $m1:$m0 by $m3:$m2: quotient in $m1:$m0, remainder in
+// $m5:$m4 (uses $m6-$m8).
+std::string divide64(const std::string &l) {
+  return "  setzi $m4, 0\n  setzi $m5, 0\n  setzi $m6, 64\n" + l + "loop:\n"
+         "  shr $m7, $m4, 31\n  shl $m5, $m5, 1\n  or $m5, $m5, $m7\n"   // r <<= 1, top bit of x in
+         "  shr $m7, $m1, 31\n  shl $m4, $m4, 1\n  or $m4, $m4, $m7\n"
+         "  shr $m7, $m0, 31\n  shl $m1, $m1, 1\n  or $m1, $m1, $m7\n  shl $m0, $m0, 1\n" // x <<= 1
+         "  cmpult $m7, $m5, $m3\n  brnz $m7, " + l + "next\n"              // r < y: no subtraction
+         "  cmpeq $m8, $m5, $m3\n  brz $m8, " + l + "sub\n"
+         "  cmpult $m7, $m4, $m2\n  brnz $m7, " + l + "next\n" + l + "sub:\n"
+         "  cmpult $m8, $m4, $m2\n  sub $m4, $m4, $m2\n  sub $m5, $m5, $m3\n  sub $m5, $m5, $m8\n"
+         "  or $m0, $m0, 1\n" + l + "next:\n"
+         "  add $m6, $m6, -1\n  brnz $m6, " + l + "loop\n";
+}
+
+// $m1:$m0 (unsigned) to the nearest f32 in $a0, then `finish`. For a value beyond 32 bits: its top
+// 32 bits with every lower bit ORed into bit 0 (a sticky bit far below f32's rounding point)
+// convert with one rounding, then an exact scaling by 2^n.
+std::string u64ToF32(const std::string &l, const std::string &finish) {
+  return "  brnz $m1, " + l + "big\n  add $m7, $m11, -8\n  st32 $m0, $m7, $mzero, 0\n  ld32 $a0, $m7, $mzero, 0\n"
+         "  f32fromui32 $a0, $a0\n  bri " + l + "done\n" + l + "big:\n"
+         "  clz $m2, $m1\n  sub $m3, 32, $m2\n  brnz $m2, " + l + "shift\n"
+         "  cmpne $m4, $m0, $mzero\n  or $m4, $m1, $m4\n  bri " + l + "conv\n" + l + "shift:\n"
+         "  shl $m4, $m1, $m2\n  shr $m5, $m0, $m3\n  or $m4, $m4, $m5\n  shl $m5, $m0, $m2\n  cmpne $m5, $m5, $mzero\n"
+         "  or $m4, $m4, $m5\n" + l + "conv:\n"
+         "  add $m5, $m3, 127\n  shl $m5, $m5, 23\n  add $m7, $m11, -8\n  st32 $m4, $m7, $mzero, 0\n"
+         "  st32 $m5, $m7, $mzero, 1\n  ld32 $a0, $m7, $mzero, 0\n  ld32 $a1, $m7, $mzero, 1\n"
+         "  f32fromui32 $a0, $a0\n  f32mul $a0, $a0, $a1\n" + l + "done:\n" + finish;
+}
+
+// $a0 (f32) truncated to a 64-bit integer in $m1:$m0; `isSigned` negates by the sign ($m9).
+std::string f32To64(const std::string &l, bool isSigned) {
+  std::string s = "  atom $m0, $a0\n  shr $m9, $m0, 31\n  shr $m2, $m0, 23\n  and $m2, $m2, 255\n"
+                  "  cmpult $m3, $m2, 127\n  brz $m3, " + l + "1\n  setzi $m0, 0\n  setzi $m1, 0\n  br $m10\n" + l + "1:\n"
+                  "  cmpult $m3, $m2, 158\n  brz $m3, " + l + "big\n  f32int $a0, $a0, 3\n";
+  s += isSigned ? "  f32toi32 $a0, $a0\n  atom $m0, $a0\n  shrs $m1, $m0, 31\n  br $m10\n"
+                : "  f32toui32 $a0, $a0\n  atom $m0, $a0\n  setzi $m1, 0\n  br $m10\n";
+  s += l + "big:\n  shl $m4, $m0, 9\n  shr $m4, $m4, 9\n  setzi $m5, 1\n  shl $m5, $m5, 23\n  or $m4, $m4, $m5\n"
+       "  add $m2, $m2, -150\n  cmpult $m3, $m2, 32\n  brz $m3, " + l + "hi\n"
+       "  sub $m6, 32, $m2\n  shr $m1, $m4, $m6\n  shl $m0, $m4, $m2\n  bri " + l + "sign\n" + l + "hi:\n"
+       "  add $m2, $m2, -32\n  shl $m1, $m4, $m2\n  setzi $m0, 0\n" + l + "sign:\n";
+  if (isSigned) s += "  brz $m9, " + l + "out\n" + negate64("$m0", "$m1", "$m8") + l + "out:\n";
+  return s + "  br $m10\n";
+}
+
 std::string runtimeRoutines(const std::vector<std::string> &needed) {
   // Worker routines in ipu-cc's calling convention: arguments $m0, $m1 ..., result $m0, return
   // with br $m10. Division is restoring shift-and-subtract, 32 steps (the tile has no divider).
@@ -603,6 +657,41 @@ std::string runtimeRoutines(const std::vector<std::string> &needed) {
             "  st32 $m6, $m4, $mzero, 0\n"
             "  add $m0, $m0, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n"
          << ".L" << n << "_done:\n  br $m10\n";
+    } else if (n == "__ipucc_shl64" || n == "__ipucc_lshr64" || n == "__ipucc_ashr64") {
+      // $m1:$m0 shifted by $m2 & 63; register shift amounts stay below 32.
+      std::string l = ".L" + n + "_";
+      bool left = n == "__ipucc_shl64", arith = n == "__ipucc_ashr64";
+      os << "  and $m2, $m2, 63\n  brz $m2, " << l << "done\n  cmpult $m3, $m2, 32\n  brz $m3, " << l << "big\n"
+         << "  sub $m4, 32, $m2\n";
+      if (left)
+        os << "  shr $m5, $m0, $m4\n  shl $m1, $m1, $m2\n  or $m1, $m1, $m5\n  shl $m0, $m0, $m2\n  br $m10\n" << l
+           << "big:\n  add $m2, $m2, -32\n  shl $m1, $m0, $m2\n  setzi $m0, 0\n";
+      else
+        os << "  shl $m5, $m1, $m4\n  shr $m0, $m0, $m2\n  or $m0, $m0, $m5\n  " << (arith ? "shrs" : "shr")
+           << " $m1, $m1, $m2\n  br $m10\n" << l << "big:\n  add $m2, $m2, -32\n  " << (arith ? "shrs" : "shr")
+           << " $m0, $m1, $m2\n" << (arith ? "  shrs $m1, $m1, 31\n" : "  setzi $m1, 0\n");
+      os << l << "done:\n  br $m10\n";
+    } else if (n == "__ipucc_udivmod64") {
+      os << divide64(".L" + n + "_") << "  mov $m2, $m4\n  mov $m3, $m5\n  br $m10\n";
+    } else if (n == "__ipucc_sdivmod64") {
+      // Signs in $m9 (bit 0: dividend, bit 1: divisor); C truncates: the quotient's sign is their
+      // exclusive or, the remainder's the dividend's.
+      std::string l = ".L" + n + "_";
+      os << "  shr $m9, $m1, 31\n  shr $m7, $m3, 31\n  shl $m7, $m7, 1\n  or $m9, $m9, $m7\n"
+         << "  and $m7, $m9, 1\n  brz $m7, " << l << "a\n" << negate64("$m0", "$m1", "$m8") << l << "a:\n"
+         << "  and $m7, $m9, 2\n  brz $m7, " << l << "b\n" << negate64("$m2", "$m3", "$m8") << l << "b:\n"
+         << divide64(l)
+         << "  and $m7, $m9, 1\n  shr $m8, $m9, 1\n  xor $m7, $m7, $m8\n  brz $m7, " << l << "c\n"
+         << negate64("$m0", "$m1", "$m8") << l << "c:\n  mov $m2, $m4\n  mov $m3, $m5\n"
+         << "  and $m7, $m9, 1\n  brz $m7, " << l << "d\n" << negate64("$m2", "$m3", "$m8") << l << "d:\n  br $m10\n";
+    } else if (n == "__ipucc_u64tof32") {
+      os << u64ToF32(".L" + n + "_", "  br $m10\n");
+    } else if (n == "__ipucc_s64tof32") {
+      std::string l = ".L" + n + "_";
+      os << "  shr $m9, $m1, 31\n  brz $m9, " << l << "pos\n" << negate64("$m0", "$m1", "$m8") << l << "pos:\n"
+         << u64ToF32(l, "  brz $m9, " + l + "out\n  or $a0, $a0, 2147483648\n" + l + "out:\n  br $m10\n");
+    } else if (n == "__ipucc_f32tou64" || n == "__ipucc_f32tos64") {
+      os << f32To64(".L" + n + "_", n == "__ipucc_f32tos64");
     } else if (n == "__ipucc_mul64") {
       // Low 64 bits of (x1:x0) * (y1:y0) from 16-bit partial products (mul keeps 32 bits).
       os << "  mul $m4, $m0, $m3\n  mul $m5, $m1, $m2\n  add $m4, $m4, $m5\n"          // cross terms -> high

@@ -228,11 +228,15 @@ private:
         default: break;
         }
       }
-      if (auto *b = dyn_cast<BinaryOperator>(&i)) {
+      if (auto *b = dyn_cast<BinaryOperator>(&i)) { // operations done by a runtime routine (a call)
         auto op = b->getOpcode();
         if (op == Instruction::UDiv || op == Instruction::SDiv || op == Instruction::URem || op == Instruction::SRem) return false;
-        if (b->getType()->isIntegerTy(64) && op == Instruction::Mul) return false;
+        if (b->getType()->isIntegerTy(64) && (op == Instruction::Mul || (b->isShift() && !isa<ConstantInt>(b->getOperand(1)))))
+          return false;
       }
+      if (auto *c = dyn_cast<CastInst>(&i))
+        if (c->getSrcTy()->isIntegerTy(64) || c->getDestTy()->isIntegerTy(64))
+          if (isa<SIToFPInst>(c) || isa<UIToFPInst>(c) || isa<FPToSIInst>(c) || isa<FPToUIInst>(c)) return false;
       if (isa<SelectInst>(&i) && classOfType(i.getType()) != RegClass::M) continue;
       if (isa<SwitchInst>(&i)) return false;
       if (auto *s = dyn_cast<StoreInst>(&i)) { // narrow stores with unknown alignment are fine (no branches)
@@ -1118,23 +1122,36 @@ private:
   }
   // A call to one of ipu-cc's runtime routines (MRF arguments, result in $m0).
   int callRuntime(Instruction &i, const std::string &name, std::vector<int> args) {
+    std::vector<std::pair<int, int>> in;
+    for (size_t k = 0; k < args.size(); ++k) in.push_back({args[k], int(k)});
+    return callRoutine(i, name, in, {0})[0];
+  }
+  // A call to one of ipu-cc's runtime routines: each argument register goes to the given physical
+  // register ($m0.. or $a0..), and the listed physical result registers are copied out.
+  std::vector<int> callRoutine(Instruction &i, const std::string &name, const std::vector<std::pair<int, int>> &args,
+                               const std::vector<int> &results) {
     if (std::find(runtime_.begin(), runtime_.end(), name) == runtime_.end()) runtime_.push_back(name);
-    if (mf_.supervisor) mf_.hasCalls = true;
     mf_.hasCalls = true;
     MInst c;
     c.mnemonic = "call";
     c.call = true;
     c.barrier = true;
     c.ops = {D(kLR), MOp::sym(name)};
-    for (size_t k = 0; k < args.size(); ++k) {
-      emit("mov", {D(int(k)), U(args[k])});
-      c.ops.push_back(U(int(k)));
+    for (auto [reg, phys] : args) {
+      RegClass rc = phys >= kA0 ? RegClass::A : RegClass::M;
+      emitCopyToPhys(phys, reg, rc);
+      c.ops.push_back(U(phys, rc));
     }
     if (const DebugLoc &dl = i.getDebugLoc()) c.line = dl.getLine(), c.col = dl.getCol();
     block().insts.push_back(c);
-    int r = newM();
-    emit("mov", {D(r), U(0)});
-    return r;
+    std::vector<int> out;
+    for (int phys : results) {
+      RegClass rc = phys >= kA0 ? RegClass::A : RegClass::M;
+      int r = newReg(rc);
+      copyFromPhys(r, phys, rc);
+      out.push_back(r);
+    }
+    return out;
   }
 
   // ---- arithmetic --------------------------------------------------------------------------
@@ -1294,13 +1311,31 @@ private:
         emit("or", {D(dl), U(u), U(t)});
         emit(sh, {D(dh), U(xh), I(s)});
         return;
+      } else {
+        const char *fn = b.getOpcode() == Instruction::Shl ? "__ipucc_shl64" : b.getOpcode() == Instruction::LShr
+                                                               ? "__ipucc_lshr64" : "__ipucc_ashr64";
+        auto r = callRoutine(b, fn, {{xl, 0}, {xh, 1}, {get(y, 0), 2}}, {0, 1});
+        copy(dl, r[0]);
+        copy(dh, r[1]);
+        return;
       }
-      break;
     case Instruction::Mul: {
-      // 32x32->64 of the low words is all C++ codelets need in practice (counters, indices).
-      int r = callRuntime(b, "__ipucc_mul64", {xl, xh, get(y, 0), get(y, 1)});
-      copy(dl, r);
-      emit("mov", {D(dh), U(1)});
+      auto r = callRoutine(b, "__ipucc_mul64", {{xl, 0}, {xh, 1}, {get(y, 0), 2}, {get(y, 1), 3}}, {0, 1});
+      copy(dl, r[0]);
+      copy(dh, r[1]);
+      return;
+    }
+    case Instruction::UDiv:
+    case Instruction::URem:
+    case Instruction::SDiv:
+    case Instruction::SRem: {
+      // Quotient in $m0:1, remainder in $m2:3 (AsmPrinter.cpp's 64-step division).
+      bool isSigned = b.getOpcode() == Instruction::SDiv || b.getOpcode() == Instruction::SRem;
+      bool rem = b.getOpcode() == Instruction::URem || b.getOpcode() == Instruction::SRem;
+      auto r = callRoutine(b, isSigned ? "__ipucc_sdivmod64" : "__ipucc_udivmod64",
+                           {{xl, 0}, {xh, 1}, {get(y, 0), 2}, {get(y, 1), 3}}, rem ? std::vector<int>{2, 3} : std::vector<int>{0, 1});
+      copy(dl, r[0]);
+      copy(dh, r[1]);
       return;
     }
     default:
@@ -1630,7 +1665,15 @@ private:
       break;
     case Instruction::SIToFP:
     case Instruction::UIToFP: {
-      if (from->isIntegerTy(64)) break;
+      if (from->isIntegerTy(64)) { // a runtime routine, result in $a0 (correctly rounded)
+        bool s = c.getOpcode() == Instruction::SIToFP;
+        int f = callRoutine(c, s ? "__ipucc_s64tof32" : "__ipucc_u64tof32", {{get(x, 0), 0}, {get(x, 1), 1}}, {kA0})[0];
+        // To half through f32: exact for |x| < 2^24, and larger values are beyond half's range.
+        if (to->isHalfTy()) emit("f32tof16", {D(def(&c), RegClass::A), U(f, RegClass::A)}, true);
+        else if (to->isFloatTy()) copy(def(&c), f);
+        else break;
+        return;
+      }
       unsigned bits = from->getIntegerBitWidth();
       bool s = c.getOpcode() == Instruction::SIToFP;
       int m = s ? signExtended(x, bits) : zeroOrSame(x, bits);
@@ -1644,7 +1687,19 @@ private:
     }
     case Instruction::FPToSI:
     case Instruction::FPToUI: {
-      if (to->isIntegerTy(64)) break;
+      if (to->isIntegerTy(64)) {
+        int f = get(x);
+        if (from->isHalfTy()) {
+          int g = newA();
+          emit("f16tof32", {D(g, RegClass::A), U(f, RegClass::A)}, true);
+          f = g;
+        } else if (!from->isFloatTy()) break;
+        auto r = callRoutine(c, c.getOpcode() == Instruction::FPToSI ? "__ipucc_f32tos64" : "__ipucc_f32tou64",
+                             {{f, kA0}}, {0, 1});
+        copy(def(&c, 0), r[0]);
+        copy(def(&c, 1), r[1]);
+        return;
+      }
       int f = get(x);
       if (from->isHalfTy()) {
         int g = newA();
