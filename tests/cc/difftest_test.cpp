@@ -127,7 +127,12 @@ namespace {
 std::string bugFile(const char *name) { return std::string("../difftest/bugs/") + name; }
 
 std::vector<long long> i64Inputs() {
-  return {0, 1, -1, 5, -7, 123456789012LL, -98765432109LL, (1LL << 62) + 3, INT64_MIN + 1, 1000, 4096, -3000};
+  // ... and the rounding cases of i64 -> f32: exact ties (to even, down and up), just above a tie
+  // (the sticky bit), the extremes (INT64_MAX is left out: as a float it is 2^63, and converting that back is undefined).
+  return {0, 1, -1, 5, -7, 123456789012LL, -98765432109LL, (1LL << 62) + 3, INT64_MIN + 1, 1000, 4096, -3000,
+          (1LL << 24) + 1, (1LL << 24) + 3, (1LL << 40) + (1LL << 16), (1LL << 40) + (3LL << 16),
+          (1LL << 40) + (1LL << 16) + 1, -((1LL << 40) + (1LL << 16) + 1), (1LL << 31) + 1, INT64_MIN,
+          (1LL << 32) - 1, 1LL << 32, 0x00FFFFFFFF000000LL};
 }
 
 } // namespace

@@ -147,4 +147,20 @@ TEST(IpuCc, WideVectorsUseLd128FromInterleavedMemory) {
   }
 }
 
+TEST(IpuCc, StackArgumentsBeyondTheRegisters) {
+  std::vector<int> in = {0, 1, -3, 1000, -77};
+  corpus::VertexRun r("../inputs/many_args.cpp", "args::ManyArgs");
+  r.set("in", corpus::buf(in)).set("out", corpus::out(uint32_t(in.size()), 4));
+  if (!r.run()) return;
+  std::vector<float> want;
+  for (int x : in) {
+    // mix() on the host with the same arguments (every operation exact or rounded once, in order).
+    float h0 = 1, h1 = 2, h2 = 3, h3 = 4.5f, h4 = 5, h5 = 6, h6 = 7, h7 = float(x), h8 = 0.25f;
+    long long f = (long long)x << 33, i = (long long)x << 40;
+    want.push_back(float(x - 2 * x + 3 - -x + 5) + float(f) + float(x + 1) * 0.5f +
+                   (h0 - h1 + h2 - h3 + h4 - h5 + h6 - h7) * h8 + float(x) * 2.0f + float(i >> 20) + float(7u));
+  }
+  corpus::expectF32(r, r.get<float>("out"), want);
+}
+
 } // namespace

@@ -356,6 +356,8 @@ std::string printFunction(MFunction &mf) {
       }
     }
     for (MInst &in : b.insts) {
+      for (MOp &o : in.ops)
+        if (o.incomingArg >= 0) o.imm = (int64_t(frame) + o.incomingArg) / (in.mnemonic.find("64") != std::string::npos ? 8 : 4);
       if (in.mnemonic == "makepair" || in.mnemonic == "makequad") {
         RegClass part = in.mnemonic == "makepair" ? RegClass::A : RegClass::AP;
         int step = in.mnemonic == "makepair" ? 1 : 2;

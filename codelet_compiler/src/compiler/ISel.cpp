@@ -93,6 +93,17 @@ public:
       b.label = ".L" + mf_.name + "_" + std::to_string(index - 1);
       mf_.blocks.push_back(b);
     }
+    // The stack arguments of calls go at the bottom of the frame, locals above them.
+    for (Instruction &i : instructions(f_))
+      if (auto *c = dyn_cast<CallInst>(&i))
+        if (Function *callee = c->getCalledFunction(); callee && !callee->isDeclaration() && !c->isInlineAsm()) {
+          std::vector<Type *> types;
+          for (Value *a : c->args()) types.push_back(a->getType());
+          unsigned bytes = 0;
+          assignArgs(types, &bytes);
+          mf_.outgoingBytes = std::max(mf_.outgoingBytes, bytes);
+        }
+    mf_.localBytes = mf_.outgoingBytes;
     // Static allocas get frame offsets up front; loads and stores fold them as $sp + offset.
     for (Instruction &i : f_.getEntryBlock())
       if (auto *a = dyn_cast<AllocaInst>(&i)) {
@@ -613,32 +624,53 @@ private:
   struct ArgAssign {
     std::vector<int> mregs;
     int areg = -1;
+    int stack = -1; ///< byte offset in the stack argument area (the caller's $sp up), when passed there
   };
-  // Assigns argument registers in order: MRF values to $m0.., ARF values to the lowest free
-  // $a register (pairs even-aligned).
-  std::vector<ArgAssign> assignArgs(const std::vector<Type *> &types, const Instruction *where) {
+  // Assigns argument registers in order: MRF values to $m0-$m5, ARF values to the lowest free
+  // $a register (pairs even-aligned, quads 4-aligned); what does not fit goes to the stack, in
+  // order, each naturally aligned (`stackBytes` is the area's size).
+  std::vector<ArgAssign> assignArgs(const std::vector<Type *> &types, unsigned *stackBytes = nullptr) {
     std::vector<ArgAssign> out;
     int nextM = 0;
-    unsigned usedA = 0;
+    unsigned usedA = 0, stack = 0;
     for (Type *t : types) {
       ArgAssign a;
       RegClass c = classOfType(t);
-      if (c == RegClass::M) {
-        unsigned parts = t->isIntegerTy(64) ? 2 : 1;
-        for (unsigned p = 0; p < parts; ++p) {
-          if (nextM > 5) error(where, "more than six integer or pointer arguments are not supported");
-          a.mregs.push_back(nextM++);
-        }
-      } else {
+      unsigned parts = unsigned(partsOf(t));
+      if (c == RegClass::M && nextM + int(parts) <= 6) {
+        for (unsigned p = 0; p < parts; ++p) a.mregs.push_back(nextM++);
+      } else if (c != RegClass::M) {
         unsigned w = widthOf(c), found = 99;
         for (unsigned r = 0; r + w <= 8; r += w)
           if (!(usedA & (((1u << w) - 1) << r))) { found = r; break; }
-        if (found == 99) error(where, "too many floating-point arguments (the ARF has 8 registers)");
-        else usedA |= ((1u << w) - 1) << found, a.areg = kA0 + int(found);
+        if (found != 99) usedA |= ((1u << w) - 1) << found, a.areg = kA0 + int(found);
+      }
+      if (a.mregs.empty() && a.areg < 0) {
+        unsigned size = unsigned(dl_.getTypeAllocSize(t)), align = std::min(size, 8u);
+        stack = (stack + align - 1) / align * align;
+        a.stack = int(stack);
+        stack += size;
       }
       out.push_back(a);
     }
+    if (stackBytes) *stackBytes = (stack + 7) / 8 * 8;
     return out;
+  }
+  // Moves a value to or from the stack argument area: `incoming` reads the caller's area (above
+  // this function's frame, resolved when the frame size is known).
+  void stackArg(Value *v, int offset, bool load, bool incoming) {
+    Type *t = v->getType();
+    RegClass rc = classOfType(t);
+    for (int k = 0; k < partsOf(t); ++k) {
+      RegClass pc = isWide(t) ? RegClass::AP : rc;
+      unsigned size = pc == RegClass::AP ? 8 : 4;
+      int reg = load ? def(v, k) : get(v, k);
+      MOp data = load ? D(reg, pc) : U(reg, pc);
+      MInst &m = emit(load ? (size == 8 ? "ld64" : "ld32") : (size == 8 ? "st64" : "st32"),
+                      {data, U(kSP), U(kMZero), I((offset + k * int(size)) / int(size))});
+      (load ? m.mayLoad : m.mayStore) = true;
+      if (incoming) m.ops[3].incomingArg = offset + k * int(size);
+    }
   }
 
   void lowerArguments() {
@@ -649,10 +681,11 @@ private:
     }
     std::vector<Type *> types;
     for (Argument &a : f_.args()) types.push_back(a.getType());
-    std::vector<ArgAssign> as = assignArgs(types, nullptr);
+    std::vector<ArgAssign> as = assignArgs(types);
     for (size_t i = 0; i < as.size(); ++i) {
       Argument *a = f_.getArg(unsigned(i));
-      if (as[i].areg >= 0 && isWide(a->getType()))
+      if (as[i].stack >= 0) stackArg(a, as[i].stack, true, true);
+      else if (as[i].areg >= 0 && isWide(a->getType()))
         for (int k = 0; k < 2; ++k) copyFromPhys(def(a, k), as[i].areg + 2 * k, RegClass::AP);
       else if (as[i].areg >= 0) copy(def(a), as[i].areg);
       else
@@ -694,28 +727,38 @@ private:
     mf_.hasCalls = true;
     std::vector<Type *> types;
     for (Value *a : call.args()) types.push_back(a->getType());
-    std::vector<ArgAssign> as = assignArgs(types, &call);
+    std::vector<ArgAssign> as = assignArgs(types);
     MInst c;
     c.mnemonic = "call";
     c.call = true;
     c.barrier = true;
     c.ops = {D(kLR), MOp::sym(name)};
+    // Stack arguments first (at the bottom of this frame): while the argument registers fill up,
+    // nothing else needs a register.
+    for (size_t i = 0; i < as.size(); ++i)
+      if (as[i].stack >= 0) stackArg(call.getArgOperand(unsigned(i)), as[i].stack, false, false);
+    // Every register argument in a virtual register first (constants materialised), then the
+    // moves into the argument registers, which are live from there to the call.
+    std::vector<std::vector<int>> values(as.size());
+    for (size_t i = 0; i < as.size(); ++i)
+      if (as[i].stack < 0)
+        for (int k = 0; k < partsOf(call.getArgOperand(unsigned(i))->getType()); ++k)
+          values[i].push_back(get(call.getArgOperand(unsigned(i)), k));
     for (size_t i = 0; i < as.size(); ++i) {
       Value *a = call.getArgOperand(unsigned(i));
+      if (as[i].stack >= 0) continue;
       if (as[i].areg >= 0) {
         if (isWide(a->getType())) { // a quad argument: its two pairs
-          for (int k = 0; k < 2; ++k) emitCopyToPhys(as[i].areg + 2 * k, get(a, k), RegClass::AP);
+          for (int k = 0; k < 2; ++k) emitCopyToPhys(as[i].areg + 2 * k, values[i][size_t(k)], RegClass::AP);
           c.ops.push_back(U(as[i].areg, RegClass::AQ));
           continue;
         }
-        int src = get(a);
-        RegClass rc = mf_.classOf(src);
-        emitCopyToPhys(as[i].areg, src, rc);
-        MOp u = U(as[i].areg, rc);
-        c.ops.push_back(u);
+        RegClass rc = mf_.classOf(values[i][0]);
+        emitCopyToPhys(as[i].areg, values[i][0], rc);
+        c.ops.push_back(U(as[i].areg, rc));
       } else
         for (size_t p = 0; p < as[i].mregs.size(); ++p) {
-          emit("mov", {D(as[i].mregs[p]), U(get(a, int(p)))});
+          emit("mov", {D(as[i].mregs[p]), U(values[i][p])});
           c.ops.push_back(U(as[i].mregs[p]));
         }
     }

@@ -31,6 +31,9 @@ struct MOp {
   /// A lane operand names part of a register group: the registers from reg + lane - 1, of class
   /// rc (one register of a pair, a pair of a quad). 0: the whole register.
   int lane = 0;
+  /// An immediate that is a byte offset into the caller's stack arguments: the printer adds the
+  /// frame size and scales it (-1: an ordinary immediate).
+  int incomingArg = -1;
   int64_t imm = 0;
   std::string text; ///< symbol, label or raw operand text
   int first() const { return lane ? reg + lane - 1 : reg; } ///< first register, after allocation

@@ -1,4 +1,4 @@
-// BUG: -O0 and -O2: `2147483648u > (unsigned)x` is false for small x (unsigned compare with a constant >= 2^31 done as signed); expected 1, got 0 (gen.py seed 7, gen_6.cpp V6_call5)
+// Regression (fixed): -O0 and -O2: `2147483648u > (unsigned)x` is false for small x (unsigned compare with a constant >= 2^31 done as signed); expected 1, got 0 (gen.py seed 7, gen_6.cpp V6_call5)
 #include <poplar/Vertex.hpp>
 
 static constexpr auto ONE_PTR = poplar::VectorLayout::ONE_PTR;

@@ -1,4 +1,4 @@
-// BUG: ipu-cc rejects valid C++: 64-bit division and remainder, even by a constant ("unsupported 64-bit integer operation ... sdiv i64"), at every -O level
+// Regression (fixed): ipu-cc rejects valid C++: 64-bit division and remainder, even by a constant ("unsupported 64-bit integer operation ... sdiv i64"), at every -O level
 // Found by gen.py. Expected out[2i] = a[i] / 3, out[2i + 1] = a[i] % 1000.
 // When the division is hoisted out of a loop (gen_4.cpp at -O2 before the generator avoided it)
 // the error names gen_4.cpp.ipucc-entry.cpp and no line.

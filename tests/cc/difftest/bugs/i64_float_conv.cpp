@@ -1,4 +1,4 @@
-// BUG: ipu-cc rejects valid C++: conversions between long long and float/half ("unsupported conversion ... sitofp i64 to float", "fptosi float to i64") at every -O level
+// Regression (fixed): ipu-cc rejects valid C++: conversions between long long and float/half ("unsupported conversion ... sitofp i64 to float", "fptosi float to i64") at every -O level
 // Found by gen.py. Expected f[i] = (float)a[i] (round to nearest even), back[i] = (long long)f[i].
 #include <cmath>
 #include <poplar/HalfFloat.hpp>

@@ -1,4 +1,4 @@
-// BUG: ipu-cc rejects valid C++: a 64-bit shift by a variable amount ("unsupported 64-bit integer operation ... shl/lshr/ashr i64") at every -O level
+// Regression (fixed): ipu-cc rejects valid C++: a 64-bit shift by a variable amount ("unsupported 64-bit integer operation ... shl/lshr/ashr i64") at every -O level
 // Found by gen.py. Expected out[i] = a[i] << (s[i] & 63), out[i + n] = a[i] >> (s[i] & 63) (arithmetic).
 #include <cmath>
 #include <poplar/HalfFloat.hpp>

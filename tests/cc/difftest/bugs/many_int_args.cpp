@@ -1,4 +1,4 @@
-// BUG: ipu-cc rejects valid C++: a call with more than six integer arguments ("more than six integer or pointer arguments are not supported"; one of the two errors is located at many_int_args.cpp.ipucc-entry.cpp with no line)
+// Regression (fixed): ipu-cc rejects valid C++: a call with more than six integer arguments ("more than six integer or pointer arguments are not supported"; one of the two errors is located at many_int_args.cpp.ipucc-entry.cpp with no line)
 // Found by gen.py. Expected out[i] = sum of the seven arguments = 7 * a[i] + 21.
 #include <cmath>
 #include <poplar/HalfFloat.hpp>

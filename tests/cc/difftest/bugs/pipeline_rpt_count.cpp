@@ -1,4 +1,4 @@
-// BUG: -O1..-O3: the software-pipelined loop's prologue reuses the repeat-count register ($m1 here) as a temporary, so `rpt` runs a garbage count (0: only the prologue's iteration is done)
+// Regression (fixed): -O1..-O3: the software-pipelined loop's prologue reuses the repeat-count register ($m1 here) as a temporary, so `rpt` runs a garbage count (0: only the prologue's iteration is done)
 // Found by gen.py (gen_1.cpp V1_elem0). Expected out0[i] = (half)in[i], out1[i] = in[i] for every
 // i; at -O2 only element 0 is written (the rest keep the harness's 0xcdcd fill). -O0 is right.
 // In the assembly: `add $m1, $m1, 1` (count) ... `shrs $m1, $m2, 31` (prologue's sign word of
