@@ -136,17 +136,9 @@ class Gen:
             return "(%s %s %s)" % (A(), r.choice("+-*"), A())
         if k == "wrap":
             return "(%s)((%s)%s %s (%s)%s)" % (C, U, A(), r.choice("+-*"), U, A())
-        if C == "long long" and k in ("divc", "divv", "shr", "shl"):
-            # ipu-cc selects no 64-bit division or variable shift (reported): constant shifts only
-            K = r.randint(0, 63)
-            if k == "shl":
-                return "(%s)((%s)%s << %d)" % (C, U, A(), K)
-            return "(%s >> %d)" % (A(), K)
         if k == "divc":
             return "(%s %s %s)" % (A(), r.choice("/%"), self.divisor(C))
         if k == "divv":
-            if C == "long long":
-                return "(%s / %s)" % (A(), self.divisor(C))
             b = self.iexpr(C, 0)
             return "(%s != 0 ? %s %s %s : %s)" % (b, A(), r.choice("/%"), b, self.iconst(C))
         if k == "shr":
@@ -177,8 +169,6 @@ class Gen:
             f = self.fexpr("float", d - 1)
             if self.chance(0.3):
                 f = "(float)%s" % self.fexpr("half", d - 1)
-            if C == "long long":  # no i64 <-> float conversion in ipu-cc (reported): via int
-                return "(%s)(int)std::fmin(std::fmax(%s, -2.0e9f), 2.0e9f)" % (C, f)
             return "(%s)std::fmin(std::fmax(%s, %s), %s)" % (C, f, lo, hi)
         if k == "call" and self.helpers:
             e, t = self.call(d - 1)
@@ -206,7 +196,7 @@ class Gen:
             if c < 0.85:
                 v = self.var(["int"])
                 if v:
-                    return "(%s)%s%s" % (F, "(int)" if v[1] == "long long" else "", v[0])
+                    return "(%s)%s" % (F, v[0])
             return self.fconst(F)
         A = lambda: self.fexpr(F, d - 1)
         k = r.choices(["arith", "div", "neg", "abs", "minmax", "sel", "conv", "i2f", "call"],
@@ -251,9 +241,9 @@ class Gen:
         return "(%s)%s" % (t, self.iexpr(C, d))
 
     def conv(self, dst, e, src):
-        """(dst)e without undefined behaviour, and without the i64 <-> float conversions ipu-cc lacks."""
+        """(dst)e without undefined behaviour."""
         if TYPES[dst][3] == "float":
-            return "(%s)%s%s" % (dst, "(int)" if src == "long long" else "", e)
+            return "(%s)%s" % (dst, e)
         if TYPES[src][3] == "int":
             return "(%s)%s" % (dst, e)
         if dst in ("unsigned", "unsigned short", "unsigned char"):
@@ -472,11 +462,8 @@ def make_helpers(g, fid, count):
     g.helpers = []
     for h in range(count):
         nparams = g.r.choice([2, 3, 4, 5, 7, 9])
-        while True:  # at most six integer argument registers (ipu-cc's limit; a long long takes two)
-            params = [g.r.choice(["int", "float", "unsigned", "half", "long long", "short"]) for _ in range(nparams)]
-            if sum(2 if t == "long long" else TYPES[t][3] == "int" for t in params) <= 6 and \
-                    sum(TYPES[t][3] == "float" for t in params) <= 8:
-                break
+        # Any mix: what does not fit the argument registers goes on the stack.
+        params = [g.r.choice(["int", "float", "unsigned", "half", "long long", "short"]) for _ in range(nparams)]
         ret = g.r.choice(["int", "float", "unsigned", "half", "long long"])
         g.vars = [("p%d" % j, t) for j, t in enumerate(params)]
         body = g.expr(ret, 3)

@@ -50,10 +50,10 @@ public:
     for (unsigned i = 0; i < n; ++i) {
       const unsigned char x0 = in0[i + 1];
       const int x1 = in1[n + 1 - i];
-      out0[i] = (unsigned char)(long long)((unsigned long long)(long long)(char)(long long)(unsigned short)(long long)((unsigned long long)(long long)x0 - (unsigned long long)(long long)k0) << 31);
-      out1[i] = (half)k0;
-      out2[i] = std::fmax((half)0.5f, ((half)-33.7205f + (half)x0));
-      out3[i] = (unsigned short)(unsigned)((unsigned)(unsigned)((int)((unsigned)((int)x0 >> ((int)k0 & 31)) << ((1) & 31)) < ((int)((unsigned)(int)x0 * (unsigned)(13)) + ((int)x0 & (int)x1))) + (unsigned)((~(1u - (unsigned)x1)) - (unsigned)((unsigned)(unsigned)k0 + (unsigned)(unsigned)((unsigned)(unsigned)x0 * (unsigned)(unsigned)k0))));
+      out0[i] = (unsigned char)(long long)((unsigned long long)((long long)std::fmin(std::fmax((float)((half)k0 + (half)k0), -1.0e18f), 1.0e18f) & (~(long long)((unsigned long long)(long long)x0 + (unsigned long long)(long long)k0))) << ((long long)((unsigned long long)(((unsigned)x0 >> ((unsigned)x1 & 31)) > (unsigned)x0 ? ((long long)x0 >> ((long long)k0 & 63)) : (1LL)) << (((long long)((unsigned long long)(long long)x0 * (unsigned long long)(-1LL)) * ((long long)k0 | (long long)x1)) & 63)) & 63));
+      out1[i] = (std::fmax((half)k0, (half)k0) - (half)-2.5f);
+      out2[i] = (half)k0;
+      out3[i] = (unsigned short)(int)((unsigned)(~(int)k0) - (unsigned)(int)(0 - (unsigned)(int)k0));
     }
     return true;
   }
@@ -61,27 +61,22 @@ public:
 
 class V1_elem2 : public Vertex {
 public:
-  Input<Vector<half, SPAN>> in0;
-  Input<Vector<short, ONE_PTR>> in1;
-  Input<Vector<char, ONE_PTR>> in2;
-  Input<Vector<unsigned char, ONE_PTR>> in3;
-  Input<Vector<int, ONE_PTR>> in4;
-  short k0;
-  Output<Vector<unsigned short, ONE_PTR>> out0;
-  Output<Vector<float, ONE_PTR>> out1;
-  Output<Vector<float, ONE_PTR>> out2;
+  Input<Vector<int, SPAN>> in0;
+  Input<Vector<int, ONE_PTR>> in1;
+  Output<Vector<half, ONE_PTR>> out0;
+  Output<Vector<short, ONE_PTR>> out1;
+  Output<Vector<half, ONE_PTR>> out2;
+  Output<Vector<half, ONE_PTR>> out3;
 
   bool compute() {
     const unsigned n = in0.size() - 2;
     for (unsigned i = 0; i < n; ++i) {
-      const half x0 = in0[n + 1 - i];
-      const short x1 = in1[i];
-      const char x2 = in2[i];
-      const unsigned char x3 = in3[i];
-      const int x4 = in4[n + 1 - i];
-      out0[i] = (unsigned short)(unsigned)(((((int)x2 > (int)x3 ? (unsigned)x4 : (unsigned)x3) - ((unsigned)x2 / 5u)) % 10u) == (unsigned)((half)1.0f < (((half)-0.0f + x0) / ((half)x2 - x0))));
-      out1[i] = ((float)x0 / (float)(-(x0)));
-      out2[i] = (float)x0;
+      const int x0 = in0[i + 2];
+      const int x1 = in1[i];
+      out0[i] = (half)(int)x1;
+      out1[i] = (short)((~(unsigned)x1) | (unsigned)x0);
+      out2[i] = ((int)((unsigned)(int)((unsigned)(int)((unsigned)(255) << ((2147483647) & 31)) + (unsigned)(~(int)x0)) - (unsigned)(int)((unsigned)((unsigned)(unsigned)x1 - (unsigned)4294967295u) == (unsigned)((unsigned)(unsigned)x0 << ((unsigned)x0 & 31)))) >= (int)x1 ? ((half)x1 / (std::fabs((half)0.5f) - (-((half)x0)))) : ((long long)x1 < (((int)x1 > (int)x1 ? (long long)x0 : (long long)x1) - ((long long)x1 / (-3LL))) ? ((half)(float)x1 / (half)(float)x0) : ((-((half)x1)) - (half)100.0f)));
+      out3[i] = (((long long)x0 <= (long long)x0 ? (half)x1 : (half)x1) - (-((half)x0)));
     }
     return true;
   }
@@ -127,9 +122,9 @@ public:
       const long long x0 = in0[i];
       const int x1 = in1[i];
       const int x2 = in2[i];
-      out0[i] = (char)(long long)((unsigned long long)(long long)((unsigned long long)(long long)x1 << 63) * (unsigned long long)((long long)x1 | (long long)k0));
-      out1[i] = (int)(int)x0;
-      out2[i] = (unsigned)(unsigned)x1;
+      out0[i] = (char)(long long)((unsigned long long)(long long)((unsigned long long)(-7LL) << ((-1820412642320787991LL) & 63)) + (unsigned long long)((long long)k0 / (-16LL)));
+      out1[i] = (int)((int)x1 + (int)(short)(int)k0);
+      out2[i] = (unsigned)(unsigned)x2;
     }
     return true;
   }
@@ -137,29 +132,19 @@ public:
 
 class V1_elem5 : public Vertex {
 public:
-  Input<Vector<unsigned, SPAN>> in0;
-  Input<Vector<unsigned, ONE_PTR>> in1;
-  Input<Vector<char, ONE_PTR>> in2;
-  Input<Vector<unsigned, ONE_PTR>> in3;
-  Input<Vector<unsigned short, SPAN>> in4;
-  float k0;
-  Output<Vector<unsigned, ONE_PTR>> out0;
-  Output<Vector<unsigned char, ONE_PTR>> out1;
-  Output<Vector<half, ONE_PTR>> out2;
-  Output<Vector<short, ONE_PTR>> out3;
+  Input<Vector<short, SPAN>> in0;
+  Input<Vector<long long, ONE_PTR>> in1;
+  Input<Vector<float, ONE_PTR>> in2;
+  half k0;
+  Output<Vector<short, ONE_PTR>> out0;
 
   bool compute() {
     const unsigned n = in0.size() - 2;
     for (unsigned i = 0; i < n; ++i) {
-      const unsigned x0 = in0[i];
-      const unsigned x1 = in1[i + 1];
-      const char x2 = in2[i + 1];
-      const unsigned x3 = in3[i];
-      const unsigned short x4 = in4[i + 2];
-      out0[i] = (unsigned)(unsigned)((unsigned)((float)x0 >= k0 ? (unsigned)x4 : (unsigned)x1) * (unsigned)(unsigned)((unsigned)(unsigned)x1 - (unsigned)(unsigned)x1));
-      out1[i] = (unsigned char)(unsigned)((unsigned)(unsigned)((unsigned)65535u * (unsigned)(unsigned)x2) + (unsigned)(unsigned)((unsigned)2147483648u << ((unsigned)x4 & 31)));
-      out2[i] = ((unsigned)x3 >= (unsigned)((half)x3 >= (half)k0) ? ((half)x4 / (half)k0) : (half)k0);
-      out3[i] = (short)(long long)x3;
+      const short x0 = in0[n + 1 - i];
+      const long long x1 = in1[i + 1];
+      const float x2 = in2[n + 1 - i];
+      out0[i] = (short)(((-123456789LL) >> ((long long)x0 & 63)) | ((1099511627776LL) >> ((long long)x0 & 63)));
     }
     return true;
   }

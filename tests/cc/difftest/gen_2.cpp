@@ -14,21 +14,17 @@ namespace dt2 {
 
 class V2_elem0 : public Vertex {
 public:
-  Input<Vector<unsigned, SPAN>> in0;
-  Input<Vector<unsigned, SPAN>> in1;
-  unsigned k0;
-  Output<Vector<unsigned, ONE_PTR>> out0;
-  Output<Vector<float, ONE_PTR>> out1;
-  Output<Vector<unsigned short, ONE_PTR>> out2;
+  Input<Vector<half, SPAN>> in0;
+  Input<Vector<short, ONE_PTR>> in1;
+  float k0;
+  Output<Vector<half, ONE_PTR>> out0;
 
   bool compute() {
     const unsigned n = in0.size() - 2;
     for (unsigned i = 0; i < n; ++i) {
-      const unsigned x0 = in0[i];
-      const unsigned x1 = in1[i + 2];
-      out0[i] = (unsigned)(((unsigned)(unsigned)(unsigned)((long long)k0 > (long long)x0) % 100u) % 4294967295u);
-      out1[i] = (float)x1;
-      out2[i] = (unsigned short)(int)x0;
+      const half x0 = in0[i];
+      const short x1 = in1[i + 1];
+      out0[i] = (-((half)(float)x0));
     }
     return true;
   }
@@ -36,21 +32,19 @@ public:
 
 class V2_elem1 : public Vertex {
 public:
-  Input<Vector<half, SPAN>> in0;
-  Input<Vector<unsigned short, SPAN>> in1;
-  Input<Vector<long long, ONE_PTR>> in2;
-  Input<Vector<char, ONE_PTR>> in3;
-  int k0;
-  Output<Vector<char, ONE_PTR>> out0;
+  Input<Vector<long long, SPAN>> in0;
+  Input<Vector<long long, SPAN>> in1;
+  Input<Vector<unsigned char, ONE_PTR>> in2;
+  float k0;
+  Output<Vector<int, ONE_PTR>> out0;
 
   bool compute() {
     const unsigned n = in0.size() - 2;
     for (unsigned i = 0; i < n; ++i) {
-      const half x0 = in0[i + 2];
-      const unsigned short x1 = in1[n + 1 - i];
-      const long long x2 = in2[i + 2];
-      const char x3 = in3[i + 1];
-      out0[i] = (char)(long long)(short)((long long)((unsigned long long)(long long)x1 * (unsigned long long)(1449060484883042374LL)) + (long long)(unsigned)(1099511627776LL));
+      const long long x0 = in0[i];
+      const long long x1 = in1[i + 2];
+      const unsigned char x2 = in2[i + 1];
+      out0[i] = (int)(((int)x0 < (int)x2 ? k0 : k0) < std::fmax(k0, k0) ? ((int)x1 % (256)) : (int)((unsigned)(65535) << ((int)x1 & 31)));
     }
     return true;
   }
@@ -58,108 +52,108 @@ public:
 
 class V2_spill2 : public Vertex {
 public:
-  Input<Vector<int, ONE_PTR>> a;
-  Input<Vector<int, ONE_PTR>> b;
-  Output<Vector<float, ONE_PTR>> out;
+  Input<Vector<short, ONE_PTR>> a;
+  Input<Vector<long long, ONE_PTR>> b;
+  Output<Vector<int, ONE_PTR>> out;
 
   bool compute() {
-    const int a0 = a[0];
-    const int a1 = a[1];
-    const int a2 = a[2];
-    const int a3 = a[3];
-    const int a4 = a[4];
-    const int a5 = a[5];
-    const int a6 = a[6];
-    const int a7 = a[7];
-    const int a8 = a[8];
-    const int a9 = a[9];
-    const int a10 = a[10];
-    const int a11 = a[11];
-    const int a12 = a[12];
-    const int a13 = a[13];
-    const int a14 = a[14];
-    const int a15 = a[15];
-    const int a16 = a[16];
-    const int a17 = a[17];
-    const int a18 = a[18];
-    const int a19 = a[19];
-    const int a20 = a[20];
-    const int a21 = a[21];
-    const int a22 = a[22];
-    const int a23 = a[23];
-    const int b0 = b[0];
-    const int b1 = b[7];
-    const int b2 = b[14];
-    const int b3 = b[21];
-    const int b4 = b[4];
-    const int b5 = b[11];
-    const int b6 = b[18];
-    const int b7 = b[1];
-    const int b8 = b[8];
-    const int b9 = b[15];
-    const int b10 = b[22];
-    const int b11 = b[5];
-    const int b12 = b[12];
-    const int b13 = b[19];
-    const int b14 = b[2];
-    const int b15 = b[9];
-    const int b16 = b[16];
-    const int b17 = b[23];
-    const int b18 = b[6];
-    const int b19 = b[13];
-    const int b20 = b[20];
-    const int b21 = b[3];
-    const int b22 = b[10];
-    const int b23 = b[17];
-    const half t0 = (half)b20;
-    const long long t1 = (long long)((long long)(unsigned char)(long long)b23 >> 41);
-    const unsigned t2 = (unsigned)(unsigned)a16;
-    const long long t3 = (long long)((long long)((unsigned long long)(long long)b15 + (unsigned long long)(long long)a15) >> 30);
-    const unsigned t4 = (unsigned)((unsigned)a12 != 0 ? 3u % (unsigned)a12 : 7u);
-    const float t5 = 0.1f;
-    const half t6 = (half)b3;
-    const float t7 = std::fmax((float)b23, ((half)b17 >= (half)b18 ? (float)b17 : (float)a14));
-    const float t8 = (-(std::fmin(0.1f, (float)b16)));
-    const float t9 = (std::fmax((float)b18, -31.6938f) / ((float)a6 + (float)a13));
-    const float t10 = (float)b12;
-    const half t11 = ((half)b19 <= ((long long)a3 > (long long)b1 ? (half)a4 : (half)b2) ? ((float)b9 <= 100.0f ? (half)a8 : (half)-43.1105f) : (half)b22);
-    const float t12 = ((float)(half)b2 - ((half)0.1f != (half)b3 ? (float)b6 : (float)b22));
-    const unsigned t13 = (unsigned)(unsigned)(0 - (unsigned)(unsigned)((unsigned)(unsigned)a5 << ((unsigned)a23 & 31)));
-    const float t14 = (float)(int)a20;
-    const float t15 = (((int)a16 == (int)a9 ? 100.0f : (float)a9) + (float)(half)b20);
-    const long long t16 = (long long)(((long long)a19 & (long long)a13) * (-123456789LL));
-    const float t17 = (-((-(0.5f))));
-    const half t18 = (half)b23;
-    const int t19 = (int)(int)b20;
-    const long long t20 = (long long)(((long long)a23 >> 9) >> 59);
-    const int t21 = (int)(int)b23;
-    const unsigned t22 = (unsigned)((unsigned)((float)b21 >= (float)a21) + ((unsigned)b9 != 0 ? (unsigned)a13 % (unsigned)b9 : 255u));
-    const unsigned t23 = (unsigned)((unsigned)((unsigned)(unsigned)b8 << ((unsigned)a13 & 31)) != (unsigned)((unsigned)(unsigned)b21 - (unsigned)(unsigned)b16) ? 255u : ((unsigned)b6 * (unsigned)a3));
-    out[0] = (float)t0;
-    out[1] = (float)(int)t1;
-    out[2] = (float)t2;
-    out[3] = (float)(int)t3;
-    out[4] = (float)t4;
-    out[5] = (float)t5;
-    out[6] = (float)t6;
-    out[7] = (float)t7;
-    out[8] = (float)t8;
-    out[9] = (float)t9;
-    out[10] = (float)t10;
-    out[11] = (float)t11;
-    out[12] = (float)t12;
-    out[13] = (float)t13;
-    out[14] = (float)t14;
-    out[15] = (float)t15;
-    out[16] = (float)(int)t16;
-    out[17] = (float)t17;
-    out[18] = (float)t18;
-    out[19] = (float)t19;
-    out[20] = (float)(int)t20;
-    out[21] = (float)t21;
-    out[22] = (float)t22;
-    out[23] = (float)t23;
-    out[24] = (float)(~((unsigned)a2 & (unsigned)a18));
+    const short a0 = a[0];
+    const short a1 = a[1];
+    const short a2 = a[2];
+    const short a3 = a[3];
+    const short a4 = a[4];
+    const short a5 = a[5];
+    const short a6 = a[6];
+    const short a7 = a[7];
+    const short a8 = a[8];
+    const short a9 = a[9];
+    const short a10 = a[10];
+    const short a11 = a[11];
+    const short a12 = a[12];
+    const short a13 = a[13];
+    const short a14 = a[14];
+    const short a15 = a[15];
+    const short a16 = a[16];
+    const short a17 = a[17];
+    const short a18 = a[18];
+    const short a19 = a[19];
+    const short a20 = a[20];
+    const short a21 = a[21];
+    const short a22 = a[22];
+    const short a23 = a[23];
+    const long long b0 = b[0];
+    const long long b1 = b[7];
+    const long long b2 = b[14];
+    const long long b3 = b[21];
+    const long long b4 = b[4];
+    const long long b5 = b[11];
+    const long long b6 = b[18];
+    const long long b7 = b[1];
+    const long long b8 = b[8];
+    const long long b9 = b[15];
+    const long long b10 = b[22];
+    const long long b11 = b[5];
+    const long long b12 = b[12];
+    const long long b13 = b[19];
+    const long long b14 = b[2];
+    const long long b15 = b[9];
+    const long long b16 = b[16];
+    const long long b17 = b[23];
+    const long long b18 = b[6];
+    const long long b19 = b[13];
+    const long long b20 = b[20];
+    const long long b21 = b[3];
+    const long long b22 = b[10];
+    const long long b23 = b[17];
+    const unsigned t0 = (unsigned)(~(unsigned)((int)a19 != (int)a0));
+    const unsigned t1 = (unsigned)((unsigned)a11 - (2147483647u & (unsigned)b9));
+    const long long t2 = (long long)(long long)a10;
+    const long long t3 = (long long)(long long)((unsigned long long)(std::isnan((half)a17) ? (long long)a17 : (long long)b13) << ((long long)b15 & 63));
+    const half t4 = (half)b1;
+    const long long t5 = (long long)((long long)a14 + (long long)a11);
+    const unsigned t6 = (unsigned)255u;
+    const long long t7 = (long long)(long long)(short)((long long)a14 >> ((long long)b1 & 63));
+    const half t8 = (half)-1.0f;
+    const unsigned t9 = (unsigned)(((unsigned)a21 >> ((unsigned)b0 & 31)) - ((unsigned)a22 * (unsigned)a12));
+    const half t10 = ((half)a21 + ((half)b10 + (half)b5));
+    const float t11 = (float)b22;
+    const half t12 = (half)a14;
+    const half t13 = std::fmax((half)a23, (half)b1);
+    const long long t14 = (long long)(long long)((unsigned long long)(long long)(0 - (unsigned long long)(long long)a17) * (unsigned long long)((long long)b12 >> ((long long)a0 & 63)));
+    const half t15 = (((float)a23 * (float)a12) < ((float)b21 - (float)b1) ? (-((half)b16)) : ((half)a1 - (half)b18));
+    const unsigned t16 = (unsigned)((unsigned)((unsigned)2147483648u << ((unsigned)a18 & 31)) + ((unsigned)b19 & (unsigned)b14));
+    const float t17 = ((long long)b16 <= (long long)((unsigned long long)(long long)b9 - (unsigned long long)(0LL)) ? (float)b17 : (0.0f + (float)a2));
+    const unsigned t18 = (unsigned)(unsigned)(unsigned)((unsigned)b23 >> ((unsigned)a14 & 31));
+    const unsigned t19 = (unsigned)(65535u != 0 ? (unsigned)b3 / 65535u : 4294967295u);
+    const long long t20 = (long long)((~(long long)a15) & (long long)a5);
+    const float t21 = ((-((float)b21)) + (float)a8);
+    const unsigned t22 = (unsigned)(unsigned)((unsigned)((unsigned)b16 & (unsigned)a10) * (unsigned)((unsigned)b1 & (unsigned)a18));
+    const int t23 = (int)(int)((unsigned)(int)a12 + (unsigned)(int)((unsigned)(int)a20 << ((int)b12 & 31)));
+    out[0] = (int)t0;
+    out[1] = (int)t1;
+    out[2] = (int)t2;
+    out[3] = (int)t3;
+    out[4] = (int)(int)std::fmin(std::fmax((float)t4, -2.0e9f), 2.0e9f);
+    out[5] = (int)t5;
+    out[6] = (int)t6;
+    out[7] = (int)t7;
+    out[8] = (int)(int)std::fmin(std::fmax((float)t8, -2.0e9f), 2.0e9f);
+    out[9] = (int)t9;
+    out[10] = (int)(int)std::fmin(std::fmax((float)t10, -2.0e9f), 2.0e9f);
+    out[11] = (int)(int)std::fmin(std::fmax((float)t11, -2.0e9f), 2.0e9f);
+    out[12] = (int)(int)std::fmin(std::fmax((float)t12, -2.0e9f), 2.0e9f);
+    out[13] = (int)(int)std::fmin(std::fmax((float)t13, -2.0e9f), 2.0e9f);
+    out[14] = (int)t14;
+    out[15] = (int)(int)std::fmin(std::fmax((float)t15, -2.0e9f), 2.0e9f);
+    out[16] = (int)t16;
+    out[17] = (int)(int)std::fmin(std::fmax((float)t17, -2.0e9f), 2.0e9f);
+    out[18] = (int)t18;
+    out[19] = (int)t19;
+    out[20] = (int)t20;
+    out[21] = (int)(int)std::fmin(std::fmax((float)t21, -2.0e9f), 2.0e9f);
+    out[22] = (int)t22;
+    out[23] = (int)t23;
+    out[24] = (int)(int)((unsigned)(int)b23 - (unsigned)(int)b23);
     return true;
   }
 };
@@ -167,20 +161,18 @@ public:
 class V2_elem3 : public Vertex {
 public:
   Input<Vector<short, SPAN>> in0;
-  Input<Vector<int, SPAN>> in1;
-  int k0;
-  Output<Vector<unsigned short, ONE_PTR>> out0;
-  Output<Vector<float, ONE_PTR>> out1;
-  Output<Vector<short, ONE_PTR>> out2;
+  Input<Vector<unsigned, SPAN>> in1;
+  short k0;
+  Output<Vector<int, ONE_PTR>> out0;
+  Output<Vector<char, ONE_PTR>> out1;
 
   bool compute() {
     const unsigned n = in0.size() - 2;
     for (unsigned i = 0; i < n; ++i) {
       const short x0 = in0[i];
-      const int x1 = in1[i + 1];
-      out0[i] = (unsigned short)(long long)((unsigned long long)((long long)(int)std::fmin(std::fmax((float)((half)k0 >= (half)x0 ? (half)x1 : (half)x0), -2.0e9f), 2.0e9f) >> 63) * (unsigned long long)(-1LL));
-      out1[i] = (-((-((2u == (255u ^ (unsigned)k0) ? ((float)x0 - (float)x1) : ((half)x1 <= (half)x1 ? (float)x0 : (float)k0))))));
-      out2[i] = (short)(((long long)(((unsigned)x1 + (unsigned)x0) < (1000u ^ (unsigned)k0)) + (long long)x1) >> 29);
+      const unsigned x1 = in1[i + 1];
+      out0[i] = (int)(int)((unsigned)(int)(std::fmin((half)x0, (half)-2.5f) > (half)k0) + (unsigned)(~(int)((unsigned)(int)x1 - (unsigned)(int)x0)));
+      out1[i] = (char)((unsigned)k0 + 1u);
     }
     return true;
   }
@@ -189,23 +181,20 @@ public:
 class V2_elem4 : public Vertex {
 public:
   Input<Vector<unsigned char, SPAN>> in0;
-  Input<Vector<long long, ONE_PTR>> in1;
-  Input<Vector<half, SPAN>> in2;
-  Input<Vector<short, SPAN>> in3;
+  Input<Vector<unsigned char, SPAN>> in1;
+  Input<Vector<unsigned short, SPAN>> in2;
+  short k0;
   Output<Vector<short, ONE_PTR>> out0;
-  Output<Vector<int, ONE_PTR>> out1;
-  Output<Vector<float, ONE_PTR>> out2;
+  Output<Vector<half, ONE_PTR>> out1;
 
   bool compute() {
     const unsigned n = in0.size() - 2;
     for (unsigned i = 0; i < n; ++i) {
-      const unsigned char x0 = in0[i + 2];
-      const long long x1 = in1[i + 1];
-      const half x2 = in2[i + 2];
-      const short x3 = in3[i];
-      out0[i] = (short)(int)std::fmin(std::fmax(((float)x2 / ((float)x2 * (float)x2)), -2.0e9f), 2.0e9f);
-      out1[i] = (int)(int)(std::fmin(((float)(int)x1 * std::fabs((float)x2)), (float)(unsigned)x1) <= ((float)(int)x1 + (float)x2));
-      out2[i] = (-(((float)(half)0.1f * (100.0f - (float)x2))));
+      const unsigned char x0 = in0[i];
+      const unsigned char x1 = in1[i + 2];
+      const unsigned short x2 = in2[i + 1];
+      out0[i] = (short)((int)(unsigned)(int)((unsigned)(1) << ((2147483647) & 31)) ^ (int)((int)x1 < (~(int)k0)));
+      out1[i] = ((half)(float)k0 + (half)k0);
     }
     return true;
   }
@@ -214,7 +203,7 @@ public:
 class V2_spill5 : public Vertex {
 public:
   Input<Vector<float, ONE_PTR>> a;
-  Input<Vector<int, ONE_PTR>> b;
+  Input<Vector<long long, ONE_PTR>> b;
   Output<Vector<long long, ONE_PTR>> out;
 
   bool compute() {
@@ -242,54 +231,54 @@ public:
     const float a21 = a[21];
     const float a22 = a[22];
     const float a23 = a[23];
-    const int b0 = b[0];
-    const int b1 = b[7];
-    const int b2 = b[14];
-    const int b3 = b[21];
-    const int b4 = b[4];
-    const int b5 = b[11];
-    const int b6 = b[18];
-    const int b7 = b[1];
-    const int b8 = b[8];
-    const int b9 = b[15];
-    const int b10 = b[22];
-    const int b11 = b[5];
-    const int b12 = b[12];
-    const int b13 = b[19];
-    const int b14 = b[2];
-    const int b15 = b[9];
-    const int b16 = b[16];
-    const int b17 = b[23];
-    const int b18 = b[6];
-    const int b19 = b[13];
-    const int b20 = b[20];
-    const int b21 = b[3];
-    const int b22 = b[10];
-    const int b23 = b[17];
-    const long long t0 = (long long)(long long)(int)std::fmin(std::fmax(3.0f, -2.0e9f), 2.0e9f);
-    const unsigned t1 = (unsigned)(unsigned)((unsigned)(unsigned)b17 + (unsigned)((unsigned)b16 != 0 ? (unsigned)b14 % (unsigned)b16 : 31u));
-    const unsigned t2 = (unsigned)(unsigned)b19;
-    const unsigned t3 = (unsigned)((unsigned)((unsigned)b20 != (unsigned)b22) & (unsigned)((unsigned)(unsigned)b17 * (unsigned)(unsigned)b12));
-    const long long t4 = (long long)(1099511627776LL);
-    const half t5 = (std::fabs((half)a20) - (half)b15);
-    const half t6 = (((half)a18 + (half)a10) - std::fmin((half)0.1f, (half)0.0f));
-    const int t7 = (int)(int)(char)(int)((half)a16 != (half)a12);
-    const half t8 = std::fmax(((half)a7 + (half)a16), std::fmin((half)100.0f, (half)a19));
-    const long long t9 = (long long)((long long)((unsigned long long)(long long)b2 - (unsigned long long)(long long)b3) ^ (long long)((-8589934587LL) <= (long long)b1));
-    const long long t10 = (long long)(((long long)b22 * (long long)b9) >> 5);
-    const half t11 = std::fmin((half)a17, (half)(int)b13);
-    const long long t12 = (long long)(long long)b16;
-    const int t13 = (int)(int)b16;
-    const half t14 = std::fmin((a5 < a3 ? (half)1.0f : (half)a14), ((half)a12 * (half)b1));
-    const half t15 = (half)a7;
-    const int t16 = (int)(int)b5;
-    const unsigned t17 = (unsigned)255u;
-    const long long t18 = (long long)(long long)(short)((long long)b12 >> 28);
-    const half t19 = (half)-1.0f;
-    const unsigned t20 = (unsigned)(((unsigned)b10 >> ((unsigned)b12 & 31)) - ((unsigned)b11 * (unsigned)b6));
-    const half t21 = ((half)a10 + ((half)a17 + (half)a14));
-    const float t22 = a23;
-    const half t23 = (half)a7;
+    const long long b0 = b[0];
+    const long long b1 = b[7];
+    const long long b2 = b[14];
+    const long long b3 = b[21];
+    const long long b4 = b[4];
+    const long long b5 = b[11];
+    const long long b6 = b[18];
+    const long long b7 = b[1];
+    const long long b8 = b[8];
+    const long long b9 = b[15];
+    const long long b10 = b[22];
+    const long long b11 = b[5];
+    const long long b12 = b[12];
+    const long long b13 = b[19];
+    const long long b14 = b[2];
+    const long long b15 = b[9];
+    const long long b16 = b[16];
+    const long long b17 = b[23];
+    const long long b18 = b[6];
+    const long long b19 = b[13];
+    const long long b20 = b[20];
+    const long long b21 = b[3];
+    const long long b22 = b[10];
+    const long long b23 = b[17];
+    const long long t0 = (long long)(3773664194100039697LL);
+    const unsigned t1 = (unsigned)(unsigned)(0 - (unsigned)(unsigned)((long long)b4 > (long long)b2));
+    const long long t2 = (long long)(long long)((unsigned long long)((long long)b20 != 0 ? (long long)b16 / (long long)b20 : (100000LL)) << (((-7LL) * (0LL)) & 63));
+    const unsigned t3 = (unsigned)(((unsigned)b18 / 10u) + (~(unsigned)b7));
+    const unsigned t4 = (unsigned)(((unsigned)b21 >> ((unsigned)b15 & 31)) * (unsigned)(char)(unsigned)b18);
+    const half t5 = (half)(a1 + a16);
+    const float t6 = (float)(unsigned)((half)-2.5f >= (half)a10);
+    const half t7 = ((unsigned)b6 == (std::isnan((half)a17) ? (unsigned)b17 : 255u) ? (half)a9 : ((half)a0 + (half)a22));
+    const long long t8 = (long long)((1LL) | (long long)b23);
+    const int t9 = (int)((int)((unsigned)b15 > (unsigned)b5) >> ((int)((unsigned)(int)b13 * (unsigned)(-1)) & 31));
+    const float t10 = (std::fabs(1.0e-3f) - std::fmax((float)b21, (float)b4));
+    const float t11 = (float)((half)a1 * (half)0.1f);
+    const unsigned t12 = (unsigned)(unsigned)b22;
+    const half t13 = ((half)a16 - (half)(unsigned)b21);
+    const long long t14 = (long long)((long long)((unsigned long long)(1099511627776LL) * (unsigned long long)(long long)b14) > (long long)b19 ? ((3LL) - (long long)b10) : ((long long)b17 & (long long)b18));
+    const long long t15 = (long long)(long long)((unsigned long long)(100000LL) + (unsigned long long)((long long)b3 % (-16LL)));
+    const long long t16 = (long long)((long long)(short)(1LL) >> (((long long)b21 ^ (long long)b6) & 63));
+    const unsigned t17 = (unsigned)(unsigned)((unsigned)(unsigned)b2 * (unsigned)((unsigned)b22 * (unsigned)b8));
+    const float t18 = (((int)b20 != (int)b17 ? a11 : a18) != (a23 / a11) ? ((float)b3 - a4) : (float)3915817504u);
+    const unsigned t19 = (unsigned)((int)((unsigned)(int)b11 - (unsigned)(int)b6) != ((half)-1.0f < (half)a23 ? (int)b12 : (int)b2) ? (2147483647u * 3u) : (3u != 0 ? (unsigned)b18 % 3u : 2147483647u));
+    const int t20 = (int)(int)((unsigned)(int)(unsigned short)(int)b15 * (unsigned)((int)b15 ^ (int)b22));
+    const float t21 = (float)(0.0f < a12 ? (int)b7 : (int)b1);
+    const long long t22 = (long long)(long long)std::fmin(std::fmax((a3 * a4), -1.0e18f), 1.0e18f);
+    const float t23 = (a0 + std::fabs((float)b16));
     out[0] = (long long)t0;
     out[1] = (long long)t1;
     out[2] = (long long)t2;
@@ -297,24 +286,24 @@ public:
     out[4] = (long long)t4;
     out[5] = (long long)(int)std::fmin(std::fmax((float)t5, -2.0e9f), 2.0e9f);
     out[6] = (long long)(int)std::fmin(std::fmax((float)t6, -2.0e9f), 2.0e9f);
-    out[7] = (long long)t7;
-    out[8] = (long long)(int)std::fmin(std::fmax((float)t8, -2.0e9f), 2.0e9f);
+    out[7] = (long long)(int)std::fmin(std::fmax((float)t7, -2.0e9f), 2.0e9f);
+    out[8] = (long long)t8;
     out[9] = (long long)t9;
-    out[10] = (long long)t10;
+    out[10] = (long long)(int)std::fmin(std::fmax((float)t10, -2.0e9f), 2.0e9f);
     out[11] = (long long)(int)std::fmin(std::fmax((float)t11, -2.0e9f), 2.0e9f);
     out[12] = (long long)t12;
-    out[13] = (long long)t13;
-    out[14] = (long long)(int)std::fmin(std::fmax((float)t14, -2.0e9f), 2.0e9f);
-    out[15] = (long long)(int)std::fmin(std::fmax((float)t15, -2.0e9f), 2.0e9f);
+    out[13] = (long long)(int)std::fmin(std::fmax((float)t13, -2.0e9f), 2.0e9f);
+    out[14] = (long long)t14;
+    out[15] = (long long)t15;
     out[16] = (long long)t16;
     out[17] = (long long)t17;
-    out[18] = (long long)t18;
-    out[19] = (long long)(int)std::fmin(std::fmax((float)t19, -2.0e9f), 2.0e9f);
+    out[18] = (long long)(int)std::fmin(std::fmax((float)t18, -2.0e9f), 2.0e9f);
+    out[19] = (long long)t19;
     out[20] = (long long)t20;
     out[21] = (long long)(int)std::fmin(std::fmax((float)t21, -2.0e9f), 2.0e9f);
-    out[22] = (long long)(int)std::fmin(std::fmax((float)t22, -2.0e9f), 2.0e9f);
+    out[22] = (long long)t22;
     out[23] = (long long)(int)std::fmin(std::fmax((float)t23, -2.0e9f), 2.0e9f);
-    out[24] = (long long)(long long)(0 - (unsigned long long)((long long)b11 >> 47));
+    out[24] = (long long)(~((long long)(0 - (unsigned long long)(long long)b14) | ((long long)t17 ^ (1LL))));
     return true;
   }
 };

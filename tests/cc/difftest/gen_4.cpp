@@ -14,56 +14,54 @@ namespace dt4 {
 
 class V4_loop0 : public Vertex {
 public:
-  Input<Vector<long long, SPAN>> a;
-  Input<Vector<unsigned, ONE_PTR>> b;
-  unsigned lim;
+  Input<Vector<unsigned short, SPAN>> a;
+  Input<Vector<short, ONE_PTR>> b;
+  int lim;
   Output<Vector<char, ONE_PTR>> out;
   Output<Vector<unsigned, SPAN>> acc;
 
   bool compute() {
     const unsigned n = (a.size() - 4) / 1;
-    unsigned s0 = (unsigned)(unsigned)lim;
-    unsigned s1 = (unsigned)(unsigned)lim;
-    float s2 = (float)lim;
-    int s3 = (int)(int)lim;
-    for (unsigned i = 0; i < n; ++i) {
-      const long long x = a[i * 1]; const unsigned y = b[i * 1];
-      s0 = (unsigned)2147483647u;
-      s1 = (unsigned)((((unsigned)lim / 2u) | (unsigned)s3) | ((unsigned)std::fmin(std::fmax((float)(half)s2, 0.0f), 4.0e9f) | (unsigned)(unsigned char)(unsigned)x));
-      s2 = (float)(half)s2;
-      s3 = (int)((int)lim / (256));
-      out[i * 2] = (char)((long long)lim >> 33);
-      if (std::fmin(s2, s2) > ((long long)y <= (long long)lim ? -1.0f : s2)) break;
+    half s0 = (half)lim;
+    long long s1 = (long long)(long long)lim;
+    half s2 = (half)lim;
+    unsigned i = 0;
+    while (i < n) {
+      const unsigned short x = a[i * 1]; const short y = b[i * 2];
+      s0 = s0;
+      s1 = (long long)(long long)x;
+      s2 = (half)x;
+      out[i * 1] = (char)(int)(s0 == (s2 - s0));
+      i += 1 + ((unsigned)(-32768) & 3u);
     }
-    acc[0] = (unsigned)s0; acc[1] = 2;
-    acc[2] = (unsigned)s1; acc[3] = 2;
-    acc[4] = __builtin_bit_cast(unsigned, s2); acc[5] = 0;
-    acc[6] = (unsigned)s3; acc[7] = 2;
+    acc[0] = __builtin_bit_cast(unsigned short, s0); acc[1] = 1;
+    acc[2] = (unsigned)s1; acc[3] = (unsigned)((unsigned long long)s1 >> 32);
+    acc[4] = __builtin_bit_cast(unsigned short, s2); acc[5] = 1;
     return true;
   }
 };
 
 class V4_loop1 : public Vertex {
 public:
-  Input<Vector<unsigned short, SPAN>> a;
+  Input<Vector<unsigned char, SPAN>> a;
   Input<Vector<unsigned short, ONE_PTR>> b;
-  Output<Vector<unsigned short, ONE_PTR>> out;
+  Output<Vector<char, ONE_PTR>> out;
   Output<Vector<unsigned, SPAN>> acc;
 
   bool compute() {
     const unsigned n = (a.size() - 4) / 3;
-    long long s0 = (long long)(1000);
-    short s1 = (short)(-32768);
-    const unsigned short *p = &a[0]; const unsigned short *q = &b[1];
-    unsigned short *o = &out[0];
-    for (unsigned i = 0; i < n; ++i, p += 3, q += 2, o += 2) {
-      const unsigned short x = *p; const unsigned short y = *q;
-      s0 = (long long)(long long)(char)(long long)(0 - (unsigned long long)(long long)x);
-      s1 = (short)(((unsigned)((unsigned)(unsigned)s0 * (unsigned)(unsigned)x) - (unsigned)s0) - (unsigned)((unsigned)(unsigned)std::fmin(std::fmax((float)y, 0.0f), 4.0e9f) << (((unsigned)s0 < (unsigned)s0 ? (unsigned)x : (unsigned)y) & 31)));
-      *o = (unsigned short)((int)((unsigned)(int)s1 + (unsigned)(int)x) - (int)((unsigned)(int)y * (unsigned)(int)x));
-      if ((unsigned)s1 >= ((unsigned)y ^ (unsigned)s1)) break;
+    half s0 = (half)0.5f;
+    unsigned s1 = (unsigned)(-32768);
+    const unsigned char *p = &a[0]; const unsigned short *q = &b[0];
+    char *o = &out[0];
+    for (unsigned i = 0; i < n; ++i, p += 3, q += 4, o += 2) {
+      const unsigned char x = *p; const unsigned short y = *q;
+      s0 = (std::fabs((s0 - s0)) / std::fabs(((half)x - s0)));
+      s1 = (unsigned)(unsigned)s1;
+      *o = (char)(long long)((unsigned long long)((-123456789LL) / (-16LL)) + (unsigned long long)(long long)(0 - (unsigned long long)(3LL)));
+      if (((unsigned)s1 / 10u) <= (unsigned)(unsigned short)(unsigned)x) break;
     }
-    acc[0] = (unsigned)s0; acc[1] = (unsigned)((unsigned long long)s0 >> 32);
+    acc[0] = __builtin_bit_cast(unsigned short, s0); acc[1] = 1;
     acc[2] = (unsigned)s1; acc[3] = 2;
     return true;
   }
@@ -71,94 +69,81 @@ public:
 
 class V4_loop2 : public Vertex {
 public:
-  Input<Vector<long long, SPAN>> a;
-  Input<Vector<unsigned, ONE_PTR>> b;
+  Input<Vector<int, SPAN>> a;
+  Input<Vector<float, ONE_PTR>> b;
   float lim;
-  Output<Vector<unsigned char, ONE_PTR>> out;
+  Output<Vector<char, ONE_PTR>> out;
   Output<Vector<unsigned, SPAN>> acc;
 
   bool compute() {
-    const unsigned n = (a.size() - 4) / 1;
-    int s0 = (int)(13);
-    half s1 = (half)lim;
-    long long s2 = (long long)(-123456789LL);
-    half s3 = (half)lim;
+    const unsigned n = (a.size() - 4) / 2;
+    float s0 = lim;
+    int s1 = (int)(255);
     for (unsigned i = 0; i < n; ++i) {
-      const long long x = a[i * 1]; const unsigned y = b[i * 2];
-      s0 = (int)(int)((unsigned)(int)(((half)lim * s3) == (half)0.1f) * (unsigned)(((int)y <= (int)y ? (int)x : (int)x) + (int)s0));
-      s1 = (std::isnan((half)lim) ? s1 : (half)-0.0f);
-      s2 = (long long)(long long)x;
-      s3 = ((half)lim / (half)lim);
-      out[i * 2] = (unsigned char)(unsigned)y;
+      const int x = a[i * 2]; const float y = b[i * 4];
+      s0 = y;
+      s1 = (int)(int)((unsigned)(int)x * (unsigned)(int)((unsigned)(int)x - (unsigned)(int)x));
+      out[i * 2] = (char)(int)((unsigned)((int)s1 >> ((int)x & 31)) - (unsigned)(int)s1);
     }
-    acc[0] = (unsigned)s0; acc[1] = 2;
-    acc[2] = __builtin_bit_cast(unsigned short, s1); acc[3] = 1;
-    acc[4] = (unsigned)s2; acc[5] = (unsigned)((unsigned long long)s2 >> 32);
-    acc[6] = __builtin_bit_cast(unsigned short, s3); acc[7] = 1;
+    acc[0] = __builtin_bit_cast(unsigned, s0); acc[1] = 0;
+    acc[2] = (unsigned)s1; acc[3] = 2;
     return true;
   }
 };
 
 class V4_loop3 : public Vertex {
 public:
-  Input<Vector<unsigned short, SPAN>> a;
-  Input<Vector<unsigned, ONE_PTR>> b;
-  Output<Vector<short, ONE_PTR>> out;
+  Input<Vector<long long, SPAN>> a;
+  Input<Vector<unsigned char, ONE_PTR>> b;
+  Output<Vector<unsigned char, ONE_PTR>> out;
   Output<Vector<unsigned, SPAN>> acc;
 
   bool compute() {
     const unsigned n = (a.size() - 4) / 3;
-    half s0 = (half)-1.0f;
-    half s1 = (half)12.6537f;
-    long long s2 = (long long)(2147483647);
-    float s3 = 1.0e-3f;
-    unsigned i = 0;
-    while (i < n) {
-      const unsigned short x = a[i * 3]; const unsigned y = b[i * 4];
-      s0 = (((1000) > (255) ? (half)s3 : (half)-0.0f) - (-(s1)));
-      s1 = (half)((-2.5f / 100.0f) / (float)s0);
-      s2 = (long long)(long long)x;
-      s3 = ((float)s0 * 1.0f);
-      out[i * 1] = (short)(int)std::fmin(std::fmax((float)((-1300840299598728017LL) <= (0LL) ? s0 : (half)s3), -2.0e9f), 2.0e9f);
-      i += 1 + ((unsigned)(int)((unsigned)(int)x + (unsigned)(int)y) & 3u);
+    short s0 = (short)(-1);
+    half s1 = (half)-26.0139f;
+    half s2 = (half)-0.0f;
+    short s3 = (short)(-5);
+    const long long *p = &a[0]; const unsigned char *q = &b[1];
+    unsigned char *o = &out[0];
+    for (unsigned i = 0; i < n; ++i, p += 3, q += 2, o += 2) {
+      const long long x = *p; const unsigned char y = *q;
+      s0 = (short)(long long)((unsigned long long)(long long)y + (unsigned long long)(long long)x);
+      s1 = (half)(float)s2;
+      s2 = (half)y;
+      s3 = (short)(((int)s3 <= (int)s0 ? (int)s0 : (int)s3) >> ((65535) & 31));
+      *o = (unsigned char)(unsigned)((unsigned)(-0.0f <= (float)s1 ? (unsigned)s3 : (unsigned)s0) + (unsigned)(unsigned)s3);
+      if (((long long)s3 == (long long)s3 ? s1 : s1) == ((half)s0 / s2)) break;
     }
-    acc[0] = __builtin_bit_cast(unsigned short, s0); acc[1] = 1;
+    acc[0] = (unsigned)s0; acc[1] = 2;
     acc[2] = __builtin_bit_cast(unsigned short, s1); acc[3] = 1;
-    acc[4] = (unsigned)s2; acc[5] = (unsigned)((unsigned long long)s2 >> 32);
-    acc[6] = __builtin_bit_cast(unsigned, s3); acc[7] = 0;
+    acc[4] = __builtin_bit_cast(unsigned short, s2); acc[5] = 1;
+    acc[6] = (unsigned)s3; acc[7] = 2;
     return true;
   }
 };
 
 class V4_loop4 : public Vertex {
 public:
-  Input<Vector<unsigned, SPAN>> a;
-  Input<Vector<long long, ONE_PTR>> b;
-  float lim;
-  Output<Vector<unsigned char, ONE_PTR>> out;
+  Input<Vector<unsigned short, SPAN>> a;
+  Input<Vector<float, ONE_PTR>> b;
+  Output<Vector<long long, ONE_PTR>> out;
   Output<Vector<unsigned, SPAN>> acc;
 
   bool compute() {
-    const unsigned n = (a.size() - 4) / 2;
-    short s0 = (short)(-1LL);
-    short s1 = (short)(100000LL);
-    float s2 = lim;
-    half s3 = (half)-0.0f;
-    const unsigned rows = 3, cols = n / rows;
-    for (unsigned rr = 0; rr < rows; ++rr) {
-      short rowacc = 0;
-      for (unsigned c = 0; c < cols; ++c) {
-        const unsigned i = rr * cols + c;
-        const unsigned x = a[i * 2]; const long long y = b[i * 2];
-        s0 = (short)(int)x;
-        s1 = (short)(unsigned)(short)(unsigned)s0;
-        s2 = lim;
-        s3 = (half)s2;
-        rowacc = (short)(int)((unsigned)(3) - (unsigned)(-1));
-        out[i * 2] = (unsigned char)(long long)rowacc;
-        if ((-((half)lim)) != ((-1LL) == (long long)rowacc ? (half)lim : (half)100.0f)) break;
-      }
-      s0 = (short)(s0 + rowacc);
+    const unsigned n = (a.size() - 4) / 1;
+    int s0 = (int)(2);
+    unsigned s1 = (unsigned)(-256);
+    float s2 = 0.1f;
+    half s3 = (half)-2.5f;
+    for (unsigned i = 0; i < n; ++i) {
+      const unsigned short x = a[i * 1]; const float y = b[i * 2];
+      s0 = (int)(int)s1;
+      s1 = (unsigned)(unsigned)((unsigned)(unsigned)s0 << ((unsigned)s1 & 31));
+      s2 = (float)s3;
+      s3 = ((s2 - y) <= (float)(unsigned)s1 ? (y < (float)s0 ? (half)s2 : (half)s1) : (half)y);
+      out[i * 1] = (long long)(long long)((unsigned long long)(long long)((int)s0 > (int)s0) + (unsigned long long)((long long)s1 < (long long)s1 ? (long long)s0 : (long long)s1));
+      if (((long long)s1 + (long long)s0) == (long long)(int)(long long)s1) break;
     }
     acc[0] = (unsigned)s0; acc[1] = 2;
     acc[2] = (unsigned)s1; acc[3] = 2;
@@ -170,30 +155,29 @@ public:
 
 class V4_loop5 : public Vertex {
 public:
-  Input<Vector<unsigned char, SPAN>> a;
-  Input<Vector<unsigned, ONE_PTR>> b;
-  Output<Vector<unsigned short, ONE_PTR>> out;
+  Input<Vector<short, SPAN>> a;
+  Input<Vector<char, ONE_PTR>> b;
+  Output<Vector<unsigned char, ONE_PTR>> out;
   Output<Vector<unsigned, SPAN>> acc;
 
   bool compute() {
-    const unsigned n = (a.size() - 4) / 3;
-    unsigned s0 = (unsigned)(2);
-    int s1 = (int)(85635);
-    const unsigned rows = 2, cols = n / rows;
-    for (unsigned rr = 0; rr < rows; ++rr) {
-      unsigned rowacc = 0;
-      for (unsigned c = 0; c < cols; ++c) {
-        const unsigned i = rr * cols + c;
-        const unsigned char x = a[i * 3]; const unsigned y = b[i * 4];
-        s0 = (unsigned)(unsigned)((half)rowacc > (half)rowacc);
-        s1 = (int)(int)((unsigned)(int)s0 - (unsigned)(2));
-        rowacc = (unsigned)((unsigned)s1 >> ((unsigned)rowacc & 31));
-        out[i * 2] = (unsigned short)(((long long)x < (long long)s1 ? (int)rowacc : (int)rowacc) - ((int)x >> ((2147483647) & 31)));
-      }
-      s0 = (unsigned)(s0 + rowacc);
+    const unsigned n = (a.size() - 4) / 2;
+    half s0 = (half)-0.0f;
+    short s1 = (short)(65535);
+    int s2 = (int)(0);
+    unsigned i = 0;
+    while (i < n) {
+      const short x = a[i * 2]; const char y = b[i * 4];
+      s0 = (((long long)x != 0 ? ((long long)y % (1LL)) / (long long)x : (-8589934587LL)) == (-1LL) ? (s0 + s0) : (half)(int)s2);
+      s1 = (short)65535u;
+      s2 = (int)(int)std::fmin(std::fmax((float)s0, -2.0e9f), 2.0e9f);
+      out[i * 2] = (unsigned char)(unsigned)s1;
+      if ((std::isnan((float)s0) ? (float)s0 : (float)s0) < ((float)s0 - (float)s0)) break;
+      i += 1 + ((unsigned)((1000) | (int)s1) & 3u);
     }
-    acc[0] = (unsigned)s0; acc[1] = 2;
+    acc[0] = __builtin_bit_cast(unsigned short, s0); acc[1] = 1;
     acc[2] = (unsigned)s1; acc[3] = 2;
+    acc[4] = (unsigned)s2; acc[5] = 2;
     return true;
   }
 };

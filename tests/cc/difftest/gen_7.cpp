@@ -14,19 +14,20 @@ namespace dt7 {
 
 class V7_multi0 : public MultiVertex {
 public:
-  Input<Vector<unsigned short, SPAN>> a;
-  Input<Vector<unsigned short, ONE_PTR>> b;
-  Output<Vector<float, ONE_PTR>> out;
+  Input<Vector<int, SPAN>> a;
+  Input<Vector<short, ONE_PTR>> b;
+  Output<Vector<unsigned, ONE_PTR>> out;
   Output<Vector<float, ONE_PTR>> part;
 
   bool compute(unsigned wid) {
     const unsigned n = a.size();
-    const unsigned begin = wid, end = n, step = numWorkers();
+    const unsigned chunk = (n + numWorkers() - 1) / numWorkers();
+    const unsigned begin = wid * chunk, end = begin + chunk < n ? begin + chunk : n, step = 1;
     float p = (float)wid;
     for (unsigned i = begin; i < end; i += step) {
-      const unsigned short x = a[i]; const unsigned short y = b[i];
-      out[i] = ((float)(unsigned)((unsigned)31u * (unsigned)(unsigned)y) * (float)(half)(int)x);
-      p = (std::fabs(p) + (-(p)));
+      const int x = a[i]; const short y = b[i];
+      out[i] = (unsigned)(unsigned)y;
+      p = (float)((int)y * (int)y);
     }
     part[wid] = p;
     return true;
@@ -35,52 +36,9 @@ public:
 
 class V7_multi1 : public MultiVertex {
 public:
-  Input<Vector<unsigned, SPAN>> a;
-  Input<Vector<half, ONE_PTR>> b;
-  Output<Vector<float, ONE_PTR>> out;
-  Output<Vector<unsigned, ONE_PTR>> part;
-
-  bool compute(unsigned wid) {
-    const unsigned n = a.size();
-    const unsigned begin = wid, end = n, step = numWorkers();
-    unsigned p = (unsigned)wid;
-    for (unsigned i = begin; i < end; i += step) {
-      const unsigned x = a[i]; const half y = b[i];
-      out[i] = (std::fabs(((int)x != (int)x ? (float)y : (float)y)) * (-(((float)y <= (float)y ? (float)y : (float)y))));
-      p = (unsigned)(unsigned)((unsigned)((unsigned)x > (unsigned)x) > ((unsigned)x >> ((unsigned)x & 31)));
-    }
-    part[wid] = p;
-    return true;
-  }
-};
-
-class V7_multi2 : public MultiVertex {
-public:
-  Input<Vector<short, SPAN>> a;
-  Input<Vector<short, ONE_PTR>> b;
+  Input<Vector<float, SPAN>> a;
+  Input<Vector<float, ONE_PTR>> b;
   Output<Vector<unsigned, ONE_PTR>> out;
-  Output<Vector<unsigned, ONE_PTR>> part;
-
-  bool compute(unsigned wid) {
-    const unsigned n = a.size();
-    const unsigned chunk = (n + numWorkers() - 1) / numWorkers();
-    const unsigned begin = wid * chunk, end = begin + chunk < n ? begin + chunk : n, step = 1;
-    unsigned p = (unsigned)wid;
-    for (unsigned i = begin; i < end; i += step) {
-      const short x = a[i]; const short y = b[i];
-      out[i] = (unsigned)(unsigned)((unsigned)((unsigned)x >> (((unsigned)y / 3u) & 31)) * (unsigned)(unsigned)(0 - (unsigned)(unsigned)((unsigned)7u - (unsigned)(unsigned)y)));
-      p = (unsigned)(unsigned)p;
-    }
-    part[wid] = p;
-    return true;
-  }
-};
-
-class V7_multi3 : public MultiVertex {
-public:
-  Input<Vector<int, SPAN>> a;
-  Input<Vector<long long, ONE_PTR>> b;
-  Output<Vector<float, ONE_PTR>> out;
   Output<Vector<float, ONE_PTR>> part;
 
   bool compute(unsigned wid) {
@@ -89,9 +47,51 @@ public:
     const unsigned begin = wid * chunk, end = begin + chunk < n ? begin + chunk : n, step = 1;
     float p = (float)wid;
     for (unsigned i = begin; i < end; i += step) {
-      const int x = a[i]; const long long y = b[i];
-      out[i] = (float)x;
+      const float x = a[i]; const float y = b[i];
+      out[i] = (unsigned)(unsigned)((unsigned)((4294967295u - 2147483648u) & 7u) << (((unsigned)((unsigned)471688138u + (unsigned)2147483647u) / 7u) & 31));
+      p = y;
+    }
+    part[wid] = p;
+    return true;
+  }
+};
+
+class V7_multi2 : public MultiVertex {
+public:
+  Input<Vector<float, SPAN>> a;
+  Input<Vector<float, ONE_PTR>> b;
+  Output<Vector<long long, ONE_PTR>> out;
+  Output<Vector<float, ONE_PTR>> part;
+
+  bool compute(unsigned wid) {
+    const unsigned n = a.size();
+    const unsigned begin = wid, end = n, step = numWorkers();
+    float p = (float)wid;
+    for (unsigned i = begin; i < end; i += step) {
+      const float x = a[i]; const float y = b[i];
+      out[i] = (long long)(long long)((0u + (2147483647u * 2147483648u)) > (~(0u >> (2147483647u & 31))));
       p = p;
+    }
+    part[wid] = p;
+    return true;
+  }
+};
+
+class V7_multi3 : public MultiVertex {
+public:
+  Input<Vector<float, SPAN>> a;
+  Input<Vector<unsigned short, ONE_PTR>> b;
+  Output<Vector<float, ONE_PTR>> out;
+  Output<Vector<unsigned, ONE_PTR>> part;
+
+  bool compute(unsigned wid) {
+    const unsigned n = a.size();
+    const unsigned begin = wid, end = n, step = numWorkers();
+    unsigned p = (unsigned)wid;
+    for (unsigned i = begin; i < end; i += step) {
+      const float x = a[i]; const unsigned short y = b[i];
+      out[i] = x;
+      p = (unsigned)(unsigned)y;
     }
     part[wid] = p;
     return true;
@@ -100,20 +100,19 @@ public:
 
 class V7_multi4 : public MultiVertex {
 public:
-  Input<Vector<half, SPAN>> a;
-  Input<Vector<unsigned char, ONE_PTR>> b;
+  Input<Vector<unsigned char, SPAN>> a;
+  Input<Vector<float, ONE_PTR>> b;
   Output<Vector<int, ONE_PTR>> out;
-  Output<Vector<unsigned, ONE_PTR>> part;
+  Output<Vector<float, ONE_PTR>> part;
 
   bool compute(unsigned wid) {
     const unsigned n = a.size();
-    const unsigned chunk = (n + numWorkers() - 1) / numWorkers();
-    const unsigned begin = wid * chunk, end = begin + chunk < n ? begin + chunk : n, step = 1;
-    unsigned p = (unsigned)wid;
+    const unsigned begin = wid, end = n, step = numWorkers();
+    float p = (float)wid;
     for (unsigned i = begin; i < end; i += step) {
-      const half x = a[i]; const unsigned char y = b[i];
-      out[i] = (int)(int)y;
-      p = (unsigned)(((unsigned)y + 3u) & (unsigned)((unsigned)(unsigned)y * (unsigned)(unsigned)y));
+      const unsigned char x = a[i]; const float y = b[i];
+      out[i] = (int)(int)x;
+      p = ((y / p) + std::fmax(p, p));
     }
     part[wid] = p;
     return true;
@@ -122,19 +121,20 @@ public:
 
 class V7_multi5 : public MultiVertex {
 public:
-  Input<Vector<float, SPAN>> a;
-  Input<Vector<short, ONE_PTR>> b;
-  Output<Vector<long long, ONE_PTR>> out;
-  Output<Vector<int, ONE_PTR>> part;
+  Input<Vector<unsigned short, SPAN>> a;
+  Input<Vector<half, ONE_PTR>> b;
+  Output<Vector<unsigned, ONE_PTR>> out;
+  Output<Vector<float, ONE_PTR>> part;
 
   bool compute(unsigned wid) {
     const unsigned n = a.size();
-    const unsigned begin = wid * n / numWorkers(), end = (wid + 1) * n / numWorkers(), step = 1;
-    int p = (int)wid;
+    const unsigned chunk = (n + numWorkers() - 1) / numWorkers();
+    const unsigned begin = wid * chunk, end = begin + chunk < n ? begin + chunk : n, step = 1;
+    float p = (float)wid;
     for (unsigned i = begin; i < end; i += step) {
-      const float x = a[i]; const short y = b[i];
-      out[i] = (long long)((long long)(unsigned char)(long long)((unsigned long long)(0LL) + (unsigned long long)(long long)y) | ((float)(half)x >= x ? (long long)p : (long long)((unsigned long long)(long long)y + (unsigned long long)(long long)y)));
-      p = (int)(int)((unsigned)(int)((unsigned)(int)y * (unsigned)(int)y) * (unsigned)(3));
+      const unsigned short x = a[i]; const half y = b[i];
+      out[i] = (unsigned)(unsigned)((unsigned)((unsigned)x <= (unsigned)(unsigned)(unsigned)x ? ((unsigned)x + 1u) : (unsigned)((unsigned)(unsigned)x << ((unsigned)x & 31))) << ((unsigned)(0 - (unsigned)1000u) & 31));
+      p = (((unsigned)x <= 7u ? (float)y : p) + (0.1f <= (float)y ? p : p));
     }
     part[wid] = p;
     return true;
