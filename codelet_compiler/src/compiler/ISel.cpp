@@ -250,9 +250,7 @@ private:
           if (isa<SIToFPInst>(c) || isa<UIToFPInst>(c) || isa<FPToSIInst>(c) || isa<FPToUIInst>(c)) return false;
       if (isa<SelectInst>(&i) && classOfType(i.getType()) != RegClass::M) continue;
       if (isa<SwitchInst>(&i)) return false;
-      if (auto *s = dyn_cast<StoreInst>(&i)) { // narrow stores with unknown alignment are fine (no branches)
-        (void)s;
-      }
+      // (Narrow stores are fine: their read-merge-write has no branches.)
     }
     return true;
   }
@@ -452,8 +450,7 @@ private:
   MOp UA(int r) { return MOp::use_(r, mf_.classOf(r)); }
   MOp DA(int r) { return MOp::def_(r, mf_.classOf(r)); }
   // One register of a pair or quad (index 0..3), read.
-  static MOp lane(int r, RegClass c, int index) {
-    (void)c;
+  static MOp lane(int r, RegClass /*group*/, int index) {
     MOp o = MOp::use_(r, RegClass::A);
     o.lane = index + 1;
     return o;
@@ -502,8 +499,7 @@ private:
   }
   int makePair(int lo, int hi, RegClass c = RegClass::AP) {
     int r = newReg(c);
-    MInst &m = emit("makepair", {D(r, c), U(lo, mf_.classOf(lo)), U(hi, mf_.classOf(hi))}, true);
-    (void)m;
+    emit("makepair", {D(r, c), U(lo, mf_.classOf(lo)), U(hi, mf_.classOf(hi))}, true);
     return r;
   }
   // Moves between the register files go through an 8-byte stack slot.
@@ -850,13 +846,12 @@ private:
     if (const DebugLoc &dl = call.getDebugLoc()) m.line = dl.getLine(), m.col = dl.getCol();
     classifyAsm(m);
     block().insts.push_back(m);
-    for (auto [op, n] : results) {
-      int r = block().insts.back().ops[op].reg;
+    for (const auto &result : results) {
+      int r = block().insts.back().ops[result.first].reg;
       if (resultTypes.size() == 1 && isWide(call.getType()))
         for (int k = 0; k < 2; ++k) emit("mov", {D(def(&call, k), RegClass::AP), pairLane(r, k)}, true);
       else if (resultTypes.size() == 1) copy(def(&call), r);
       else asmResults_[&call].push_back(r);
-      (void)n;
     }
   }
   std::map<const CallInst *, std::vector<int>> asmResults_;
@@ -1024,8 +1019,7 @@ private:
     error(&ld, "unsupported load of " + describe(t));
   }
   void copyPairInto(int pair, int lo, int hi) {
-    MInst &m = emit("makepair", {D(pair, RegClass::AP), U(lo, RegClass::A), U(hi, RegClass::A)}, true);
-    (void)m;
+    emit("makepair", {D(pair, RegClass::AP), U(lo, RegClass::A), U(hi, RegClass::A)}, true);
   }
 
   void selectStore(StoreInst &st) {
@@ -1548,7 +1542,7 @@ private:
       x = xf, y = yf;
     }
     const char *mn = nullptr;
-    bool swap = false, invert = false;
+    bool invert = false;
     switch (c.getPredicate()) {
     case CmpInst::FCMP_OEQ: mn = "f32cmpeq"; break;
     case CmpInst::FCMP_UNE: mn = "f32cmpne"; break;
@@ -1568,7 +1562,6 @@ private:
     case CmpInst::FCMP_FALSE: copy(def(&c), kMZero); return;
     default: break;
     }
-    (void)swap;
     int m = newA();
     emit(mn, {D(m, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
     if (c.getPredicate() == CmpInst::FCMP_ONE || c.getPredicate() == CmpInst::FCMP_UEQ) {
