@@ -9,6 +9,7 @@
 
 #include "ipusim/arch/Isa.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
@@ -703,7 +704,12 @@ private:
         copy(c, get(call.getArgOperand(0)));
         repeatCounter_[loop] = c;
         repeatPreheader_[loop] = cur_;
-        repeatMost_[loop] = unsigned(cast<ConstantInt>(call.getArgOperand(1))->getZExtValue());
+        // The largest count: SCEV's, or what the count's known bits allow (after instcombine a
+        // vectoriser's remainder count is `n & (VF - 1)`).
+        unsigned most = unsigned(cast<ConstantInt>(call.getArgOperand(1))->getZExtValue());
+        uint64_t bitsMax = computeKnownBits(call.getArgOperand(0), dl_).getMaxValue().getZExtValue();
+        if (bitsMax <= 0xFFFF && (most == 0 || bitsMax < most)) most = unsigned(std::max<uint64_t>(bitsMax, 1));
+        repeatMost_[loop] = most;
       }
       return;
     }
