@@ -163,4 +163,20 @@ TEST(IpuCc, StackArgumentsBeyondTheRegisters) {
   corpus::expectF32(r, r.get<float>("out"), want);
 }
 
+TEST(IpuCc, SimulatedExceptionsNameTheCppLine) {
+  cc::CompileResult c = cc::compileCodelet(input("bad_access.cpp"));
+  constexpr uint32_t kState = 0x70000, kIn = 0x60000, kOut = 0x61000;
+  try {
+    corpus::runOnce({{"bad_access.o", c.object}}, "__runCodelet_Bad", test::Mode::Worker, kState,
+                    [](sim::Tile &t) { test::putWords(t, kState, {kIn, 16, kOut}); }, true);
+    FAIL() << "no simulated exception";
+  } catch (const sim::SimException &e) {
+    std::string what = e.what();
+    // Line 11 of bad_access.cpp: `*out = p[in.size() * 100000];`.
+    EXPECT_NE(what.find("bad_access.cpp:11:"), std::string::npos) << what;
+    EXPECT_NE(what.find("outside tile memory"), std::string::npos) << what;
+    EXPECT_NE(what.find("context 1 (worker 1)"), std::string::npos) << what;
+  }
+}
+
 } // namespace

@@ -515,6 +515,12 @@ std::string printFunction(MFunction &mf) {
       for (auto &[at, name] : labels)
         if (at == bi2) os << name << ":\n";
       auto &bundle = bundles[bi2];
+      // A line marker: the assembler records the C++ position of what follows.
+      for (const MInst *in : bundle)
+        if (in->file) {
+          os << "# " << in->line << " \"" << mf.files[in->file - 1] << "\"\n";
+          break;
+        }
       if (bundle.empty()) { // an empty pipeline slot still takes its issue
         os << "  { nop ; fnop }\n";
         continue;

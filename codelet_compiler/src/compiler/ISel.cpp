@@ -431,6 +431,19 @@ private:
   }
 
   // ---- emission ----------------------------------------------------------------------------
+  // The C++ position an instruction comes from (inlined code keeps its own file and line), which
+  // the printer passes to the assembler's line table: simulated exceptions name it.
+  void setPosition(MInst &in, const DebugLoc &dl) {
+    if (!dl || !dl.getLine()) return;
+    auto *scope = cast<DIScope>(dl.getScope());
+    std::string file = scope->getFilename().str();
+    if (!file.empty() && file[0] != '/' && !scope->getDirectory().empty()) file = scope->getDirectory().str() + "/" + file;
+    auto it = std::find(mf_.files.begin(), mf_.files.end(), file);
+    if (it == mf_.files.end()) it = mf_.files.insert(mf_.files.end(), file);
+    in.file = unsigned(it - mf_.files.begin()) + 1;
+    in.line = dl.getLine();
+    in.col = dl.getCol();
+  }
   MBlock &block() { return mf_.blocks[size_t(cur_)]; }
   MInst &emit(const std::string &mn, std::vector<MOp> ops, bool aux = false) {
     MInst in;
@@ -438,7 +451,7 @@ private:
     in.ops = std::move(ops);
     in.aux = aux;
     if (inst_)
-      if (const DebugLoc &dl = inst_->getDebugLoc()) in.line = dl.getLine(), in.col = dl.getCol();
+      setPosition(in, inst_->getDebugLoc());
     block().insts.push_back(std::move(in));
     return block().insts.back();
   }
@@ -764,7 +777,7 @@ private:
           c.ops.push_back(U(as[i].mregs[p]));
         }
     }
-    if (const DebugLoc &dl = call.getDebugLoc()) c.line = dl.getLine(), c.col = dl.getCol();
+    setPosition(c, call.getDebugLoc());
     block().insts.push_back(c);
     Type *rt = call.getType();
     if (rt->isVoidTy()) return;
@@ -849,7 +862,7 @@ private:
       error(&call, "inline assembly constraint '" + code + "' is not supported (use \"r\" or \"i\")");
       return;
     }
-    if (const DebugLoc &dl = call.getDebugLoc()) m.line = dl.getLine(), m.col = dl.getCol();
+    setPosition(m, call.getDebugLoc());
     classifyAsm(m);
     block().insts.push_back(m);
     for (const auto &result : results) {
@@ -1185,7 +1198,7 @@ private:
       emitCopyToPhys(phys, reg, rc);
       c.ops.push_back(U(phys, rc));
     }
-    if (const DebugLoc &dl = i.getDebugLoc()) c.line = dl.getLine(), c.col = dl.getCol();
+    setPosition(c, i.getDebugLoc());
     block().insts.push_back(c);
     std::vector<int> out;
     for (int phys : results) {

@@ -55,7 +55,8 @@ struct MInst {
   bool terminator = false; ///< a branch or exit ending its block
   bool call = false;
   std::string asmText;     ///< inline assembly with %N operand references
-  unsigned line = 0, col = 0; ///< source position, for diagnostics
+  unsigned line = 0, col = 0; ///< source position, for diagnostics and the object's line table
+  unsigned file = 0;          ///< 1 + index into MFunction::files (0: no position)
 };
 
 struct MBlock {
@@ -70,6 +71,7 @@ struct MBlock {
 struct MFunction {
   std::string name;
   std::string location; ///< "file:line:col" of the code, for diagnostics
+  std::vector<std::string> files; ///< source files of the instructions' positions
   EntryKind entry = EntryKind::None;
   bool supervisor = false;
   bool global = false;
