@@ -179,4 +179,14 @@ TEST(IpuCc, SimulatedExceptionsNameTheCppLine) {
   }
 }
 
+TEST(IpuCc, InlineAsmMrfPairOutput) {
+  // tapack packs three 21-bit addresses: a in bits 0-20, b in 21-41, out in 42-62.
+  constexpr uint32_t kState = 0x70000, kA = 0x60000, kB = 0x64100, kOut = 0x68200;
+  auto r = corpus::runBoth({{"tapack.o", cc::compileCodelet(input("tapack.cpp")).object}}, "__runCodelet_Tap",
+                           test::Mode::Worker, kState, [](sim::Tile &t) { test::putWords(t, kState, {kA, 1, kB, kOut}); });
+  uint64_t packed = uint64_t(kA) | uint64_t(kB) << 21 | uint64_t(kOut) << 42;
+  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut), uint32_t(packed));
+  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut + 4), uint32_t(packed >> 32));
+}
+
 } // namespace

@@ -359,7 +359,7 @@ std::string printFunction(MFunction &mf) {
       for (MOp &o : in.ops)
         if (o.incomingArg >= 0) o.imm = (int64_t(frame) + o.incomingArg) / (in.mnemonic.find("64") != std::string::npos ? 8 : 4);
       if (in.mnemonic == "makepair" || in.mnemonic == "makequad") {
-        RegClass part = in.mnemonic == "makepair" ? RegClass::A : RegClass::AP;
+        RegClass part = in.mnemonic == "makequad" ? RegClass::AP : in.ops[0].rc == RegClass::MP ? RegClass::M : RegClass::A;
         int step = in.mnemonic == "makepair" ? 1 : 2;
         for (int k = 0; k < 2; ++k) {
           int dst = in.ops[0].reg + k * step;
@@ -367,7 +367,7 @@ std::string printFunction(MFunction &mf) {
           int srcReg = src.first();
           if (dst == srcReg) continue;
           MOp s = MOp::use_(srcReg, part);
-          out.push_back(inst("mov", {MOp::def_(dst, part), s}, true));
+          out.push_back(inst("mov", {MOp::def_(dst, part), s}, part != RegClass::M));
         }
         continue;
       }

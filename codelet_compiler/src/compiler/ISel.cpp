@@ -830,7 +830,7 @@ private:
       if (ci.Type == InlineAsm::isOutput) {
         if (ci.isIndirect) { error(&call, "inline assembly memory outputs are not supported"); return; }
         Type *t = resultTypes[resultNo];
-        int r = newReg(classOfType(t));
+        int r = newReg(t->isIntegerTy(64) ? RegClass::MP : classOfType(t)); // i64: an even MRF pair
         m.ops.push_back(DA(r));
         results.push_back({m.ops.size() - 1, int(resultNo++)});
         continue;
@@ -856,6 +856,10 @@ private:
       if (code == "r" || code == "a") {
         int r = get(v);
         if (isWide(v->getType())) r = makeQuad(U(get(v, 0), RegClass::AP), U(get(v, 1), RegClass::AP));
+        if (v->getType()->isIntegerTy(64)) { // an even MRF pair
+          r = newReg(RegClass::MP);
+          emit("makepair", {D(r, RegClass::MP), U(get(v, 0)), U(get(v, 1))});
+        }
         m.ops.push_back(UA(r));
         continue;
       }
@@ -867,7 +871,14 @@ private:
     block().insts.push_back(m);
     for (const auto &result : results) {
       int r = block().insts.back().ops[result.first].reg;
-      if (resultTypes.size() == 1 && isWide(call.getType()))
+      if (mf_.classOf(r) == RegClass::MP) { // i64 from an MRF pair
+        if (resultTypes.size() != 1) { error(&call, "a 64-bit integer among several inline assembly outputs is not supported"); return; }
+        for (int k = 0; k < 2; ++k) {
+          MOp l = U(r, RegClass::M);
+          l.lane = k + 1;
+          emit("mov", {D(def(&call, k)), l});
+        }
+      } else if (resultTypes.size() == 1 && isWide(call.getType()))
         for (int k = 0; k < 2; ++k) emit("mov", {D(def(&call, k), RegClass::AP), pairLane(r, k)}, true);
       else if (resultTypes.size() == 1) copy(def(&call), r);
       else asmResults_[&call].push_back(r);
@@ -887,7 +898,7 @@ private:
     m.mnemonic = "";
     bool anyA = false;
     for (const MOp &o : m.ops)
-      if (o.kind == MOp::Reg && o.rc != RegClass::M) anyA = true;
+      if (o.kind == MOp::Reg && !isMrf(o.rc)) anyA = true;
     m.aux = anyA && mn.rfind("ld", 0) != 0 && mn.rfind("st", 0) != 0 && mn != "atom";
     if (mn.rfind("ld", 0) == 0) m.mayLoad = true;
     if (mn.rfind("st", 0) == 0) m.mayStore = true;
