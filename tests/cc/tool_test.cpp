@@ -189,4 +189,74 @@ TEST(IpuCc, InlineAsmMrfPairOutput) {
   EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut + 4), uint32_t(packed >> 32));
 }
 
+// Miscompilations found by review, each against a host computation (tests/cc/inputs/review.cpp).
+const std::string kReview = "../inputs/review.cpp";
+
+TEST(IpuCcRegression, UnorderedTestsBothOperands) {
+  corpus::VertexRun r(kReview, "rev::Unordered");
+  r.set("a", corpus::buf(std::vector<float>{1.0f, std::nanf("")})).set("out", corpus::out(2, 4));
+  if (!r.run()) return;
+  corpus::expectEq(r, r.get<int>("out"), {1, 0});
+}
+
+TEST(IpuCcRegression, NarrowSwitchComparesZeroExtended) {
+  corpus::VertexRun r(kReview, "rev::NarrowSwitch");
+  r.set("a", corpus::buf(std::vector<int>{200, 0x101, 7})).set("out", corpus::out(3, 4));
+  if (!r.run()) return;
+  corpus::expectEq(r, r.get<int>("out"), {20, 10, 30}); // 0x101 truncates to 1
+}
+
+TEST(IpuCcRegression, BranchReadsThePhiBeforeItsCopies) {
+  std::vector<unsigned> a = {5};
+  int cnt = 0; // the host's answer
+  for (unsigned x = a[0];;) {
+    cnt += int(x & 1);
+    bool stop = int(x) < 0;
+    x = x * 1103515245u + 12345u;
+    if (stop) break;
+  }
+  corpus::VertexRun r(kReview, "rev::BranchOnPhi");
+  r.set("a", corpus::buf(a)).set("out", corpus::out(1, 4));
+  if (!r.run()) return;
+  corpus::expectEq(r, r.get<int>("out"), {cnt});
+}
+
+TEST(IpuCcRegression, PipelinedPaceStoreWaitsForItsLoad) {
+  for (uint32_t n : {1u, 2u, 3u, 4u, 9u}) {
+    std::vector<float> a, b;
+    float s0 = 0, s1 = 0;
+    for (uint32_t i = 0; i < 2 * n; ++i) a.push_back(float(i + 1)), b.push_back(0.5f * float(i));
+    for (uint32_t i = 0; i < n; ++i) s0 += b[2 * i], s1 += b[2 * i + 1];
+    struct Float2 {
+      float x, y;
+    };
+    auto pairs = [](const std::vector<float> &v) { // n float2 elements (the SPAN's size is n)
+      std::vector<Float2> p;
+      for (size_t i = 0; i + 1 < v.size(); i += 2) p.push_back({v[i], v[i + 1]});
+      return p;
+    };
+    corpus::VertexRun r(kReview, "rev::PaceCopy");
+    r.set("a", corpus::buf(pairs(a))).set("b", corpus::buf(pairs(b))).set("out", corpus::out(n, 8)).set("acc", corpus::out(1, 8));
+    if (!r.run()) return;
+    auto bitsOf = [](float lo, float hi) { // a float2 as 64 bits
+      uint64_t v;
+      float f[2] = {lo, hi};
+      std::memcpy(&v, f, 8);
+      return v;
+    };
+    std::vector<uint64_t> want;
+    for (uint32_t i = 0; i < n; ++i) want.push_back(bitsOf(a[2 * i], a[2 * i + 1]));
+    corpus::expectEq(r, r.get<uint64_t>("out"), want);
+    corpus::expectEq(r, r.get<uint64_t>("acc"), {bitsOf(s0, s1)});
+  }
+}
+
+TEST(IpuCcRegression, FreezeKeepsBothWordsOfI64) {
+  corpus::VertexRun r(kReview, "rev::DivRem64");
+  r.set("a", corpus::buf(std::vector<unsigned>{7, 5, 3, 0})).set("out", corpus::out(4, 4));
+  if (!r.run()) return;
+  uint64_t x = 0x500000007ull, q = x / 3, rem = x % 3;
+  corpus::expectEq(r, r.get<unsigned>("out"), {unsigned(q), unsigned(q >> 32), unsigned(rem), unsigned(rem >> 32)});
+}
+
 } // namespace

@@ -229,6 +229,26 @@ std::optional<Pipeline> pipelineBody(const std::vector<MInst> &body, size_t flat
   if (n < 2) return std::nullopt;
   for (const MInst &in : body)
     if (in.barrier || in.call || in.terminator || !in.asmText.empty() || isSolo(in)) return std::nullopt;
+  // Overlapping iterations needs their memory apart: not with stack slots (spills, scratch) that
+  // every iteration reuses, nor with a read-merge-write of a word (a narrow store: the next
+  // iteration may write the other half of the same word).
+  auto sameAddress = [](const MInst &a, const MInst &b) { // base, delta, offset (step forms move on)
+    for (const MInst *x : {&a, &b})
+      for (const MOp &o : x->ops)
+        if (o.postInc) return false;
+    for (size_t k = 1; k < 4; ++k)
+      if (a.ops.size() < 4 || b.ops.size() < 4 || a.ops[k].kind != b.ops[k].kind || a.ops[k].reg != b.ops[k].reg ||
+          a.ops[k].imm != b.ops[k].imm)
+        return false;
+    return true;
+  };
+  for (const MInst &in : body) {
+    if ((in.mayLoad || in.mayStore) && in.ops.size() > 1 && in.ops[1].kind == MOp::Reg && in.ops[1].reg == kSP)
+      return std::nullopt;
+    if (in.mayLoad && !in.mayStore)
+      for (const MInst &other : body)
+        if (other.mayStore && !other.mayLoad && sameAddress(in, other)) return std::nullopt;
+  }
   Pipeline p;
   for (size_t i = 0; i < n && fuse; ++i)
     for (size_t j = i + 1; j < n; ++j)
@@ -254,14 +274,19 @@ std::optional<Pipeline> pipelineBody(const std::vector<MInst> &body, size_t flat
   std::vector<Edge> edges;
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b) {
-      // The pace forms step disjoint fields of the packed register: no order between them.
-      if (paceBoth(a, b) && packedOf(body[a]) == packedOf(body[b])) continue;
+      // The pace forms step disjoint fields of the packed register: no order between them on
+      // that register (their data registers keep theirs).
+      std::vector<int> ua = uses[a], da = defs[a], ub = uses[b], db = defs[b];
+      if (paceBoth(a, b) && packedOf(body[a]) == packedOf(body[b])) {
+        int p = packedOf(body[a]);
+        for (auto *v : {&ua, &da, &ub, &db}) v->erase(std::remove_if(v->begin(), v->end(), [&](int u) { return u == p || u == p + 1; }), v->end());
+      }
       for (int d = 0; d < 2; ++d) {
         if (d == 0 && b <= a) continue;
         if (d == 1 && b > a) continue;
         int lat = -1;
-        if (common(defs[a], uses[b]) || common(defs[a], defs[b])) lat = 1;
-        else if (common(uses[a], defs[b])) lat = 0;
+        if (common(da, ub) || common(da, db)) lat = 1;
+        else if (common(ua, db)) lat = 0;
         if (d == 0 && (body[a].mayLoad || body[a].mayStore) && (body[b].mayLoad || body[b].mayStore) &&
             (body[a].mayStore || body[b].mayStore))
           lat = std::max(lat, 1); // within an iteration, memory keeps its order

@@ -130,6 +130,7 @@ public:
       inst_ = bb.getTerminator();
       if (repeat) endRepeat(bb);
       else {
+        pinTerminatorOperands(*bb.getTerminator());
         lowerPhiCopies(bb);
         selectTerminator(*bb.getTerminator());
       }
@@ -901,7 +902,7 @@ private:
       if (o.kind == MOp::Reg && !isMrf(o.rc)) anyA = true;
     m.aux = anyA && mn.rfind("ld", 0) != 0 && mn.rfind("st", 0) != 0 && mn != "atom";
     if (mn.rfind("ld", 0) == 0) m.mayLoad = true;
-    if (mn.rfind("st", 0) == 0) m.mayStore = true;
+    if (mn.rfind("st", 0) == 0 || mn.find("st64pace") != std::string::npos) m.mayStore = true; // ldst64pace ...
     if (mn == "uput" || mn == "put" || mn == "get" || mn == "uget" || mn == "sync" || mn == "runall" || mn == "run" ||
         mn.rfind("urand", 0) == 0 || mn.find("putcs") != std::string::npos || mn.rfind("exit", 0) == 0)
       m.barrier = true;
@@ -1586,8 +1587,16 @@ private:
     case CmpInst::FCMP_ULT: mn = "f32cmpge"; invert = true; break;
     case CmpInst::FCMP_ONE: mn = "f32cmpeq"; invert = true; break; // refined below for NaN
     case CmpInst::FCMP_UEQ: mn = "f32cmpne"; invert = true; break;
-    case CmpInst::FCMP_ORD: mn = "f32cmpeq"; y = x; break;
-    case CmpInst::FCMP_UNO: mn = "f32cmpne"; y = x; break;
+    case CmpInst::FCMP_ORD: // x == x and y == y
+    case CmpInst::FCMP_UNO: { // x != x or y != y
+      bool ord = c.getPredicate() == CmpInst::FCMP_ORD;
+      int a = newA(), b = newA(), m = newA();
+      emit(ord ? "f32cmpeq" : "f32cmpne", {D(a, RegClass::A), U(x, RegClass::A), U(x, RegClass::A)}, true);
+      emit(ord ? "f32cmpeq" : "f32cmpne", {D(b, RegClass::A), U(y, RegClass::A), U(y, RegClass::A)}, true);
+      emit(ord ? "and" : "or", {D(m, RegClass::A), U(a, RegClass::A), U(b, RegClass::A)}, true);
+      emit("and", {D(def(&c)), U(aToM(m)), I(1)});
+      return;
+    }
     case CmpInst::FCMP_TRUE: copy(def(&c), constM(1)); return;
     case CmpInst::FCMP_FALSE: copy(def(&c), kMZero); return;
     default: break;
@@ -1679,6 +1688,7 @@ private:
       return copy(def(&c), r);
     }
     case Instruction::Trunc:
+      if (to->isIntegerTy(1)) return void(emit("and", {D(def(&c)), U(get(x, 0)), I(1)})); // i1 is exactly 0 or 1
       if (from->isIntegerTy(64)) return copy(def(&c), get(x, 0));
       return copy(def(&c), get(x)); // upper bits are don't-care in registers
     case Instruction::PtrToInt:
@@ -1967,10 +1977,35 @@ private:
       emit("or", {D(def(&ii), rc), U(a, rc), U(b, rc)}, true);
       return;
     }
-    case Intrinsic::minnum:
-    case Intrinsic::maxnum:
     case Intrinsic::minimum:
-    case Intrinsic::maximum: {
+    case Intrinsic::maximum:
+      if (t->isFloatTy() || t->isHalfTy()) {
+        // NaN-propagating: max/min where both are numbers, else x + y (a NaN), chosen by the
+        // unordered mask; half through f32 (exact).
+        bool mx = id == Intrinsic::maximum;
+        int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
+        if (t->isHalfTy()) {
+          int xf = newA(), yf = newA();
+          emit("f16tof32", {D(xf, RegClass::A), U(x, RegClass::A)}, true);
+          emit("f16tof32", {D(yf, RegClass::A), U(y, RegClass::A)}, true);
+          x = xf, y = yf;
+        }
+        int m = newA(), s = newA(), a = newA(), b = newA(), u = newA(), p = newA(), q = newA(), r = newA();
+        emit(mx ? "f32max" : "f32min", {D(m, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+        emit("f32add", {D(s, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+        emit("f32cmpne", {D(a, RegClass::A), U(x, RegClass::A), U(x, RegClass::A)}, true);
+        emit("f32cmpne", {D(b, RegClass::A), U(y, RegClass::A), U(y, RegClass::A)}, true);
+        emit("or", {D(u, RegClass::A), U(a, RegClass::A), U(b, RegClass::A)}, true);
+        emit("and", {D(p, RegClass::A), U(s, RegClass::A), U(u, RegClass::A)}, true);
+        emit("andc", {D(q, RegClass::A), U(m, RegClass::A), U(u, RegClass::A)}, true);
+        emit("or", {D(r, RegClass::A), U(p, RegClass::A), U(q, RegClass::A)}, true);
+        if (t->isHalfTy()) emit("f32tof16", {D(def(&ii), RegClass::A), U(r, RegClass::A)}, true);
+        else copy(def(&ii), r);
+        return;
+      }
+      [[fallthrough]];
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum: {
       bool mx = id == Intrinsic::maxnum || id == Intrinsic::maximum;
       int x = get(ii.getArgOperand(0)), y = get(ii.getArgOperand(1));
       std::string mn = t->isFloatTy() ? "f32" : t->isHalfTy() || (isHalfVector(t) && rc == RegClass::A) ? "f16v2"
@@ -2034,8 +2069,8 @@ private:
       if (!t->isIntegerTy(32)) break;
       return void(emit("abs", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
     case Intrinsic::ctpop:
-      if (!t->isIntegerTy(32)) break;
-      return void(emit("popc", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
+      if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      return void(emit("popc", {D(def(&ii)), U(zeroOrSame(ii.getArgOperand(0), t->getIntegerBitWidth()))}));
     case Intrinsic::ctlz:
       if (!t->isIntegerTy(32)) break;
       return void(emit("clz", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
@@ -2130,6 +2165,29 @@ private:
     }
   }
 
+  // The phi copies before a branch overwrite phi registers: a phi the branch tests is read into
+  // a temporary first.
+  std::map<const Value *, int> pinned_;
+  void pinTerminatorOperands(Instruction &t) {
+    pinned_.clear();
+    std::vector<Value *> reads;
+    if (auto *br = dyn_cast<BranchInst>(&t); br && br->isConditional()) {
+      reads.push_back(br->getCondition());
+      if (auto *ic = dyn_cast<ICmpInst>(br->getCondition())) reads.push_back(ic->getOperand(0));
+    }
+    if (auto *sw = dyn_cast<SwitchInst>(&t)) reads.push_back(sw->getCondition());
+    for (Value *v : reads)
+      if (isa<PHINode>(v) && !pinned_.count(v) && !v->getType()->isIntegerTy(64)) {
+        int r = get(v), tmp = newReg(mf_.classOf(r));
+        copy(tmp, r);
+        pinned_[v] = tmp;
+      }
+  }
+  int operand(Value *v) {
+    auto it = pinned_.find(v);
+    return it != pinned_.end() ? it->second : get(v);
+  }
+
   std::string labelOf(const BasicBlock *bb) { return mf_.blocks[size_t(blockIndex_[bb])].label; }
 
   void branchTo(const BasicBlock *bb) {
@@ -2149,12 +2207,12 @@ private:
       if (auto *ic = dyn_cast<ICmpInst>(c); ic && ic->hasOneUse() && isa<ConstantInt>(ic->getOperand(1)) &&
                                             cast<ConstantInt>(ic->getOperand(1))->isZero() &&
                                             ic->getOperand(0)->getType()->isIntegerTy(32)) {
-        if (ic->getPredicate() == CmpInst::ICMP_EQ) mn = "brz", r = get(ic->getOperand(0));
-        else if (ic->getPredicate() == CmpInst::ICMP_NE) mn = "brnz", r = get(ic->getOperand(0));
-        else if (ic->getPredicate() == CmpInst::ICMP_SLT) mn = "brneg", r = get(ic->getOperand(0));
-        else if (ic->getPredicate() == CmpInst::ICMP_SGE) mn = "brpos", r = get(ic->getOperand(0));
+        if (ic->getPredicate() == CmpInst::ICMP_EQ) mn = "brz", r = operand(ic->getOperand(0));
+        else if (ic->getPredicate() == CmpInst::ICMP_NE) mn = "brnz", r = operand(ic->getOperand(0));
+        else if (ic->getPredicate() == CmpInst::ICMP_SLT) mn = "brneg", r = operand(ic->getOperand(0));
+        else if (ic->getPredicate() == CmpInst::ICMP_SGE) mn = "brpos", r = operand(ic->getOperand(0));
       }
-      if (r < 0) r = get(c);
+      if (r < 0) r = operand(c);
       const BasicBlock *taken = br->getSuccessor(0), *other = br->getSuccessor(1);
       if (blockIndex_[taken] == cur_ + 1) {
         // Fall through to the true successor: branch on the inverse condition.
@@ -2205,11 +2263,20 @@ private:
       return;
     }
     if (auto *sw = dyn_cast<SwitchInst>(&t)) {
-      int x = get(sw->getCondition());
+      // The condition and the case values compared zero-extended to 32 bits.
+      unsigned bits = sw->getCondition()->getType()->getIntegerBitWidth();
+      if (bits > 32) { error(&t, "a switch on a 64-bit value is not supported"); return; }
+      int x = operand(sw->getCondition());
+      if (bits < 32) {
+        int z = newM();
+        emit("shl", {D(z), U(x), I(32 - bits)});
+        emit("shr", {D(z), U(z), I(32 - bits)});
+        x = z;
+      }
       for (auto &cs : sw->cases()) {
         int c = newM();
-        int64_t v = cs.getCaseValue()->getSExtValue();
-        if (v >= -32768 && v < 32768) emit("cmpeq", {D(c), U(x), I(v)});
+        uint64_t v = cs.getCaseValue()->getZExtValue();
+        if (v < 65536) emit("cmpeq", {D(c), U(x), I(int64_t(v))});
         else emit("cmpeq", {D(c), U(x), U(constM(uint32_t(v)))});
         MInst &m = emit("brnz", {U(c), MOp::label(labelOf(cs.getCaseSuccessor()))});
         m.terminator = true;
@@ -2249,7 +2316,10 @@ private:
       if (aggregates_.count(e->getAggregateOperand()))
         return copy(def(&i), aggregates_[e->getAggregateOperand()][e->getIndices()[0]]);
     }
-    if (isa<FreezeInst>(&i)) return copy(def(&i), get(i.getOperand(0)));
+    if (isa<FreezeInst>(&i)) {
+      for (int k = 0; k < partsOf(i.getType()); ++k) copy(def(&i, k), get(i.getOperand(0), k));
+      return;
+    }
     error(&i, "unsupported instruction " + describe(&i));
   }
 

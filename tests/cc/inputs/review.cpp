@@ -1,0 +1,94 @@
+// Regressions for miscompilations found by review (each vertex's comment says what went wrong).
+#include <ipudef.h>
+#include <poplar/Vertex.hpp>
+
+using namespace poplar;
+
+namespace rev {
+
+// fcmp uno/ord with two different operands tested only the first.
+class Unordered : public Vertex {
+public:
+  Input<Vector<float, VectorLayout::ONE_PTR, 4>> a; // {x, y}
+  Output<Vector<int, VectorLayout::ONE_PTR, 4>> out;
+  bool compute() {
+    out[0] = __builtin_isunordered(a[0], a[1]);
+    out[1] = !__builtin_isunordered(a[0], a[1]);
+    return true;
+  }
+};
+
+// A switch LLVM narrows to i8 compared the untruncated register with sign-extended cases.
+class NarrowSwitch : public Vertex {
+public:
+  Input<Vector<int, VectorLayout::ONE_PTR, 4>> a;
+  Output<Vector<int, VectorLayout::ONE_PTR, 4>> out;
+  bool compute() {
+    for (unsigned i = 0; i < 3; ++i) {
+      unsigned char c = a[i];
+      switch (c) {
+      case 1: out[i] = 10; break;
+      case 200: out[i] = 20; break;
+      case 7: out[i] = 30; break;
+      case 9: out[i] = 40; break;
+      default: out[i] = 99; break;
+      }
+    }
+    return true;
+  }
+};
+
+// The loop's exit branch tested its phi after the back-edge copies had overwritten it.
+class BranchOnPhi : public Vertex {
+public:
+  Input<Vector<unsigned, VectorLayout::SPAN, 4>> a;
+  Output<Vector<int, VectorLayout::ONE_PTR, 4>> out;
+  bool compute() {
+    unsigned x = a[0];
+    int cnt = 0;
+    while (true) {
+      cnt += x & 1;
+      bool stop = (int)x < 0;
+      x = x * 1103515245u + 12345u;
+      if (stop) break;
+    }
+    out[0] = cnt;
+    return true;
+  }
+};
+
+// The pipeliner dropped the data dependence from a pace load to the pace store of its value.
+class PaceCopy : public Vertex {
+public:
+  Input<Vector<float2, VectorLayout::SPAN, 8>> a;
+  Input<Vector<float2, VectorLayout::ONE_PTR, 8>> b;
+  Output<Vector<float2, VectorLayout::ONE_PTR, 8>> out;
+  Output<Vector<float2, VectorLayout::ONE_PTR, 8>> acc;
+  bool compute() {
+    float2 s = {0, 0};
+    for (unsigned i = 0; i < a.size(); ++i) {
+      out[i] = a[i];
+      s += b[i];
+    }
+    acc[0] = s;
+    return true;
+  }
+};
+
+// `freeze i64` (before a division/remainder pair) copied only the low word.
+class DivRem64 : public Vertex {
+public:
+  Input<Vector<unsigned, VectorLayout::SPAN, 8>> a; // x.lo x.hi y.lo y.hi
+  Output<Vector<unsigned, VectorLayout::ONE_PTR, 8>> out;
+  bool compute() {
+    unsigned long long x = a[0] | ((unsigned long long)a[1] << 32), y = a[2] | ((unsigned long long)a[3] << 32);
+    unsigned long long q = x / y, r = x % y;
+    out[0] = (unsigned)q;
+    out[1] = (unsigned)(q >> 32);
+    out[2] = (unsigned)r;
+    out[3] = (unsigned)(r >> 32);
+    return true;
+  }
+};
+
+} // namespace rev
