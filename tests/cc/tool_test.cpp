@@ -259,4 +259,15 @@ TEST(IpuCcRegression, FreezeKeepsBothWordsOfI64) {
   corpus::expectEq(r, r.get<unsigned>("out"), {unsigned(q), unsigned(q >> 32), unsigned(rem), unsigned(rem >> 32)});
 }
 
+TEST(IpuCcRegression, Rotate64) {
+  std::vector<uint64_t> in = {0, 1, 0x8000000000000001ull, 0x0123456789abcdefull, ~0ull};
+  corpus::VertexRun r(kReview, "rev::Rotate64");
+  r.set("in", corpus::buf(in)).set("out", corpus::out(uint32_t(3 * in.size()), 8));
+  if (!r.run()) return;
+  std::vector<uint64_t> want;
+  for (uint64_t x : in) want.push_back((x << 13) | (x >> 51)), want.push_back((x >> 40) | (x << 24)),
+                                     want.push_back((x << 32) | (x >> 32));
+  corpus::expectEq(r, r.get<uint64_t>("out"), want);
+}
+
 } // namespace

@@ -1354,30 +1354,7 @@ private:
     case Instruction::LShr:
     case Instruction::AShr:
       if (auto *c = dyn_cast<ConstantInt>(y)) {
-        unsigned s = unsigned(c->getZExtValue()) & 63;
-        bool left = b.getOpcode() == Instruction::Shl, arith = b.getOpcode() == Instruction::AShr;
-        if (s == 0) { copy(dl, xl); copy(dh, xh); return; }
-        if (left) {
-          if (s >= 32) { emit("shl", {D(dh), U(xl), I(s - 32)}); copy(dl, kMZero); return; }
-          int t = newM(), u = newM();
-          emit("shl", {D(u), U(xh), I(s)});
-          emit("shr", {D(t), U(xl), I(32 - s)});
-          emit("or", {D(dh), U(u), U(t)});
-          emit("shl", {D(dl), U(xl), I(s)});
-          return;
-        }
-        const char *sh = arith ? "shrs" : "shr";
-        if (s >= 32) {
-          emit(sh, {D(dl), U(xh), I(s - 32)});
-          if (arith) emit("shrs", {D(dh), U(xh), I(31)});
-          else copy(dh, kMZero);
-          return;
-        }
-        int t = newM(), u = newM();
-        emit("shr", {D(u), U(xl), I(s)});
-        emit("shl", {D(t), U(xh), I(32 - s)});
-        emit("or", {D(dl), U(u), U(t)});
-        emit(sh, {D(dh), U(xh), I(s)});
+        shift64(b.getOpcode(), xl, xh, unsigned(c->getZExtValue()) & 63, dl, dh);
         return;
       } else {
         const char *fn = b.getOpcode() == Instruction::Shl ? "__ipucc_shl64" : b.getOpcode() == Instruction::LShr
@@ -1410,6 +1387,33 @@ private:
       break;
     }
     error(&b, "unsupported 64-bit integer operation " + describe(&b));
+  }
+
+  // (dh:dl) = (xh:xl) shifted by a constant s in 0..63 (Shl, LShr or AShr).
+  void shift64(unsigned opcode, int xl, int xh, unsigned s, int dl, int dh) {
+    bool left = opcode == Instruction::Shl, arith = opcode == Instruction::AShr;
+    if (s == 0) { copy(dl, xl); copy(dh, xh); return; }
+    if (left) {
+      if (s >= 32) { emit("shl", {D(dh), U(xl), I(s - 32)}); copy(dl, kMZero); return; }
+      int t = newM(), u = newM();
+      emit("shl", {D(u), U(xh), I(s)});
+      emit("shr", {D(t), U(xl), I(32 - s)});
+      emit("or", {D(dh), U(u), U(t)});
+      emit("shl", {D(dl), U(xl), I(s)});
+      return;
+    }
+    const char *sh = arith ? "shrs" : "shr";
+    if (s >= 32) {
+      emit(sh, {D(dl), U(xh), I(s - 32)});
+      if (arith) emit("shrs", {D(dh), U(xh), I(31)});
+      else copy(dh, kMZero);
+      return;
+    }
+    int t = newM(), u = newM();
+    emit("shr", {D(u), U(xl), I(s)});
+    emit("shl", {D(t), U(xh), I(32 - s)});
+    emit("or", {D(dl), U(u), U(t)});
+    emit(sh, {D(dh), U(xh), I(s)});
   }
 
   void selectFloatBinary(BinaryOperator &b) {
@@ -2040,6 +2044,18 @@ private:
     case Intrinsic::fshr: {
       // Funnel shifts by a constant (rotates are fshl(x, x, s)).
       auto *c = dyn_cast<ConstantInt>(ii.getArgOperand(2));
+      if (c && t->isIntegerTy(64)) { // (a << s) | (b >> (64 - s)), from the constant shifts
+        unsigned sh = unsigned(c->getZExtValue() % 64);
+        if (id == Intrinsic::fshr) sh = (64 - sh) % 64;
+        Value *a = ii.getArgOperand(0), *bv = ii.getArgOperand(1);
+        if (sh == 0) { copy(def(&ii, 0), get(a, 0)); copy(def(&ii, 1), get(a, 1)); return; }
+        int hl = newM(), hh = newM(), ll = newM(), lh = newM();
+        shift64(Instruction::Shl, get(a, 0), get(a, 1), sh, hl, hh);
+        shift64(Instruction::LShr, get(bv, 0), get(bv, 1), 64 - sh, ll, lh);
+        emit("or", {D(def(&ii, 0)), U(hl), U(ll)});
+        emit("or", {D(def(&ii, 1)), U(hh), U(lh)});
+        return;
+      }
       if (!c || !t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
       unsigned bits = t->getIntegerBitWidth(), sh = unsigned(c->getZExtValue() % bits);
       if (id == Intrinsic::fshr) sh = (bits - sh) % bits;

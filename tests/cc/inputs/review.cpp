@@ -91,4 +91,20 @@ public:
   }
 };
 
+// 64-bit rotates (llvm.fshl.i64) were rejected.
+class Rotate64 : public Vertex {
+public:
+  Input<Vector<unsigned long long>> in;
+  Output<Vector<unsigned long long, VectorLayout::ONE_PTR>> out;
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i) {
+      unsigned long long x = in[i];
+      out[3 * i] = (x << 13) | (x >> 51);
+      out[3 * i + 1] = (x >> 40) | (x << 24);
+      out[3 * i + 2] = (x << 32) | (x >> 32);
+    }
+    return true;
+  }
+};
+
 } // namespace rev
