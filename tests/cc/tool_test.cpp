@@ -8,6 +8,7 @@
 
 #include "../../simulator/src/Half.h"
 
+#include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -268,6 +269,58 @@ TEST(IpuCcRegression, Rotate64) {
   for (uint64_t x : in) want.push_back((x << 13) | (x >> 51)), want.push_back((x >> 40) | (x << 24)),
                                      want.push_back((x << 32) | (x >> 32));
   corpus::expectEq(r, r.get<uint64_t>("out"), want);
+}
+
+TEST(IpuCcRegression, UnalignedIntegerVectorsAsmBarrierRoundAndSin) {
+  // in[0..2] bytes for the unaligned copies; in[3] two halves {NaN, 1.0}; in[4] = 2.5f; in[5] = 10.
+  std::vector<unsigned> in = {0x44332211u, 0x88776655u, 0xccbbaa99u, 0x3c007e00u, 0x40200000u, 10};
+  corpus::VertexRun r(kReview, "rev::Misc");
+  r.set("in", corpus::buf(in)).set("out", corpus::out(9, 4));
+  if (!r.run()) return;
+  std::vector<unsigned> got = r.get<unsigned>("out");
+  ASSERT_EQ(got.size(), 9u);
+  EXPECT_EQ(got[0], 0x55443322u);                       // bytes 1..4 of in
+  EXPECT_EQ(got[1] >> 16, 0xaa99u);                     // bytes 6, 7 of out: in[2]'s low half
+  EXPECT_EQ(got[2] & 0xFFFFu, 0xccbbu);                 // bytes 8, 9: its high half
+  EXPECT_EQ(got[3], 0xFFFFFFFFu);                       // isnan(NaN): all ones, sign-extended
+  EXPECT_EQ(got[4], 0u);                                // isnan(1.0)
+  EXPECT_EQ(got[5], 0x40400000u);                       // round(2.5) = 3 (halfway away from zero)
+  EXPECT_EQ(got[6], 0xc0400000u);                       // round(-2.5) = -3
+  EXPECT_EQ(got[7], 4u);                                // log10(10000) + 0.25 = 4.25 (within 2 ulp)
+  EXPECT_EQ(got[8], unsigned(100.0f * std::sin(2.5f) + 1000.0f)); // 1059: sin within a few ulp
+}
+
+TEST(IpuCcRegression, SpillsWhenManyPairsAreLive) {
+  std::vector<float> in;
+  for (int i = 0; i < 18; ++i) in.push_back(0.125f * float(i) - 1.0f);
+  // The host's result of the same loop nest (each f32 operation rounded once, in order).
+  float v[9][2], s[2] = {0, 0};
+  for (int i = 0; i < 9; ++i) v[i][0] = in[2 * size_t(i)], v[i][1] = in[2 * size_t(i) + 1];
+  for (int r = 0; r < 5; ++r)
+    for (int i = 0; i < 9; ++i)
+      for (int k = 0; k < 2; ++k) {
+        s[k] = s[k] * 0.5f + v[i][k] * v[(i + r) % 9][k];
+        v[i][k] = v[i][k] + s[k];
+      }
+  std::vector<float> want;
+  for (int i = 0; i < 9; ++i) want.push_back(v[i][0]), want.push_back(v[i][1]);
+  want.push_back(s[0]), want.push_back(s[1]);
+  std::vector<uint64_t> packed(9);
+  std::memcpy(packed.data(), in.data(), 72);
+  corpus::VertexRun r(kReview, "rev::ManyPairs");
+  r.set("in", corpus::buf(packed)).set("out", corpus::out(10, 8));
+  if (!r.run()) return;
+  std::vector<uint64_t> got = r.get<uint64_t>("out");
+  std::vector<float> gotF(got.size() * 2);
+  std::memcpy(gotF.data(), got.data(), gotF.size() * 4);
+  corpus::expectF32(r, gotF, want);
+}
+
+TEST(IpuCcRegression, SupervisorDividesByConstants) {
+  corpus::VertexRun r(kReview, "rev::SupervisorDivide");
+  r.set("in", corpus::buf(std::vector<unsigned>{1000003, 12345})).set("out", corpus::out(2, 4));
+  if (!r.run()) return;
+  corpus::expectEq(r, r.get<unsigned>("out"), {1000003u % 12, 12345u / 10});
 }
 
 } // namespace

@@ -351,10 +351,13 @@ std::vector<std::vector<int>> pipelinedBundles(const Pipeline &p, size_t n, int 
 
 std::string printFunction(MFunction &mf) {
   bool worker = !mf.supervisor;
-  bool saveLR = mf.hasCalls && mf.entry == EntryKind::None;
+  // A function that calls keeps its $lr in the frame; a supervisor vertex that calls (ipu-cc's
+  // integer runtime routines) also keeps $m9, which its caller expects preserved.
+  bool saveLR = mf.hasCalls && mf.entry != EntryKind::Worker;
+  bool saveM9 = mf.hasCalls && mf.supervisor;
   uint32_t frame = mf.localBytes + mf.spillBytes;
   uint32_t lrOffset = (frame + 3) / 4 * 4;
-  if (saveLR) frame = lrOffset + 4;
+  if (saveLR) frame = lrOffset + (saveM9 ? 8 : 4);
   frame = (frame + 7) / 8 * 8;
 
   auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
@@ -374,8 +377,10 @@ std::string printFunction(MFunction &mf) {
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
       else if (mf.entry != EntryKind::Worker && frame) // functions and supervisor vertices: below $sp
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));
-      if (saveLR) {
-        MInst s = inst("st32", {MOp::use_(kLR, RegClass::M), sp, MOp::use_(kMZero, RegClass::M), MOp::imm_(lrOffset / 4)});
+      for (int r : {kLR, 9}) {
+        if (!(r == kLR ? saveLR : saveM9)) continue;
+        MInst s = inst("st32", {MOp::use_(r, RegClass::M), sp, MOp::use_(kMZero, RegClass::M),
+                                MOp::imm_(lrOffset / 4 + (r == 9 ? 1 : 0))});
         s.mayStore = true;
         out.push_back(s);
       }
@@ -406,8 +411,10 @@ std::string printFunction(MFunction &mf) {
         continue;
       }
       if (in.mnemonic == "ret") {
-        if (saveLR) {
-          MInst l = inst("ld32", {MOp::def_(kLR, RegClass::M), sp, MOp::use_(kMZero, RegClass::M), MOp::imm_(lrOffset / 4)});
+        for (int r : {kLR, 9}) {
+          if (!(r == kLR ? saveLR : saveM9)) continue;
+          MInst l = inst("ld32", {MOp::def_(r, RegClass::M), sp, MOp::use_(kMZero, RegClass::M),
+                                  MOp::imm_(lrOffset / 4 + (r == 9 ? 1 : 0))});
           l.mayLoad = true;
           out.push_back(l);
         }
@@ -540,6 +547,7 @@ std::string printFunction(MFunction &mf) {
       for (auto &[at, name] : labels)
         if (at == bi2) os << name << ":\n";
       auto &bundle = bundles[bi2];
+      if (bundle.size() == 1 && bundle[0]->mnemonic.empty() && bundle[0]->asmText.empty()) continue; // empty asm barrier
       // A line marker: the assembler records the C++ position of what follows.
       for (const MInst *in : bundle)
         if (in->file) {

@@ -179,9 +179,18 @@ std::string generateAssembly(Module &module, const std::map<std::string, EntryKi
     bool supervisor = kind == EntryKind::Supervisor;
     size_t before = errors.size();
     mir::MFunction mf = mir::selectFunction(f, kind, supervisor, errors, runtime);
-    if (supervisor && mf.hasCalls)
-      errors.push_back(locationOf(f) + ": error: a SupervisorVertex may not call functions that were not inlined "
-                                       "(ipu-cc compiles callees as worker code)");
+    // Supervisor code may call ipu-cc's integer runtime routines (MRF only, fine in either mode),
+    // nothing else: callees are compiled as worker code.
+    if (supervisor)
+      for (const mir::MBlock &b : mf.blocks)
+        for (const mir::MInst &in : b.insts)
+          if (in.call && in.ops.size() > 1) {
+            std::string callee = in.ops[1].text;
+            bool integerRoutine = callee.rfind("__ipucc_", 0) == 0 && callee.find("f32") == std::string::npos;
+            if (!integerRoutine)
+              errors.push_back(locationOf(f) + ": error: a SupervisorVertex may not call '" + callee +
+                               "', which was not inlined (ipu-cc compiles callees as worker code)");
+          }
     if (errors.size() != before) continue;
     mir::allocateRegisters(mf);
     os << mir::printFunction(mf);

@@ -206,7 +206,7 @@ private:
     RegClass rc = classOfType(t);
     unsigned align = unsigned(isa<LoadInst>(i) ? cast<LoadInst>(i)->getAlign().value() : cast<StoreInst>(i)->getAlign().value());
     bool load = isa<LoadInst>(i);
-    if (t->isIntegerTy(64)) return "";
+    if (t->isIntegerTy(64) || align < granule(t)) return "";
     if (rc == RegClass::AP) return align >= 8 ? (load ? "ld64step" : "st64step") : "";
     if (t->isIntegerTy(32) || t->isPointerTy() || t->isFloatTy() || (rc == RegClass::A && !t->isHalfTy()))
       return align >= 4 ? (load ? "ld32step" : "st32step") : "";
@@ -892,7 +892,12 @@ private:
   void classifyAsm(MInst &m) {
     std::string t = m.asmText;
     size_t b = t.find_first_not_of(" \t\n");
-    if (b == std::string::npos) { m.asmText = " "; return; }
+    if (b == std::string::npos) { // `asm volatile("" ::: "memory")`: orders, prints nothing
+      m.asmText.clear();
+      m.mnemonic.clear();
+      m.barrier = true;
+      return;
+    }
     bool single = t.find_first_of(";\n{", b) == std::string::npos;
     std::string mn = t.substr(b, t.find_first_of(" \t", b) - b);
     if (!single) { m.barrier = true; m.mayLoad = m.mayStore = true; return; }
@@ -964,12 +969,86 @@ private:
     else m.mayStore = true;
     return m;
   }
+  // ---- under-aligned accesses ------------------------------------------------------------
+  // The tile accesses 8, 16, 32 and 64 bits at their natural alignment only: a value less aligned
+  // than its accesses (packed structs, memcpy of bytes) is moved 16 or 8 bits at a time.
+  static unsigned granule(Type *t) {
+    Type *e = t->isVectorTy() ? cast<VectorType>(t)->getElementType() : t;
+    if (e->isHalfTy() || e->isIntegerTy(16)) return 2;
+    if (e->isIntegerTy(8) || e->isIntegerTy(1)) return 1;
+    return 4;
+  }
+  // `size` bytes (<= 4) from an address aligned to `align`, little-endian, in an MRF register.
+  int loadBytes(Address a, unsigned size, unsigned align) {
+    unsigned step = align >= 2 && size % 2 == 0 ? 2 : 1;
+    int acc = -1;
+    for (unsigned i = 0; i < size; i += step, a.offset += step) {
+      int part = newM();
+      memInst(step == 2 ? "ldz16" : "ldz8", D(part), a, step, true);
+      if (acc < 0) { acc = part; continue; }
+      int shifted = newM(), merged = newM();
+      emit("shl", {D(shifted), U(part), I(8 * i)});
+      emit("or", {D(merged), U(acc), U(shifted)});
+      acc = merged;
+    }
+    return acc;
+  }
+  void storeBytes(Address a, int value, unsigned size, unsigned align) {
+    unsigned step = align >= 2 && size % 2 == 0 ? 2 : 1;
+    for (unsigned i = 0; i < size; i += step, a.offset += step) {
+      int part = value;
+      if (i) {
+        part = newM();
+        emit("shr", {D(part), U(value), I(8 * i)});
+      }
+      storeNarrow(a, part, step, step);
+    }
+  }
+  // The 32-bit words of a value, in MRF registers (a half in the low 16 bits of its word).
+  std::vector<int> wordsOf(Value *v) {
+    Type *t = v->getType();
+    std::vector<int> words;
+    if (classOfType(t) == RegClass::M) {
+      for (int k = 0; k < partsOf(t); ++k) words.push_back(get(v, k));
+      return words;
+    }
+    for (int k = 0; k < partsOf(t); ++k) {
+      int r = get(v, k);
+      RegClass rc = mf_.classOf(r);
+      if (rc == RegClass::A) words.push_back(aToM(r));
+      else
+        for (int i = 0; i < 2; ++i) {
+          int m = newM();
+          emit("atom", {D(m), lane(r, rc, i)});
+          words.push_back(m);
+        }
+    }
+    return words;
+  }
+  bool underAligned(Type *t, unsigned align) {
+    return align < granule(t) || (granule(t) == 4 && align < 4 && dl_.getTypeStoreSize(t) >= 4);
+  }
+  void loadUnaligned(LoadInst &ld, Address a, unsigned align) {
+    Type *t = ld.getType();
+    unsigned size = unsigned(dl_.getTypeStoreSize(t));
+    std::vector<int> words;
+    for (unsigned o = 0; o < size; o += 4, a.offset += 4) words.push_back(loadBytes(a, std::min(4u, size - o), align));
+    RegClass rc = classOfType(t);
+    if (rc == RegClass::M) {
+      for (int k = 0; k < partsOf(t); ++k) copy(def(&ld, k), words[size_t(k)]);
+      return;
+    }
+    if (rc == RegClass::A) return copy(def(&ld), mToA(words[0]));
+    for (int k = 0; k < partsOf(t); ++k)
+      copyPairInto(def(&ld, k), mToA(words[2 * size_t(k)]), mToA(words[2 * size_t(k) + 1]));
+  }
+
   void selectLoad(LoadInst &ld) {
     Type *t = ld.getType();
     if (postInc_.count(&ld)) return void(stepInst(stepForm(&ld), D(def(&ld), classOfType(t)), &ld, ld.getPointerOperand(), true));
     Address a = address(ld.getPointerOperand());
     unsigned align = unsigned(ld.getAlign().value());
-    if (ld.isVolatile()) {}
+    if (underAligned(t, align)) return loadUnaligned(ld, a, align);
     if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("ld32", D(def(&ld)), a, 4, true));
     if (t->isIntegerTy(64)) {
       memInst("ld32", D(def(&ld, 0)), a, 4, true);
@@ -1057,6 +1136,13 @@ private:
     Value *v = st.getValueOperand();
     Type *t = v->getType();
     if (postInc_.count(&st)) return void(stepInst(stepForm(&st), U(get(v), classOfType(t)), &st, st.getPointerOperand(), false));
+    if (underAligned(t, unsigned(st.getAlign().value()))) {
+      Address a = address(st.getPointerOperand());
+      unsigned size = unsigned(dl_.getTypeStoreSize(t)), align = unsigned(st.getAlign().value());
+      std::vector<int> words = wordsOf(v);
+      for (unsigned o = 0, k = 0; o < size; o += 4, ++k, a.offset += 4) storeBytes(a, words[k], std::min(4u, size - o), align);
+      return;
+    }
     Address a = address(st.getPointerOperand());
     unsigned align = unsigned(st.getAlign().value());
     if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("st32", U(get(v)), a, 4, false));
@@ -1802,6 +1888,21 @@ private:
   // One element of a legal vector as a scalar register (a half in the low 16 bits).
   int element(Value *v, unsigned index) {
     Type *t = v->getType();
+    if (cast<VectorType>(t)->getElementType()->isIntegerTy()) {
+      // An integer vector lives in ARF registers like a float one: the word holding the lane,
+      // moved to the MRF and shifted down (the lane's upper bits are don't-care).
+      unsigned bits = unsigned(cast<VectorType>(t)->getElementType()->getIntegerBitWidth());
+      unsigned bit = index * bits, word = bit / 32;
+      int r = get(v, 0);
+      RegClass rc = mf_.classOf(r);
+      int m = newM();
+      if (rc == RegClass::A) emit("atom", {D(m), U(r, RegClass::A)});
+      else emit("atom", {D(m), lane(r, rc, int(word))});
+      if (bit % 32 == 0) return m;
+      int s = newM();
+      emit("shr", {D(s), U(m), I(bit % 32)});
+      return s;
+    }
     bool half = isHalfVector(t);
     int part = 0;
     if (isWide(t)) {
@@ -1840,6 +1941,29 @@ private:
   // Builds a legal vector of type `t` (at most 64 bits) from scalar element registers.
   int buildVector(Type *t, const std::vector<int> &elems) {
     RegClass rc = classOfType(t);
+    if (cast<VectorType>(t)->getElementType()->isIntegerTy()) {
+      // Lanes packed into 32-bit words in the MRF, then moved to the ARF.
+      unsigned bits = unsigned(cast<VectorType>(t)->getElementType()->getIntegerBitWidth());
+      std::vector<int> words;
+      for (size_t i = 0; i < elems.size(); ++i) {
+        unsigned bit = unsigned(i) * bits;
+        int e = elems[i] == kAZero ? kMZero : elems[i];
+        if (bits < 32) {
+          int z = newM();
+          emit("shl", {D(z), U(e), I(32 - bits)});
+          emit("shr", {D(z), U(z), I(32 - bits - bit % 32)}); // masked and in place
+          e = z;
+        }
+        if (bit % 32 == 0) words.push_back(e);
+        else {
+          int w = newM();
+          emit("or", {D(w), U(words.back()), U(e)});
+          words.back() = w;
+        }
+      }
+      if (rc == RegClass::A) return mToA(words[0]);
+      return makePair(mToA(words[0]), mToA(words[1]));
+    }
     if (!isHalfVector(t)) {
       if (rc == RegClass::AP) return makePair(elems[0], elems[1]);
       return elems[0];
@@ -1945,6 +2069,38 @@ private:
     case Intrinsic::exp2: return unaryF32("f32exp2");
     case Intrinsic::log: return unaryF32("f32ln");
     case Intrinsic::log2: return unaryF32("f32log2");
+    case Intrinsic::round:
+    case Intrinsic::log10: {
+      if (!t->isFloatTy() && !t->isHalfTy()) break;
+      int x = get(ii.getArgOperand(0));
+      if (t->isHalfTy()) {
+        int f = newA();
+        emit("f16tof32", {D(f, RegClass::A), U(x, RegClass::A)}, true);
+        x = f;
+      }
+      int r = newA();
+      if (id == Intrinsic::log10) {
+        // log10 x = log2 x * log10 2 (one extra rounding: within 2 ulp, docs/ipu-cc.md).
+        int l = newA();
+        emit("f32log2", {D(l, RegClass::A), U(x, RegClass::A)}, true);
+        emit("f32mul", {D(r, RegClass::A), U(l, RegClass::A), U(constA(0x3e9a209bu), RegClass::A)}, true);
+      } else {
+        // Halfway cases away from zero: t = trunc x, plus copysign(1, x) when |x - t| >= 0.5
+        // (exact: x - t is exact, and |x| >= 2^23 is already integral).
+        int tr = newA(), d = newA(), ad = newA(), ge = newA(), one = newA(), step = newA();
+        emit("f32int", {D(tr, RegClass::A), U(x, RegClass::A), I(3)}, true);
+        emit("f32sub", {D(d, RegClass::A), U(x, RegClass::A), U(tr, RegClass::A)}, true);
+        emit("andc", {D(ad, RegClass::A), U(d, RegClass::A), I(0x80000000u)}, true);
+        emit("f32cmpge", {D(ge, RegClass::A), U(ad, RegClass::A), U(constA(0x3f000000u), RegClass::A)}, true);
+        emit("and", {D(one, RegClass::A), U(x, RegClass::A), I(0x80000000u)}, true);
+        emit("or", {D(one, RegClass::A), U(one, RegClass::A), I(0x3f800000u)}, true);
+        emit("and", {D(step, RegClass::A), U(one, RegClass::A), U(ge, RegClass::A)}, true);
+        emit("f32add", {D(r, RegClass::A), U(tr, RegClass::A), U(step, RegClass::A)}, true);
+      }
+      if (t->isHalfTy()) emit("f32tof16", {D(def(&ii), RegClass::A), U(r, RegClass::A)}, true);
+      else copy(def(&ii), r);
+      return;
+    }
     case Intrinsic::floor:
     case Intrinsic::ceil:
     case Intrinsic::trunc:

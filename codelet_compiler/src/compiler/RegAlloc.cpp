@@ -179,7 +179,7 @@ void renameAll(MFunction &mf, const std::map<int, int> &to) {
 }
 
 // Merges copy-related virtual registers that do not interfere (and share a class).
-bool coalesce(MFunction &mf, Graph &g) {
+bool coalesce(MFunction &mf, Graph &g, std::set<int> &temps) {
   std::map<int, int> parent;
   std::function<int(int)> find = [&](int x) {
     auto it = parent.find(x);
@@ -195,8 +195,9 @@ bool coalesce(MFunction &mf, Graph &g) {
       if (isVirtual(d) && isVirtual(s)) {
         if (mf.classOf(d) != mf.classOf(s) || g.adj[d].count(s)) continue;
         if (g.acrossCall[d] != g.acrossCall[s]) continue;
-        // Merge s into d.
+        // Merge s into d. The result is a short-lived spill temporary only if both were.
         parent[s] = d;
+        if (!temps.count(s)) temps.erase(d);
         for (int n : g.adj[s]) {
           g.adj[n].erase(s);
           g.adj[n].insert(d);
@@ -342,7 +343,7 @@ void allocateRegisters(MFunction &mf) {
         spilledAny = true;
       }
     if (spilledAny) continue;
-    while (coalesce(mf, g)) {}
+    while (coalesce(mf, g, temps)) {}
     // Optimistic colouring (Chaitin-Briggs): repeatedly set aside a value whose neighbours in its
     // register file occupy fewer units than the file has left for it; when none is, set aside
     // the one with the fewest uses per neighbour. Colour in reverse order.
@@ -453,7 +454,12 @@ void allocateRegisters(MFunction &mf) {
       consider(failed);
       for (int n : g.adj[failed])
         if (sameFile(n, failed)) consider(n);
-      if (best < 0) throw CompileError(mf.location + ": error: too many values live at once for the register files\n");
+      if (best < 0) {
+        if (std::getenv("IPU_CC_DEBUG_RA"))
+          std::fprintf(stderr, "ra %s: no spill candidate for v%d class %d (temp %d, %zu neighbours)\n", mf.name.c_str(),
+                       failed, int(mf.classOf(failed)), int(temps.count(failed)), g.adj[failed].size());
+        throw CompileError(mf.location + ": error: too many values live at once for the register files\n");
+      }
       failed = best;
     }
     if (std::getenv("IPU_CC_DEBUG_RA"))

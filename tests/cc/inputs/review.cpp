@@ -1,5 +1,8 @@
 // Regressions for miscompilations found by review (each vertex's comment says what went wrong).
+#include <cmath>
+#include <ipu_builtins.h>
 #include <ipudef.h>
+#include <string.h>
 #include <poplar/Vertex.hpp>
 
 using namespace poplar;
@@ -103,6 +106,67 @@ public:
       out[3 * i + 1] = (x >> 40) | (x << 24);
       out[3 * i + 2] = (x << 32) | (x >> 32);
     }
+    return true;
+  }
+};
+
+// Found by a second review: under-aligned 16/32-bit accesses, integer vectors built from
+// scalars, an empty asm barrier, round/log10 (and sin, whose argument reduction rounds).
+class Misc : public Vertex {
+public:
+  Input<Vector<unsigned, VectorLayout::ONE_PTR, 4>> in;
+  Output<Vector<unsigned, VectorLayout::ONE_PTR, 4>> out;
+  bool compute() {
+    unsigned x;
+    memcpy(&x, (const char *)&in[0] + 1, 4); // load i32 align 1
+    out[0] = x;
+    memcpy((char *)&out[0] + 6, &in[2], 4); // store i32 align 2 (out[1] high half, out[2] low half)
+    half2 h = *(const half2 *)&in[3];
+    short2 n = __builtin_ipu_isnan(h); // an integer vector from the ARF
+    out[3] = unsigned(n[0]);
+    __asm__ volatile("" ::: "memory");
+    out[4] = unsigned(n[1]);
+    float f = __builtin_bit_cast(float, in[4]);
+    out[5] = __builtin_bit_cast(unsigned, std::round(f));
+    out[6] = __builtin_bit_cast(unsigned, std::round(-f));
+    out[7] = unsigned(std::log10(1000.0f * float(in[5])) + 0.25f); // 3.25 + log10(in[5])
+    out[8] = unsigned(100.0f * std::sin(f) + 1000.0f);
+    return true;
+  }
+};
+
+// Nine float2 values live around a loop (and a remainder call): spills whose reload registers
+// were coalesced with longer-lived values made the allocator give up.
+inline void manyPairs(const float2 *in, float2 *out) {
+  float2 v[9];
+  for (int i = 0; i < 9; ++i) v[i] = in[i];
+  float2 s = {0, 0};
+  for (int r = 0; r < 5; ++r)
+    for (int i = 0; i < 9; ++i) {
+      s = s * 0.5f + v[i] * v[(i + r) % 9];
+      v[i] = v[i] + s;
+    }
+  for (int i = 0; i < 9; ++i) out[i] = v[i];
+  out[9] = s;
+}
+class ManyPairs : public Vertex {
+public:
+  Input<Vector<float2, VectorLayout::ONE_PTR, 8>> in;
+  Output<Vector<float2, VectorLayout::ONE_PTR, 8>> out;
+  bool compute() {
+    manyPairs(&in[0], &out[0]);
+    return true;
+  }
+};
+
+// Integer division by constants in a SupervisorVertex goes through the (MRF-only) runtime routine.
+class SupervisorDivide : public SupervisorVertex {
+public:
+  Input<Vector<unsigned, VectorLayout::ONE_PTR, 4>> in;
+  Output<Vector<unsigned, VectorLayout::ONE_PTR, 4>> out;
+  bool compute() {
+    out[0] = in[0] % 12;
+    out[1] = in[1] / 10;
     return true;
   }
 };
