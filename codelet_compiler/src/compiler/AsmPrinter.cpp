@@ -583,6 +583,14 @@ std::string printFunction(MFunction &mf) {
 }
 
 
+// The byte in `value` (a register's low 8 bits, the rest zero) stored at the address in $m0 by a
+// read-merge-write of its word (uses $m4-$m7).
+std::string storeByteAtM0(const char *value) {
+  return std::string("  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
+                     "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m7, ") +
+         value + ", $m5\n  or $m6, $m6, $m7\n  st32 $m6, $m4, $mzero, 0\n";
+}
+
 // ---- 64-bit runtime routines (text generators; `l` prefixes their local labels) ----------------
 
 // -(hi:lo) in place, using `t`.
@@ -674,29 +682,17 @@ std::string runtimeRoutines(const std::vector<std::string> &needed) {
       // when the destination overlaps the source from above.
       os << "  brz $m2, .L" << n << "_done\n"
          << (n == "__ipucc_memmove" ? "  cmpult $m3, $m1, $m0\n  brnz $m3, .L" + n + "_back\n" : std::string())
-         << ".L" << n << "_loop:\n"
-            "  ldz8 $m3, $m1, $mzero, 0\n"
-            "  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
-            "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m3, $m3, $m5\n  or $m6, $m6, $m3\n"
-            "  st32 $m6, $m4, $mzero, 0\n"
-            "  add $m0, $m0, 1\n  add $m1, $m1, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n"
-            "  br $m10\n";
+         << ".L" << n << "_loop:\n  ldz8 $m3, $m1, $mzero, 0\n" << storeByteAtM0("$m3")
+         << "  add $m0, $m0, 1\n  add $m1, $m1, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n  br $m10\n";
       if (n == "__ipucc_memmove")
         os << ".L" << n << "_back:\n  add $m0, $m0, $m2\n  add $m1, $m1, $m2\n"
-           << ".L" << n << "_bloop:\n  add $m0, $m0, -1\n  add $m1, $m1, -1\n"
-              "  ldz8 $m3, $m1, $mzero, 0\n"
-              "  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
-              "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m3, $m3, $m5\n  or $m6, $m6, $m3\n"
-              "  st32 $m6, $m4, $mzero, 0\n"
-              "  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_bloop\n  br $m10\n";
+           << ".L" << n << "_bloop:\n  add $m0, $m0, -1\n  add $m1, $m1, -1\n  ldz8 $m3, $m1, $mzero, 0\n"
+           << storeByteAtM0("$m3") << "  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_bloop\n  br $m10\n";
       os << ".L" << n << "_done:\n  br $m10\n";
     } else if (n == "__ipucc_memset") {
       os << "  brz $m2, .L" << n << "_done\n  and $m1, $m1, 255\n"
-         << ".L" << n << "_loop:\n"
-            "  andc $m4, $m0, 3\n  and $m5, $m0, 3\n  shl $m5, $m5, 3\n  ld32 $m6, $m4, $mzero, 0\n"
-            "  setzi $m7, 255\n  shl $m7, $m7, $m5\n  andc $m6, $m6, $m7\n  shl $m3, $m1, $m5\n  or $m6, $m6, $m3\n"
-            "  st32 $m6, $m4, $mzero, 0\n"
-            "  add $m0, $m0, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n"
+         << ".L" << n << "_loop:\n" << storeByteAtM0("$m1")
+         << "  add $m0, $m0, 1\n  add $m2, $m2, -1\n  brnz $m2, .L" << n << "_loop\n"
          << ".L" << n << "_done:\n  br $m10\n";
     } else if (n == "__ipucc_shl64" || n == "__ipucc_lshr64" || n == "__ipucc_ashr64") {
       // $m1:$m0 shifted by $m2 & 63; register shift amounts stay below 32.
