@@ -358,7 +358,9 @@ std::string printFunction(MFunction &mf) {
   uint32_t frame = mf.localBytes + mf.spillBytes;
   uint32_t lrOffset = (frame + 3) / 4 * 4;
   if (saveLR) frame = lrOffset + (saveM9 ? 8 : 4);
-  frame = (frame + 7) / 8 * 8;
+  // Frames are multiples of 16 and stacks start 16-aligned, so every $sp is: locals may ask for
+  // 16-byte alignment (ISel.cpp rejects more).
+  frame = (frame + 15) / 16 * 16;
 
   auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
     MInst m;

@@ -112,6 +112,7 @@ public:
         if (!size) { error(&i, "variable-length arrays need dynamic stack allocation, which the IPU does not support"); continue; }
         uint64_t bytes = dl_.getTypeAllocSize(a->getAllocatedType()) * size->getZExtValue();
         unsigned align = std::max<unsigned>(4, unsigned(a->getAlign().value()));
+        if (align > 16) { error(&i, "a local variable aligned to more than 16 bytes is not supported (the stack is 16-aligned)"); continue; }
         mf_.maxAlign = std::max(mf_.maxAlign, align);
         mf_.localBytes = (mf_.localBytes + align - 1) / align * align;
         allocaOffset_[a] = mf_.localBytes;
