@@ -316,6 +316,14 @@ TEST(IpuCcRegression, SpillsWhenManyPairsAreLive) {
   corpus::expectF32(r, gotF, want);
 }
 
+TEST(IpuCcRegression, TiedMultiInstructionInlineAsm) {
+  std::vector<unsigned> in = {1, 2, 3, 100, 0xFFFFFFFFu};
+  corpus::VertexRun r(kReview, "rev::TiedAsm");
+  r.set("in", corpus::buf(in)).set("out", corpus::out(uint32_t(in.size()), 4));
+  if (!r.run()) return;
+  corpus::expectEq(r, r.get<unsigned>("out"), {4u, 5u, 6u, 103u, 2u});
+}
+
 TEST(IpuCcRegression, SupervisorDividesByConstants) {
   corpus::VertexRun r(kReview, "rev::SupervisorDivide");
   r.set("in", corpus::buf(std::vector<unsigned>{1000003, 12345})).set("out", corpus::out(2, 4));

@@ -571,8 +571,9 @@ std::string printFunction(MFunction &mf) {
         continue;
       }
       if (bundle.size() == 1 && isSolo(*bundle[0])) {
-        // Keep 8-byte alignment: a solo instruction is padded by a nop after it.
-        os << "  " << print(bundle[0]) << "\n  nop\n";
+        // Keep bundles 8-byte aligned after a solo instruction or inline assembly of any length
+        // (the assembler pads with a nop when needed).
+        os << "  " << print(bundle[0]) << "\n  .align 8\n";
         continue;
       }
       const MInst *mainI = nullptr, *auxI = nullptr;

@@ -838,7 +838,7 @@ private:
         continue;
       }
       Value *v = call.getArgOperand(argNo++);
-      if (!ci.MatchingInput && !code.empty() && std::isdigit(static_cast<unsigned char>(code[0]))) {
+      if (!code.empty() && std::isdigit(static_cast<unsigned char>(code[0]))) {
         // Tied to output N: the output register starts with this value.
         unsigned tied = unsigned(std::stoi(code));
         if (tied < m.ops.size() && m.ops[tied].kind == MOp::Reg) {

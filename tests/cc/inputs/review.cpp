@@ -159,6 +159,22 @@ public:
   }
 };
 
+// Inline assembly with a tied "+r" operand and two instructions (an odd number of words, so the
+// code after it must be realigned to 8 bytes).
+class TiedAsm : public Vertex {
+public:
+  Input<Vector<unsigned>> in;
+  Output<Vector<unsigned, VectorLayout::ONE_PTR>> out;
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i) {
+      unsigned x = in[i];
+      asm volatile("add %0, %0, 1\n\tadd %0, %0, 2" : "+r"(x));
+      out[i] = x;
+    }
+    return true;
+  }
+};
+
 // Integer division by constants in a SupervisorVertex goes through the (MRF-only) runtime routine.
 class SupervisorDivide : public SupervisorVertex {
 public:
