@@ -834,6 +834,7 @@ private:
         Type *t = resultTypes[resultNo];
         int r = newReg(t->isIntegerTy(64) ? RegClass::MP : classOfType(t)); // i64: an even MRF pair
         m.ops.push_back(DA(r));
+        m.ops.back().earlyClobber = ci.isEarlyClobber;
         results.push_back({m.ops.size() - 1, int(resultNo++)});
         continue;
       }

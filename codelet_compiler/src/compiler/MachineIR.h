@@ -34,6 +34,7 @@ struct MOp {
   /// An immediate that is a byte offset into the caller's stack arguments: the printer adds the
   /// frame size and scales it (-1: an ordinary immediate).
   int incomingArg = -1;
+  bool earlyClobber = false; ///< a def written before the instruction's inputs are all read ("=&r")
   int64_t imm = 0;
   std::string text; ///< symbol, label or raw operand text
   int first() const { return lane ? reg + lane - 1 : reg; } ///< first register, after allocation

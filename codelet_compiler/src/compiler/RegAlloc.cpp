@@ -133,6 +133,14 @@ Graph buildGraph(const MFunction &mf) {
         live.insert(u);
         if (isVirtual(u)) g.adj[u], ++g.uses[u];
       }
+      // An early-clobber output ("=&r") may not share a register with any input.
+      for (const MOp &o : in.ops)
+        if (o.kind == MOp::Reg && o.def && o.earlyClobber) {
+          std::vector<Item> d;
+          itemsOf(o, d);
+          for (Item x : d)
+            for (Item u : e.uses) interfere(g, x, u);
+        }
       // makepair writes the low register first: its high source must not be in the pair.
       if ((in.mnemonic == "makepair" || in.mnemonic == "makequad") && in.ops[2].kind == MOp::Reg) {
         std::vector<Item> hi;
