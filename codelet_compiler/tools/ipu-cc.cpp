@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     else if (a.rfind("-std=", 0) == 0) options.cxxStandard = a.substr(5);
     else args.push_back(a);
   }
-  CLI::App app{"ipu-cc: compiles Poplar-style C++ codelets to Mk2 tile objects"};
+  CLI::App app{"ipu-cc: compiles Poplar-style C++ codelets to Mk2 tile objects", "ipu-cc"};
   std::string input, output, layoutOf;
   bool compile = false, assembly = false;
   app.add_option("-I", options.includeDirs, "add an include directory")->allow_extra_args(false);
