@@ -324,6 +324,17 @@ TEST(IpuCcRegression, TiedMultiInstructionInlineAsm) {
   corpus::expectEq(r, r.get<unsigned>("out"), {4u, 5u, 6u, 103u, 2u});
 }
 
+TEST(IpuCcRegression, OddWidthIntegersOfClosedForms) {
+  for (unsigned n : {0u, 1u, 70000u, 100000u, 131071u, 131072u}) {
+    unsigned u = 0, q2 = 0; // the host's wrapping sums
+    for (unsigned q = 0; q < n; ++q) u += q, q2 += q * q;
+    corpus::VertexRun r(kReview, "rev::ClosedFormSums");
+    r.set("in", corpus::buf(std::vector<unsigned>{n})).set("out", corpus::out(2, 4));
+    if (!r.run()) return;
+    corpus::expectEq(r, r.get<unsigned>("out"), {u, q2});
+  }
+}
+
 TEST(IpuCcRegression, SupervisorDividesByConstants) {
   corpus::VertexRun r(kReview, "rev::SupervisorDivide");
   r.set("in", corpus::buf(std::vector<unsigned>{1000003, 12345})).set("out", corpus::out(2, 4));

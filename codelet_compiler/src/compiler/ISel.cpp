@@ -48,7 +48,10 @@ bool isWide(Type *t) {
   return v && (v->getElementType()->isFloatTy() || v->getElementType()->isHalfTy()) &&
          v->getPrimitiveSizeInBits().getFixedValue() == 128;
 }
-int partsOf(Type *t) { return t->isIntegerTy(64) || isWide(t) ? 2 : 1; }
+// Integers of 33 to 64 bits (LLVM's closed forms of sums use i33 ...) are held like i64 in two
+// MRF registers, the bits above their width undefined until an operation needs them.
+bool isWideInt(Type *t) { return t->isIntegerTy() && t->getIntegerBitWidth() > 32; }
+int partsOf(Type *t) { return isWideInt(t) || isWide(t) ? 2 : 1; }
 
 bool isHalfVector(Type *t) {
   auto *v = dyn_cast<FixedVectorType>(t);
@@ -207,7 +210,7 @@ private:
     RegClass rc = classOfType(t);
     unsigned align = unsigned(isa<LoadInst>(i) ? cast<LoadInst>(i)->getAlign().value() : cast<StoreInst>(i)->getAlign().value());
     bool load = isa<LoadInst>(i);
-    if (t->isIntegerTy(64) || align < granule(t)) return "";
+    if (isWideInt(t) || align < granule(t)) return "";
     if (rc == RegClass::AP) return align >= 8 ? (load ? "ld64step" : "st64step") : "";
     if (t->isIntegerTy(32) || t->isPointerTy() || t->isFloatTy() || (rc == RegClass::A && !t->isHalfTy()))
       return align >= 4 ? (load ? "ld32step" : "st32step") : "";
@@ -245,11 +248,11 @@ private:
       if (auto *b = dyn_cast<BinaryOperator>(&i)) { // operations done by a runtime routine (a call)
         auto op = b->getOpcode();
         if (op == Instruction::UDiv || op == Instruction::SDiv || op == Instruction::URem || op == Instruction::SRem) return false;
-        if (b->getType()->isIntegerTy(64) && (op == Instruction::Mul || (b->isShift() && !isa<ConstantInt>(b->getOperand(1)))))
+        if (isWideInt(b->getType()) && (op == Instruction::Mul || (b->isShift() && !isa<ConstantInt>(b->getOperand(1)))))
           return false;
       }
       if (auto *c = dyn_cast<CastInst>(&i))
-        if (c->getSrcTy()->isIntegerTy(64) || c->getDestTy()->isIntegerTy(64))
+        if (isWideInt(c->getSrcTy()) || isWideInt(c->getDestTy()))
           if (isa<SIToFPInst>(c) || isa<UIToFPInst>(c) || isa<FPToSIInst>(c) || isa<FPToUIInst>(c)) return false;
       if (isa<SelectInst>(&i) && classOfType(i.getType()) != RegClass::M) continue;
       if (isa<SwitchInst>(&i)) return false;
@@ -548,7 +551,7 @@ private:
     if (it != regs_.end()) return it->second;
     std::vector<int> &r = regs_[v];
     Type *t = v->getType();
-    if (t->isIntegerTy(64)) r = {newM(), newM()};
+    if (isWideInt(t)) r = {newM(), newM()};
     else if (isWide(t)) r = {newReg(RegClass::AP), newReg(RegClass::AP)};
     else r = {newReg(classOfType(t))};
     return r;
@@ -786,7 +789,7 @@ private:
     RegClass rc = classOfType(rt);
     if (rc == RegClass::M) {
       copy(def(&call), 0);
-      if (rt->isIntegerTy(64)) copy(def(&call, 1), 1);
+      if (isWideInt(rt)) copy(def(&call, 1), 1);
     } else {
       MInst mv;
       if (isWide(rt))
@@ -832,7 +835,7 @@ private:
       if (ci.Type == InlineAsm::isOutput) {
         if (ci.isIndirect) { error(&call, "inline assembly memory outputs are not supported"); return; }
         Type *t = resultTypes[resultNo];
-        int r = newReg(t->isIntegerTy(64) ? RegClass::MP : classOfType(t)); // i64: an even MRF pair
+        int r = newReg(isWideInt(t) ? RegClass::MP : classOfType(t)); // i64: an even MRF pair
         m.ops.push_back(DA(r));
         m.ops.back().earlyClobber = ci.isEarlyClobber;
         results.push_back({m.ops.size() - 1, int(resultNo++)});
@@ -859,7 +862,7 @@ private:
       if (code == "r" || code == "a") {
         int r = get(v);
         if (isWide(v->getType())) r = makeQuad(U(get(v, 0), RegClass::AP), U(get(v, 1), RegClass::AP));
-        if (v->getType()->isIntegerTy(64)) { // an even MRF pair
+        if (isWideInt(v->getType())) { // an even MRF pair
           r = newReg(RegClass::MP);
           emit("makepair", {D(r, RegClass::MP), U(get(v, 0)), U(get(v, 1))});
         }
@@ -1052,10 +1055,12 @@ private:
     unsigned align = unsigned(ld.getAlign().value());
     if (underAligned(t, align)) return loadUnaligned(ld, a, align);
     if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("ld32", D(def(&ld)), a, 4, true));
-    if (t->isIntegerTy(64)) {
+    if (isWideInt(t)) { // the high word only as wide as the type's bytes
+      unsigned hiBytes = unsigned(dl_.getTypeStoreSize(t)) - 4;
       memInst("ld32", D(def(&ld, 0)), a, 4, true);
       a.offset += 4;
-      memInst("ld32", D(def(&ld, 1)), a, 4, true);
+      if (hiBytes == 4) memInst("ld32", D(def(&ld, 1)), a, 4, true);
+      else copy(def(&ld, 1), loadBytes(a, hiBytes, 4));
       return;
     }
     if (t->isIntegerTy(16)) {
@@ -1148,10 +1153,12 @@ private:
     Address a = address(st.getPointerOperand());
     unsigned align = unsigned(st.getAlign().value());
     if (t->isIntegerTy(32) || t->isPointerTy()) return void(memInst("st32", U(get(v)), a, 4, false));
-    if (t->isIntegerTy(64)) {
+    if (isWideInt(t)) {
+      unsigned hiBytes = unsigned(dl_.getTypeStoreSize(t)) - 4;
       memInst("st32", U(get(v, 0)), a, 4, false);
       a.offset += 4;
-      memInst("st32", U(get(v, 1)), a, 4, false);
+      if (hiBytes == 4) memInst("st32", U(get(v, 1)), a, 4, false);
+      else storeBytes(a, get(v, 1), hiBytes, 4);
       return;
     }
     if (t->isFloatTy()) return void(memInst("st32", U(get(v), RegClass::A), a, 4, false));
@@ -1324,7 +1331,10 @@ private:
   void selectBinary(BinaryOperator &b) {
     Type *t = b.getType();
     Value *x = b.getOperand(0), *y = b.getOperand(1);
-    if (t->isIntegerTy(64)) return selectBinary64(b);
+    if (isWideInt(t)) {
+      if (t->getIntegerBitWidth() > 64) { error(&b, "integers wider than 64 bits are not supported"); return; }
+      return selectBinary64(b);
+    }
     if (t->isIntegerTy()) {
       int d = def(&b);
       unsigned bits = t->getIntegerBitWidth();
@@ -1412,10 +1422,31 @@ private:
     return d;
   }
 
+  // The high word of a 33..64-bit value with the bits above its width zero- or sign-extended.
+  int extendedHigh(Value *v, bool sign) {
+    unsigned bits = v->getType()->getIntegerBitWidth();
+    int hi = get(v, 1);
+    if (bits >= 64 || isa<ConstantInt>(v)) {
+      if (auto *c = dyn_cast<ConstantInt>(v); c && bits < 64)
+        return constM(uint32_t(uint64_t(sign ? c->getSExtValue() : int64_t(c->getZExtValue())) >> 32));
+      return hi;
+    }
+    int r = newM();
+    emit("shl", {D(r), U(hi), I(64 - bits)});
+    emit(sign ? "shrs" : "shr", {D(r), U(r), I(64 - bits)});
+    return r;
+  }
+
   void selectBinary64(BinaryOperator &b) {
     Value *x = b.getOperand(0), *y = b.getOperand(1);
     int dl = def(&b, 0), dh = def(&b, 1);
     int xl = get(x, 0), xh = get(x, 1);
+    auto op = b.getOpcode();
+    // Right shifts and divisions read the bits above a narrower type's width: extend them.
+    bool signedOp = op == Instruction::AShr || op == Instruction::SDiv || op == Instruction::SRem;
+    if (op == Instruction::LShr || op == Instruction::AShr || op == Instruction::UDiv || op == Instruction::URem ||
+        op == Instruction::SDiv || op == Instruction::SRem)
+      xh = extendedHigh(x, signedOp);
     switch (b.getOpcode()) {
     case Instruction::Add:
     case Instruction::Sub: {
@@ -1466,7 +1497,8 @@ private:
       bool isSigned = b.getOpcode() == Instruction::SDiv || b.getOpcode() == Instruction::SRem;
       bool rem = b.getOpcode() == Instruction::URem || b.getOpcode() == Instruction::SRem;
       auto r = callRoutine(b, isSigned ? "__ipucc_sdivmod64" : "__ipucc_udivmod64",
-                           {{xl, 0}, {xh, 1}, {get(y, 0), 2}, {get(y, 1), 3}}, rem ? std::vector<int>{2, 3} : std::vector<int>{0, 1});
+                           {{xl, 0}, {xh, 1}, {get(y, 0), 2}, {extendedHigh(y, isSigned), 3}},
+                           rem ? std::vector<int>{2, 3} : std::vector<int>{0, 1});
       copy(dl, r[0]);
       copy(dh, r[1]);
       return;
@@ -1588,7 +1620,7 @@ private:
   void selectICmp(ICmpInst &c) {
     int d = def(&c);
     Value *x = c.getOperand(0), *y = c.getOperand(1);
-    if (x->getType()->isIntegerTy(64)) return selectICmp64(c);
+    if (isWideInt(x->getType())) return selectICmp64(c);
     unsigned bits = x->getType()->isPointerTy() ? 32 : x->getType()->getIntegerBitWidth();
     bool isSigned = c.isSigned();
     auto xr = [&] { return isSigned ? signExtended(x, bits) : zeroExtended(x, bits); };
@@ -1630,7 +1662,7 @@ private:
   void selectICmp64(ICmpInst &c) {
     int d = def(&c);
     Value *x = c.getOperand(0), *y = c.getOperand(1);
-    int xl = get(x, 0), xh = get(x, 1), yl = get(y, 0), yh = get(y, 1);
+    int xl = get(x, 0), xh = extendedHigh(x, c.isSigned()), yl = get(y, 0), yh = extendedHigh(y, c.isSigned());
     auto pred = c.getPredicate();
     if (pred == CmpInst::ICMP_EQ || pred == CmpInst::ICMP_NE) {
       int a = newM(), b = newM(), o = newM();
@@ -1714,7 +1746,7 @@ private:
     Type *t = s.getType();
     RegClass rc = classOfType(t);
     int cond = get(s.getCondition());
-    int parts = t->isIntegerTy(64) ? 2 : 1;
+    int parts = partsOf(t);
     if (rc == RegClass::M) {
       for (int p = 0; p < parts; ++p) {
         int d = def(&s, p);
@@ -1756,7 +1788,12 @@ private:
     switch (c.getOpcode()) {
     case Instruction::ZExt: {
       unsigned bits = from->getIntegerBitWidth();
-      if (to->isIntegerTy(64)) {
+      if (isWideInt(from)) { // 33..63 bits to a wider type: the high word zero-extended
+        copy(def(&c, 0), get(x, 0));
+        copy(def(&c, 1), extendedHigh(x, false));
+        return;
+      }
+      if (isWideInt(to)) {
         copy(def(&c, 0), zeroOrSame(x, bits));
         copy(def(&c, 1), kMZero);
         return;
@@ -1766,13 +1803,18 @@ private:
     }
     case Instruction::SExt: {
       unsigned bits = from->getIntegerBitWidth();
+      if (isWideInt(from)) {
+        copy(def(&c, 0), get(x, 0));
+        copy(def(&c, 1), extendedHigh(x, true));
+        return;
+      }
       int r;
       if (isa<LoadInst>(x) && x->hasOneUse() && bits > 1) r = get(x); // lds
       else if (bits == 1) {
         r = newM();
         emit("sub", {D(r), I(0), U(get(x))});
       } else r = signExtended(x, bits);
-      if (to->isIntegerTy(64)) {
+      if (isWideInt(to)) {
         copy(def(&c, 0), r);
         emit("shrs", {D(def(&c, 1)), U(r), I(31)});
         return;
@@ -1781,7 +1823,12 @@ private:
     }
     case Instruction::Trunc:
       if (to->isIntegerTy(1)) return void(emit("and", {D(def(&c)), U(get(x, 0)), I(1)})); // i1 is exactly 0 or 1
-      if (from->isIntegerTy(64)) return copy(def(&c), get(x, 0));
+      if (isWideInt(from) && isWideInt(to)) { // the bits above the narrower width are don't-care
+        copy(def(&c, 0), get(x, 0));
+        copy(def(&c, 1), get(x, 1));
+        return;
+      }
+      if (isWideInt(from)) return copy(def(&c), get(x, 0));
       return copy(def(&c), get(x)); // upper bits are don't-care in registers
     case Instruction::PtrToInt:
     case Instruction::IntToPtr:
@@ -1833,9 +1880,10 @@ private:
       break;
     case Instruction::SIToFP:
     case Instruction::UIToFP: {
-      if (from->isIntegerTy(64)) { // a runtime routine, result in $a0 (correctly rounded)
+      if (isWideInt(from)) { // a runtime routine, result in $a0 (correctly rounded)
         bool s = c.getOpcode() == Instruction::SIToFP;
-        int f = callRoutine(c, s ? "__ipucc_s64tof32" : "__ipucc_u64tof32", {{get(x, 0), 0}, {get(x, 1), 1}}, {kA0})[0];
+        int f = callRoutine(c, s ? "__ipucc_s64tof32" : "__ipucc_u64tof32", {{get(x, 0), 0}, {extendedHigh(x, s), 1}},
+                            {kA0})[0];
         // To half through f32: exact for |x| < 2^24, and larger values are beyond half's range.
         if (to->isHalfTy()) emit("f32tof16", {D(def(&c), RegClass::A), U(f, RegClass::A)}, true);
         else if (to->isFloatTy()) copy(def(&c), f);
@@ -1855,7 +1903,7 @@ private:
     }
     case Instruction::FPToSI:
     case Instruction::FPToUI: {
-      if (to->isIntegerTy(64)) {
+      if (isWideInt(to)) {
         int f = get(x);
         if (from->isHalfTy()) {
           int g = newA();
@@ -2351,7 +2399,7 @@ private:
     }
     if (auto *sw = dyn_cast<SwitchInst>(&t)) reads.push_back(sw->getCondition());
     for (Value *v : reads)
-      if (isa<PHINode>(v) && !pinned_.count(v) && !v->getType()->isIntegerTy(64)) {
+      if (isa<PHINode>(v) && !pinned_.count(v) && !isWideInt(v->getType())) {
         int r = get(v), tmp = newReg(mf_.classOf(r));
         copy(tmp, r);
         pinned_[v] = tmp;
@@ -2420,7 +2468,7 @@ private:
           if (rc == RegClass::M) {
             emit("mov", {D(0), U(get(v))});
             m.ops.push_back(U(0));
-            if (v->getType()->isIntegerTy(64)) {
+            if (isWideInt(v->getType())) {
               emit("mov", {D(1), U(get(v, 1))});
               m.ops.push_back(U(1));
             }
@@ -2524,7 +2572,7 @@ private:
           if (o >= -32768 && o < 32768) emit("add", {D(next), U(acc), I(o)});
           else emit("add", {D(next), U(acc), U(constM(uint32_t(o)))});
         } else {
-          int i = idx->getType()->isIntegerTy(64) ? get(idx, 0) : get(idx);
+          int i = isWideInt(idx->getType()) ? get(idx, 0) : get(idx);
           int scaled = newM();
           if (size == 1) scaled = i;
           else if ((size & (size - 1)) == 0) emit("shl", {D(scaled), U(i), I(__builtin_ctzll(size))});

@@ -175,6 +175,22 @@ public:
   }
 };
 
+// LLVM's closed forms of these sums compute in i33 (n (n - 1) / 2 ...): integers of 33 to 63 bits
+// were cut to 32.
+class ClosedFormSums : public Vertex {
+public:
+  Input<Vector<unsigned, VectorLayout::ONE_PTR, 4>> in;
+  Output<Vector<unsigned, VectorLayout::ONE_PTR, 4>> out;
+  bool compute() {
+    unsigned n = in[0], u = 0, q2 = 0;
+    for (unsigned q = 0; q < n; ++q) u += q;
+    for (unsigned q = 0; q < n; ++q) q2 += q * q;
+    out[0] = u;
+    out[1] = q2;
+    return true;
+  }
+};
+
 // Integer division by constants in a SupervisorVertex goes through the (MRF-only) runtime routine.
 class SupervisorDivide : public SupervisorVertex {
 public:
