@@ -289,6 +289,9 @@ private:
     MInst &r = emit("rpt", {U(n), I(0)});
     r.ops[0].def = true; // a pipelined loop adjusts the count in place (AsmPrinter.cpp)
     r.barrier = true;
+    hoistAt_ = int(block().insts.size()) - 1;
+    hoisted_.clear();
+    hoistedDefs_.clear();
     block().repeatBody = true;
     block().repeatCount = n;
   }
@@ -395,9 +398,13 @@ private:
     BasicBlock *exit = br->getSuccessor(0) == &bb ? br->getSuccessor(1) : br->getSuccessor(0);
     // The loop-carried copies belong to every iteration; the exit's after the last.
     lowerPhiCopiesTo(bb, &bb);
-    // The count stays live through the body: a software-pipelined loop issues body instructions
-    // (its prologue) before the rpt that reads it.
-    MInst &e = emit("rptend", {U(block().repeatCount)});
+    hoistAt_ = -1;
+    // The count and the constants made before the rpt stay live through the body: the body
+    // repeats without them being made again (a software-pipelined loop also issues body
+    // instructions before the rpt that reads the count).
+    std::vector<MOp> live = {U(block().repeatCount)};
+    live.insert(live.end(), hoistedDefs_.begin(), hoistedDefs_.end());
+    MInst &e = emit("rptend", live);
     e.barrier = true;
     lowerPhiCopiesTo(bb, exit);
     unsigned most = repeatMost_[&bb];
@@ -457,9 +464,18 @@ private:
     in.aux = aux;
     if (inst_)
       setPosition(in, inst_->getDebugLoc());
+    if (hoisting_) { // before the rpt: a constant of the repeat body, made once
+      auto at = block().insts.insert(block().insts.begin() + long(hoistAt_++), std::move(in));
+      return *at;
+    }
     block().insts.push_back(std::move(in));
     return block().insts.back();
   }
+  // Constants a repeat body uses are made before its rpt (once, not every iteration).
+  int hoistAt_ = -1;       ///< where, in the current block (the rpt's index); -1: not in a body
+  bool hoisting_ = false;
+  std::map<std::pair<int, uint32_t>, int> hoisted_; ///< (file, bits) -> register, in this body
+  std::vector<MOp> hoistedDefs_;                    ///< the registers holding them
   int newM() { return mf_.newVreg(RegClass::M); }
   int newA() { return mf_.newVreg(RegClass::A); }
   int newReg(RegClass c) { return mf_.newVreg(c); }
@@ -492,6 +508,13 @@ private:
 
   int constM(uint32_t v) {
     if (v == 0) return kMZero;
+    if (hoisting_)
+      if (auto it = hoisted_.find({0, v}); it != hoisted_.end()) return it->second;
+    int made = materialiseM(v);
+    if (hoisting_) hoisted_[{0, v}] = made;
+    return made;
+  }
+  int materialiseM(uint32_t v) {
     int r = newM();
     uint32_t lo = v & 0xFFFFF, hi = v & 0xFFF00000u;
     if (hi == 0) emit("setzi", {D(r), I(lo)});
@@ -505,6 +528,13 @@ private:
   }
   int constA(uint32_t v) {
     if (v == 0) return kAZero;
+    if (hoisting_)
+      if (auto it = hoisted_.find({1, v}); it != hoisted_.end()) return it->second;
+    int made = materialiseA(v);
+    if (hoisting_) hoisted_[{1, v}] = made;
+    return made;
+  }
+  int materialiseA(uint32_t v) {
     int r = newA();
     uint32_t lo = v & 0xFFFFF, hi = v & 0xFFF00000u;
     if (hi == 0) emit("setzi", {D(r, RegClass::A), I(lo)}, true);
@@ -567,6 +597,15 @@ private:
     return regsOf(v)[size_t(part)];
   }
   int constant(Constant *c, int part) {
+    // Inside a repeat body, scalar and vector constants are made before the rpt.
+    bool wasHoisting = hoisting_;
+    hoisting_ = hoistAt_ >= 0 && !isa<ConstantExpr>(c) && !isa<GlobalValue>(c);
+    int r = constantHere(c, part);
+    if (hoisting_ && isVirtual(r)) hoistedDefs_.push_back(MOp::use_(r, mf_.classOf(r)));
+    hoisting_ = wasHoisting;
+    return r;
+  }
+  int constantHere(Constant *c, int part) {
     Type *t = c->getType();
     if (isa<UndefValue>(c) || isa<PoisonValue>(c)) {
       RegClass rc = isWide(t) ? RegClass::AP : classOfType(t);
