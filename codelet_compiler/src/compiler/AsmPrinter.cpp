@@ -370,6 +370,17 @@ std::string printFunction(MFunction &mf) {
     return m;
   };
   const MOp sp = MOp::use_(kSP, RegClass::M);
+  // The registers kept in the frame ($lr, then $m9) and their save (store) or restore (load).
+  std::vector<int> saved;
+  if (saveLR) saved.push_back(kLR);
+  if (saveM9) saved.push_back(9);
+  auto frameSlot = [&](int r, bool restore) {
+    uint32_t slot = lrOffset / 4 + (r == 9 ? 1 : 0);
+    MInst m = inst(restore ? "ld32" : "st32", {restore ? MOp::def_(r, RegClass::M) : MOp::use_(r, RegClass::M), sp,
+                                               MOp::use_(kMZero, RegClass::M), MOp::imm_(slot)});
+    (restore ? m.mayLoad : m.mayStore) = true;
+    return m;
+  };
   // Pseudo-instructions and the frame.
   for (size_t bi = 0; bi < mf.blocks.size(); ++bi) {
     MBlock &b = mf.blocks[bi];
@@ -379,13 +390,7 @@ std::string printFunction(MFunction &mf) {
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
       else if (mf.entry != EntryKind::Worker && frame) // functions and supervisor vertices: below $sp
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));
-      for (int r : {kLR, 9}) {
-        if (!(r == kLR ? saveLR : saveM9)) continue;
-        MInst s = inst("st32", {MOp::use_(r, RegClass::M), sp, MOp::use_(kMZero, RegClass::M),
-                                MOp::imm_(lrOffset / 4 + (r == 9 ? 1 : 0))});
-        s.mayStore = true;
-        out.push_back(s);
-      }
+      for (int r : saved) out.push_back(frameSlot(r, false));
     }
     for (MInst &in : b.insts) {
       for (MOp &o : in.ops)
@@ -413,13 +418,7 @@ std::string printFunction(MFunction &mf) {
         continue;
       }
       if (in.mnemonic == "ret") {
-        for (int r : {kLR, 9}) {
-          if (!(r == kLR ? saveLR : saveM9)) continue;
-          MInst l = inst("ld32", {MOp::def_(r, RegClass::M), sp, MOp::use_(kMZero, RegClass::M),
-                                  MOp::imm_(lrOffset / 4 + (r == 9 ? 1 : 0))});
-          l.mayLoad = true;
-          out.push_back(l);
-        }
+        for (int r : saved) out.push_back(frameSlot(r, true));
         if (frame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(frame)}));
         MInst r = inst("br", {MOp::use_(kLR, RegClass::M)});
         r.terminator = r.barrier = true;

@@ -500,50 +500,28 @@ private:
   void copy(int dst, int src) {
     RegClass c = mf_.classOf(dst);
     if (dst == src) return;
-    if (c == RegClass::M) emit("mov", {D(dst), U(src)});
-    else if (c == RegClass::A) emit("mov", {D(dst, c), U(src, c)}, true);
-    else if (c == RegClass::AP) emit("mov", {D(dst, c), U(src, c)}, true);
-    else emit("mov", {D(dst, c), U(src, c)}, true); // a quad: two pair moves (AsmPrinter.cpp)
+    emit("mov", {D(dst, c), U(src, c)}, c != RegClass::M); // a quad: two pair moves (AsmPrinter.cpp)
   }
 
-  int constM(uint32_t v) {
-    if (v == 0) return kMZero;
+  int constM(uint32_t v) { return constIn(RegClass::M, v); }
+  int constA(uint32_t v) { return constIn(RegClass::A, v); }
+  // A 32-bit constant in an MRF or ARF register: setzi for the low 20 bits, `or` for the top 12
+  // (zero is $mzero / $azero). Inside a repeat body each is made once, before the rpt.
+  int constIn(RegClass file, uint32_t v) {
+    bool arf = file == RegClass::A;
+    if (v == 0) return arf ? kAZero : kMZero;
     if (hoisting_)
-      if (auto it = hoisted_.find({0, v}); it != hoisted_.end()) return it->second;
-    int made = materialiseM(v);
-    if (hoisting_) hoisted_[{0, v}] = made;
-    return made;
-  }
-  int materialiseM(uint32_t v) {
-    int r = newM();
+      if (auto it = hoisted_.find({int(arf), v}); it != hoisted_.end()) return it->second;
+    int r = newReg(file);
     uint32_t lo = v & 0xFFFFF, hi = v & 0xFFF00000u;
-    if (hi == 0) emit("setzi", {D(r), I(lo)});
-    else if (lo == 0) emit("or", {D(r), U(kMZero), I(hi)});
+    if (hi == 0) emit("setzi", {D(r, file), I(lo)}, arf);
+    else if (lo == 0) emit("or", {D(r, file), U(arf ? kAZero : kMZero, file), I(hi)}, arf);
     else {
-      int t = newM();
-      emit("setzi", {D(t), I(lo)});
-      emit("or", {D(r), U(t), I(hi)});
+      int t = newReg(file);
+      emit("setzi", {D(t, file), I(lo)}, arf);
+      emit("or", {D(r, file), U(t, file), I(hi)}, arf);
     }
-    return r;
-  }
-  int constA(uint32_t v) {
-    if (v == 0) return kAZero;
-    if (hoisting_)
-      if (auto it = hoisted_.find({1, v}); it != hoisted_.end()) return it->second;
-    int made = materialiseA(v);
-    if (hoisting_) hoisted_[{1, v}] = made;
-    return made;
-  }
-  int materialiseA(uint32_t v) {
-    int r = newA();
-    uint32_t lo = v & 0xFFFFF, hi = v & 0xFFF00000u;
-    if (hi == 0) emit("setzi", {D(r, RegClass::A), I(lo)}, true);
-    else if (lo == 0) emit("or", {D(r, RegClass::A), U(kAZero, RegClass::A), I(hi)}, true);
-    else {
-      int t = newA();
-      emit("setzi", {D(t, RegClass::A), I(lo)}, true);
-      emit("or", {D(r, RegClass::A), U(t, RegClass::A), I(hi)}, true);
-    }
+    if (hoisting_) hoisted_[{int(arf), v}] = r;
     return r;
   }
   int makePair(int lo, int hi, RegClass c = RegClass::AP) {
