@@ -141,6 +141,38 @@ ObjectFile link(const std::vector<LinkInput> &inputs, const arch::TileConfig &ti
     }
   }
 
+  // 1b. With roots, only the sections reachable from them.
+  std::vector<std::vector<bool>> keep(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) keep[i].assign(inputs[i].object.sections.size(), options.roots.empty());
+  if (!options.roots.empty()) {
+    std::vector<std::pair<size_t, uint32_t>> work;
+    auto reach = [&](size_t i, const Symbol &sym) {
+      if (sym.section >= 0 && sym.binding == SymbolBinding::Local) {
+        if (!keep[i][size_t(sym.section)]) keep[i][size_t(sym.section)] = true, work.push_back({i, uint32_t(sym.section)});
+        return;
+      }
+      auto g = globals.find(sym.name);
+      if (g == globals.end()) return; // undefined: reported below if a kept section needs it
+      const Symbol &def = inputs[g->second.input].object.symbols[g->second.symbol];
+      if (def.section < 0) return;
+      if (!keep[g->second.input][size_t(def.section)])
+        keep[g->second.input][size_t(def.section)] = true, work.push_back({g->second.input, uint32_t(def.section)});
+    };
+    for (const std::string &r : options.roots) {
+      auto g = globals.find(r);
+      if (g == globals.end()) {
+        errors.push_back("ipu-ld: error: symbol '" + r + "' is not defined");
+        continue;
+      }
+      reach(g->second.input, inputs[g->second.input].object.symbols[g->second.symbol]);
+    }
+    while (!work.empty()) {
+      auto [i, sec] = work.back();
+      work.pop_back();
+      for (const Relocation &r : inputs[i].object.sections[sec].relocs) reach(i, inputs[i].object.symbols.at(r.symbol));
+    }
+  }
+
   // 2. Layout: each category's input sections in command-line order, in region 0 (code only there).
   ObjectFile out;
   out.linked = true;
@@ -157,7 +189,7 @@ ObjectFile link(const std::vector<LinkInput> &inputs, const arch::TileConfig &ti
       const ObjectFile &o = inputs[i].object;
       for (size_t s = 0; s < o.sections.size(); ++s) {
         const Section &is = o.sections[s];
-        if (!(is.flags & 2) || categoryOf(is) != c) continue; // non-allocated sections are dropped
+        if (!(is.flags & 2) || categoryOf(is) != c || !keep[i][s]) continue; // non-allocated sections are dropped
         any = true;
         os.align = std::max(os.align, is.align);
         uint32_t off = (os.size + is.align - 1) / is.align * is.align;

@@ -55,6 +55,17 @@ void Ipu::start(unsigned tile, uint32_t pc, uint32_t m0) {
   started_[tile] = active_[tile] = true;
 }
 
+void Ipu::newRun() {
+  std::fill(started_.begin(), started_.end(), false);
+  std::fill(active_.begin(), active_.end(), false);
+  waiting_.clear();
+  pending_ = Superstep{};
+  phaseStart_ = 0;
+  phaseSent_ = false;
+  totals_ = IpuStats{};
+  ipuEvents_.clear();
+}
+
 void Ipu::setTracing(bool events, bool instructions) {
   tracing_ = events || instructions;
   for (auto &t : tiles_) t->setTracing(events, instructions);

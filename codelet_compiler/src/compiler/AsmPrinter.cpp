@@ -361,6 +361,7 @@ std::string printFunction(MFunction &mf) {
   // Frames are multiples of 16 and stacks start 16-aligned, so every $sp is: locals may ask for
   // 16-byte alignment (ISel.cpp rejects more).
   frame = (frame + 15) / 16 * 16;
+  mf.frameBytes = frame;
 
   auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
     MInst m;

@@ -185,6 +185,7 @@ void describeVector(const clang::ClassTemplateSpecializationDecl *vec, VertexFie
   else f.innerLayout = layout;
   for (const char *edge : {"Input", "Output", "InOut"})
     if (const auto *inner = poplarTemplate(elem, edge)) {
+      f.innerKind = edge;
       if (const auto *iv = poplarTemplate(inner->getTemplateArgs()[0].getAsType(), "Vector")) {
         describeVector(iv, f, ctx, false);
         return;

@@ -82,6 +82,7 @@ struct MFunction {
   uint32_t localBytes = 0;     ///< allocas
   uint32_t spillBytes = 0;
   uint32_t outgoingBytes = 0;  ///< stack-passed call arguments
+  uint32_t frameBytes = 0;     ///< the frame printFunction gave it (locals, spills, saved registers)
   unsigned maxAlign = 4;
 
   int newVreg(RegClass c) {

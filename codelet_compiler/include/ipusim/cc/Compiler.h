@@ -28,6 +28,9 @@ struct VertexField {
   /// vectors (Vector<Input<Vector<T, L1>>, L0>) this is T, and innerLayout is L1.
   std::string elementType;
   std::string innerLayout; ///< "" unless the field is a vector of vectors
+  /// For a vector of edges (Vector<Input<Vector<T>>>, VectorList<Output<T>> ...): the edges'
+  /// direction, "Input", "Output" or "InOut"; "" otherwise.
+  std::string innerKind;
   uint32_t elementAlign = 0; ///< the alignment the data must have (Vector's align argument)
   bool interleaved = false;  ///< the data is in interleaved memory (Vector's Interleaved argument)
 };

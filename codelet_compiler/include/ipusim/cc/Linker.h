@@ -17,6 +17,9 @@ struct LinkInput {
 
 struct LinkOptions {
   std::string entry; ///< symbol whose address becomes e_entry ("" = none)
+  /// If not empty, only the sections these symbols are in, and the sections they reach through
+  /// relocations, are linked (what a tile needs of a codelet library).
+  std::vector<std::string> roots;
 };
 
 /// Linking failed; what() holds every diagnostic, one per line.

@@ -54,6 +54,9 @@ public:
   Tile &tile(unsigned i) { return *tiles_.at(i); }
   /// Tiles not started take no part.
   void start(unsigned tile, uint32_t pc, uint32_t m0);
+  /// Forgets the last run (its statistics, which tiles took part) but keeps every tile's memory,
+  /// so the next start()s begin another run from cycle 0 (a Poplar engine running its programs).
+  void newRun();
   /// Trace events (docs/trace-format.md) of every tile and of the IPU; see Tile::setTracing.
   void setTracing(bool events, bool instructions);
 

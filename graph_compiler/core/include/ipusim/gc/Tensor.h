@@ -1,0 +1,71 @@
+// Tensors as views: a shape over a list of regions of variables (in row-major order). Slicing,
+// transposing, broadcasting and the rest make new views of the same variables; no data moves
+// until a program copies it. This is what poplar::Tensor holds.
+#pragma once
+
+#include "ipusim/gc/Types.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ipusim::gc {
+
+/// Elements [begin, end) of variable `var`.
+struct Region {
+  uint32_t var;
+  uint64_t begin, end;
+  uint64_t size() const { return end - begin; }
+  bool operator==(const Region &o) const { return var == o.var && begin == o.begin && end == o.end; }
+};
+
+struct TensorImpl {
+  TypeId type = TypeId::Float;
+  std::vector<size_t> shape;
+  std::vector<Region> regions; ///< the elements in row-major order, adjacent regions merged
+
+  uint64_t numElements() const;
+  /// The region index and offset in it of flat element i (a binary search).
+  std::pair<size_t, uint64_t> locate(uint64_t i) const;
+  /// Flat elements [begin, end) as regions.
+  std::vector<Region> range(uint64_t begin, uint64_t end) const;
+
+private:
+  mutable std::vector<uint64_t> starts_; ///< first flat index of each region (built on demand)
+  const std::vector<uint64_t> &starts() const;
+};
+using TensorPtr = std::shared_ptr<const TensorImpl>;
+
+uint64_t product(const std::vector<size_t> &shape);
+/// "[2,3]"
+std::string shapeString(const std::vector<size_t> &shape);
+
+/// Appends `r` to `out`, merging it with the last region when they are adjacent.
+void appendRegion(std::vector<Region> &out, const Region &r);
+
+/// The view operations of poplar::Tensor. Each checks its arguments and throws poplar::poplar_error
+/// (or index_error) with a message naming the operation and the shapes.
+namespace view {
+TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regions);
+TensorPtr index(const TensorImpl &t, size_t i);                          // t[i]
+TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim);
+TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std::vector<size_t> &end);
+TensorPtr reshape(const TensorImpl &t, const std::vector<size_t> &shape);
+TensorPtr flatten(const TensorImpl &t, unsigned dimBegin, unsigned dimEnd);
+TensorPtr dimShuffle(const TensorImpl &t, const std::vector<unsigned> &permutation);
+TensorPtr transpose(const TensorImpl &t);
+TensorPtr dimRoll(const TensorImpl &t, unsigned dimIdx, unsigned newIdx);
+TensorPtr broadcast(const TensorImpl &t, unsigned n, unsigned dim);
+TensorPtr expand(const TensorImpl &t, const std::vector<size_t> &indices);
+TensorPtr squeeze(const TensorImpl &t, const std::vector<size_t> &dims);
+TensorPtr reverse(const TensorImpl &t, unsigned dim);
+TensorPtr subSample(const TensorImpl &t, unsigned stride, unsigned dim);
+TensorPtr upsample(const TensorImpl &t, unsigned scale, unsigned dim);
+TensorPtr concat(const std::vector<const TensorImpl *> &ts, unsigned dim);
+/// The same elements seen as another type of the same size.
+TensorPtr reinterpret(const TensorImpl &t, TypeId type);
+} // namespace view
+
+} // namespace ipusim::gc

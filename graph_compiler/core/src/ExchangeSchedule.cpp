@@ -1,0 +1,179 @@
+#include "ipusim/gc/ExchangeSchedule.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+namespace ipusim::gc {
+
+namespace {
+
+/// What one tile's supervisor does in the phase, while it is being scheduled.
+struct Timeline {
+  uint64_t first = 0;                     ///< the first cycle it issues in (release skew)
+  std::map<uint64_t, uint64_t> busy;      ///< [start, end): sends and receive-pointer controls
+  struct Pin {
+    uint32_t value;  ///< the tile selected from this cycle on (kMuxNone: none)
+    bool start;      ///< starts a receive window (an end pin may be replaced by a start)
+  };
+  std::map<uint64_t, Pin> mux;            ///< $INCOMING_MUX controls by cycle
+  std::map<uint64_t, uint64_t> windows;   ///< [a, b): cycles the mux selects a sender for this tile
+  uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
+
+  /// The end of a busy interval overlapping [a, b), or 0 if there is none.
+  uint64_t busyUntil(uint64_t a, uint64_t b) const {
+    auto it = busy.upper_bound(a);
+    if (it != busy.begin()) {
+      auto p = std::prev(it);
+      if (p->second > a) return p->second;
+    }
+    if (it != busy.end() && it->first < b) return it->second;
+    return 0;
+  }
+  bool pinIn(uint64_t a, uint64_t b) const {
+    auto it = mux.lower_bound(a);
+    return it != mux.end() && it->first < b;
+  }
+  /// The end of a receive window overlapping [a, b), or 0.
+  uint64_t windowUntil(uint64_t a, uint64_t b) const {
+    auto it = windows.upper_bound(a);
+    if (it != windows.begin()) {
+      auto p = std::prev(it);
+      if (p->second > a) return p->second;
+    }
+    if (it != windows.end() && it->first < b) return it->second;
+    return 0;
+  }
+};
+
+} // namespace
+
+ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers, const arch::ExchangeLayout &layout,
+                                  const arch::SystemConfig &config) {
+  const uint64_t maxSend = config.exchange.maxSendWords;
+  std::map<unsigned, Timeline> tl;
+  auto timeline = [&](unsigned t) -> Timeline & {
+    auto [it, fresh] = tl.try_emplace(t);
+    // A tile is released sync.release_skew_cycles later per row (sim::Ipu::release).
+    if (fresh) it->second.first = uint64_t(config.sync.releaseSkewCycles) * layout.row(t);
+    return it->second;
+  };
+
+  // Largest first, then by sender: a deterministic order that packs the long transfers early.
+  std::vector<size_t> order(transfers.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const ExchangeTransfer &a = transfers[x], &b = transfers[y];
+    if (a.words != b.words) return a.words > b.words;
+    if (a.dst.size() != b.dst.size()) return a.dst.size() > b.dst.size();
+    return a.src < b.src;
+  });
+
+  ExchangeSchedule out;
+  struct Placed {
+    uint64_t send;
+  };
+  std::vector<uint64_t> sendCycle(transfers.size(), 0);
+  for (size_t k : order) {
+    const ExchangeTransfer &x = transfers[k];
+    if (x.words == 0 || x.dst.empty()) continue;
+    for (unsigned d : x.dst)
+      if (d == x.src) throw std::logic_error("exchange: a tile cannot send to itself (on-tile copies are compute)");
+    Timeline &s = timeline(x.src);
+    const uint64_t n = x.words;
+    // The earliest send cycle every receiver's mux can meet: mux offsets may be negative.
+    int64_t lower = int64_t(s.first);
+    std::vector<int64_t> muxOff(x.dst.size()), writeOff(x.dst.size());
+    for (size_t i = 0; i < x.dst.size(); ++i) {
+      muxOff[i] = layout.muxOffset(x.src, x.dst[i]);
+      writeOff[i] = layout.writeOffset(x.src, x.dst[i]);
+      lower = std::max(lower, int64_t(timeline(x.dst[i]).first) - muxOff[i]);
+    }
+    uint64_t T = uint64_t(lower);
+    for (;;) {
+      // The sender: n free cycles (no send, no receive control of its own).
+      if (uint64_t until = s.busyUntil(T, T + n)) {
+        T = until;
+        continue;
+      }
+      if (s.pinIn(T, T + n)) {
+        ++T;
+        continue;
+      }
+      uint64_t next = 0; // the next candidate, if a receiver cannot take it at T
+      for (size_t i = 0; i < x.dst.size() && !next; ++i) {
+        Timeline &d = tl.at(x.dst[i]);
+        const uint64_t a = uint64_t(int64_t(T) + muxOff[i]), b = a + n, w = uint64_t(int64_t(T) + writeOff[i]);
+        if (uint64_t until = d.windowUntil(a, b)) {
+          next = T + (until - a);
+          break;
+        }
+        // The three controls: select at a, deselect at b, move the receive pointer at the first
+        // write w. A deselect already at a (a window ending there) becomes the select; a select
+        // already at b (a window starting there) is the deselect.
+        auto pa = d.mux.find(a);
+        auto pb = d.mux.find(b);
+        bool ok = !d.busyUntil(a, a + 1) && (pa == d.mux.end() || !pa->second.start) && !d.busyUntil(b, b + 1) &&
+                  (pb == d.mux.end() || pb->second.start) && !d.busyUntil(w, w + 1) && !d.pinIn(w, w + 1);
+        if (!ok) next = T + 1;
+      }
+      if (next) {
+        T = next;
+        continue;
+      }
+      break;
+    }
+    // Commit.
+    sendCycle[k] = T;
+    s.busy[T] = T + n;
+    for (size_t i = 0; i < x.dst.size(); ++i) {
+      Timeline &d = tl.at(x.dst[i]);
+      const uint64_t a = uint64_t(int64_t(T) + muxOff[i]), b = a + n, w = uint64_t(int64_t(T) + writeOff[i]);
+      d.mux[a] = {x.src, true};
+      if (!d.mux.count(b)) d.mux[b] = {kMuxNone, false};
+      d.windows[a] = b;
+      d.busy[w] = w + 1;
+      d.lastWrite = std::max(d.lastWrite, w + n);
+    }
+    out.words += n;
+  }
+
+  // Each tile's instructions in cycle order.
+  std::map<uint64_t, ExchangeOp> dummy;
+  for (size_t k = 0; k < transfers.size(); ++k) {
+    const ExchangeTransfer &x = transfers[k];
+    if (x.words == 0 || x.dst.empty()) continue;
+    uint8_t sctl = 0;
+    for (unsigned d : x.dst) sctl |= uint8_t(layout.direction(x.src, d));
+    TileExchange &te = out.tiles[x.src];
+    for (uint64_t at = 0; at < x.words; at += maxSend) {
+      ExchangeOp op{ExchangeOp::Send, sendCycle[k] + at, uint32_t(k)};
+      op.word = uint32_t(at);
+      op.count = uint32_t(std::min<uint64_t>(maxSend, x.words - at));
+      op.sctl = sctl;
+      te.ops.push_back(op);
+    }
+    for (size_t i = 0; i < x.dst.size(); ++i) {
+      ExchangeOp op{ExchangeOp::Delta, uint64_t(int64_t(sendCycle[k]) + layout.writeOffset(x.src, x.dst[i])), uint32_t(k)};
+      op.value = uint32_t(i);
+      out.tiles[x.dst[i]].ops.push_back(op);
+    }
+  }
+  for (auto &[t, line] : tl) {
+    TileExchange &te = out.tiles[t];
+    for (const auto &[cycle, pin] : line.mux) {
+      ExchangeOp op{ExchangeOp::Mux, cycle, 0};
+      op.value = pin.value;
+      te.ops.push_back(op);
+    }
+    std::sort(te.ops.begin(), te.ops.end(), [](const ExchangeOp &a, const ExchangeOp &b) { return a.cycle < b.cycle; });
+    uint64_t end = line.lastWrite;
+    for (const ExchangeOp &op : te.ops) end = std::max(end, op.cycle + (op.kind == ExchangeOp::Send ? op.count : 1));
+    te.end = end;
+    out.cycles = std::max(out.cycles, end);
+  }
+  return out;
+}
+
+} // namespace ipusim::gc

@@ -1,0 +1,2 @@
+// ipusim's Poplar SDK: poplar::TypeTraits (declared with Type).
+#include <poplar/Type.hpp>
