@@ -79,22 +79,15 @@ unsigned Graph::physicalTile(unsigned tile, const char *what) const {
 
 // ---- codelets ----
 
-namespace {
-std::set<std::string> &addedCodelets(GraphData &g) {
-  static std::map<GraphData *, std::set<std::string>> added; // per graph: files already added
-  return added[&g];
-}
-} // namespace
-
 bool Graph::addCodelets(StringRef src, CodeletFileType, StringRef compileFlags, StringRef) {
   const std::string path = src.cloneAsString();
   std::error_code ec;
   const std::string key = fs::weakly_canonical(path, ec).string() + "|" + compileFlags.cloneAsString();
-  if (!addedCodelets(*data_).insert(key).second) return false;
+  if (!data_->codeletFiles.insert(key).second) return false;
   try {
     data_->codelets.addArchive(compileCodeletFiles({path}, {compileFlags.cloneAsString()}));
   } catch (...) {
-    addedCodelets(*data_).erase(key);
+    data_->codeletFiles.erase(key);
     throw;
   }
   return true;

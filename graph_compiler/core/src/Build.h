@@ -25,7 +25,7 @@ struct Ref {
 
 /// Something the memory planner places on a tile.
 struct Item {
-  enum Kind : uint8_t { Variable, Constant, VertexState, VertexData, CopyDescriptors, Temporary, Control } kind;
+  enum Kind : uint8_t { Variable, Constant, VertexState, VertexData, CopyDescriptors, Temporary, Control } kind = Variable;
   uint32_t bytes = 0, align = 8;
   bool interleaved = false;  ///< must be in the interleaved region (a Vector<..., Interleaved> field)
   uint32_t maxAddr = 0;      ///< if non-zero, the highest address the item may start at (scaled pointers)
@@ -67,7 +67,7 @@ struct TileWork {
 };
 
 struct Step {
-  enum Kind : uint8_t { Compute, Exchange, Host } kind;
+  enum Kind : uint8_t { Compute, Exchange, Host } kind = Compute;
   std::string name;               ///< for the profile: the compute set, the copy, the stream
   std::string type;               ///< OnTileExecute, DoExchange, StreamCopy ...
   std::map<unsigned, TileWork> work;  ///< Compute

@@ -28,10 +28,20 @@ std::string normalizeClassName(const std::string &name) {
 
 void CodeletRegistry::addObject(const std::string &name, cc::ObjectFile object) {
   auto obj = std::make_shared<const cc::ObjectFile>(std::move(object));
-  for (const cc::Symbol &s : obj->symbols)
-    if (s.binding != cc::SymbolBinding::Local && s.section >= 0 && obj->sections[size_t(s.section)].isCode())
-      definedSymbols_.emplace(s.name, unsigned(objects_.size()));
-  for (cc::VertexLayout &l : cc::readVertexLayouts(*obj)) {
+  // The same codelets again (a .gp and the source it came from): nothing new to add. Some of
+  // them again beside new ones: the class would have two definitions.
+  const std::vector<cc::VertexLayout> layouts = cc::readVertexLayouts(*obj);
+  bool allKnown = !layouts.empty();
+  for (const cc::VertexLayout &l : layouts) allKnown &= byName_.count(normalizeClassName(l.className)) != 0;
+  if (allKnown) return;
+  for (const cc::Symbol &s : obj->symbols) {
+    if (s.binding != cc::SymbolBinding::Global || s.section < 0 || !obj->sections[size_t(s.section)].isCode()) continue;
+    auto [it, fresh] = definedSymbols_.emplace(s.name, unsigned(objects_.size()));
+    if (!fresh)
+      throw poplar::graph_object_creation_error(name + ": error: '" + s.name + "' is already defined by " +
+                                                objects_[it->second].first);
+  }
+  for (const cc::VertexLayout &l : layouts) {
     std::string key = normalizeClassName(l.className);
     auto it = byName_.find(key);
     if (it != byName_.end()) {

@@ -73,10 +73,12 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
     for (auto &[tile, w] : st.work)
       for (auto [list, state] : {std::make_pair(&w.pre, &w.preState), std::make_pair(&w.post, &w.postState)}) {
         if (list->empty()) continue;
-        Item d{Item::CopyDescriptors};
+        Item d;
+        d.kind = Item::CopyDescriptors;
         d.bytes = uint32_t((12 * list->size() + 7) / 8 * 8);
         d.name = "copy descriptors";
-        Item s{Item::VertexState};
+        Item s;
+        s.kind = Item::VertexState;
         s.bytes = (std::max<uint32_t>(copyLayout.size, 4) + 3) / 4 * 4;
         s.align = std::max<uint32_t>(copyLayout.align, 4);
         s.name = "vertex state of " + copyLayout.className;

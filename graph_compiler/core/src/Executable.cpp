@@ -90,7 +90,8 @@ Executable Executable::deserialize(const std::vector<uint8_t> &bytes) {
     for (const json &s : j.value("streams", json::array()))
       e.streams.push_back({s[0], TypeId(int(s[1])), s[2], s[3], s[4]});
     for (const json &h : j.value("hostSteps", json::array())) {
-      HostStep hs{HostStep::Kind(int(h.at("kind")))};
+      HostStep hs;
+      hs.kind = HostStep::Kind(int(h.at("kind")));
       hs.stream = h.at("stream");
       hs.bytes = h.at("bytes");
       for (const json &p : h.at("pieces")) hs.pieces.push_back({p[0], p[1], p[2], p[3]});

@@ -66,7 +66,7 @@ int TileMap::tileOf(uint64_t element) const {
 
 TensorPtr GraphData::addVariable(TypeId type, const std::vector<size_t> &shape, const std::string &name) {
   Variable v;
-  v.name = name;
+  v.name = name.empty() ? "variable " + std::to_string(variables.size()) : name;
   v.type = type;
   v.shape = shape;
   v.elements = product(shape);

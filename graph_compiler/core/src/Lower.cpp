@@ -73,7 +73,8 @@ private:
           throw poplar::invalid_tile_mapping("tensor '" + v.name + "' (shape " + shapeString(v.shape) + ", elements " +
                                              std::to_string(s.begin) + ".." + std::to_string(s.end - 1) +
                                              ") is not mapped to a tile; map it with Graph::setTileMapping");
-        Item it{v.constant ? Item::Constant : Item::Variable};
+        Item it;
+        it.kind = v.constant ? Item::Constant : Item::Variable;
         it.bytes = roundUp((s.end - s.begin) * size, 8);
         it.name = v.name;
         it.var = uint32_t(vi);
@@ -92,7 +93,8 @@ private:
     }
     if (b_.participating.empty()) b_.participating.insert(0);
     for (unsigned t : b_.participating) {
-      Item c{Item::Control};
+      Item c;
+      c.kind = Item::Control;
       c.name = "control";
       b_.tiles[t].control = b_.addItem(t, c);
     }
@@ -106,7 +108,8 @@ private:
   void placeVertexState(unsigned v) {
     const Vertex &vx = g_.vertices[v];
     const cc::VertexLayout &l = b_.codelets.codelet(vx.codelet).layout;
-    Item it{Item::VertexState};
+    Item it;
+    it.kind = Item::VertexState;
     it.bytes = roundUp(std::max<uint32_t>(l.size, 4), 4);
     it.align = std::max<uint32_t>(l.align, 4);
     it.name = "vertex state of " + l.className;
@@ -143,7 +146,8 @@ private:
   }
 
   uint32_t temporary(unsigned tile, uint32_t bytes, uint32_t align, const std::string &name) {
-    Item it{Item::Temporary};
+    Item it;
+    it.kind = Item::Temporary;
     it.bytes = roundUp(std::max<uint32_t>(bytes, 4), 8);
     it.align = std::max<uint32_t>(align, 8);
     it.temporary = true;
@@ -155,19 +159,24 @@ private:
   /// Where a transfer's words go; transfers of the same source words merge into a multicast.
   struct ExchangePlan {
     std::vector<Transfer> transfers;
-    std::map<std::tuple<unsigned, uint32_t, uint32_t, uint32_t>, size_t> bySource;
+    std::map<std::tuple<unsigned, uint32_t, uint32_t, uint32_t>, std::vector<size_t>> bySource;
     void add(unsigned src, Ref from, uint32_t words, unsigned dst, Ref to) {
-      auto key = std::make_tuple(src, from.item, from.offset, words);
-      auto it = bySource.find(key);
-      if (it == bySource.end()) {
-        bySource[key] = transfers.size();
-        transfers.push_back({src, from, words, {{dst, to}}});
-      } else {
-        Transfer &x = transfers[it->second];
-        for (const auto &[t, r] : x.to)
+      // One send reaches a tile once: the same words to two places of one tile take two sends.
+      std::vector<size_t> &same = bySource[std::make_tuple(src, from.item, from.offset, words)];
+      for (size_t i : same) {
+        Transfer &x = transfers[i];
+        bool has = false;
+        for (const auto &[t, r] : x.to) {
           if (t == dst && r.item == to.item && r.offset == to.offset) return; // the same words again
-        x.to.push_back({dst, to});
+          has |= t == dst;
+        }
+        if (!has) {
+          x.to.push_back({dst, to});
+          return;
+        }
       }
+      same.push_back(transfers.size());
+      transfers.push_back({src, from, words, {{dst, to}}});
     }
     bool empty() const { return transfers.empty(); }
   };
@@ -281,7 +290,8 @@ private:
         // A plain vector member: its values live with the vertex (VertexData).
         if (!fb.hasValue)
           throw poplar::graph_connection_error(vertexName(v) + ": " + what + " has no values (set them with Graph::setInitialValue)");
-        Item it{Item::VertexData};
+        Item it;
+        it.kind = Item::VertexData;
         it.bytes = roundUp(std::max<size_t>(fb.value.size(), 4), 8);
         it.name = "field data of " + l.className;
         it.vertexType = l.className;
@@ -315,7 +325,8 @@ private:
           Ref r = edge(v, f, dir, inner, f.elementAlign, f.interleaved, *elems[i], what + "[" + std::to_string(i) + "]", cs);
           fp.inner.push_back({r, elems[i]->numElements()});
         }
-        Item it{Item::VertexData};
+        Item it;
+        it.kind = Item::VertexData;
         const uint32_t each = inner == "SPAN" ? 8 : 4;
         it.bytes = roundUp(std::max<size_t>(each * elems.size(), 4), 8);
         it.name = "field descriptors of " + l.className;
@@ -353,7 +364,8 @@ private:
   }
 
   unsigned exchangeStep(const std::string &name, std::vector<Transfer> transfers) {
-    Step s{Step::Exchange};
+    Step s;
+    s.kind = Step::Exchange;
     s.name = name;
     s.type = "DoExchange";
     for (const Transfer &x : transfers) s.bytes += uint64_t(x.words) * 4 * x.to.size();
@@ -362,7 +374,8 @@ private:
   }
 
   unsigned computeStep(const std::string &name, std::map<unsigned, TileWork> work) {
-    Step s{Step::Compute};
+    Step s;
+    s.kind = Step::Compute;
     s.name = name;
     s.type = "OnTileExecute";
     // Long copies are split so that the six workers share them (CopyList runs descriptor i on
@@ -389,12 +402,14 @@ private:
   // ---- programs ----
 
   Node seq(std::vector<Node> children = {}) {
-    Node n{Node::Seq};
+    Node n;
+    n.kind = Node::Seq;
     n.children = std::move(children);
     return n;
   }
   Node run(unsigned step) {
-    Node n{Node::Run};
+    Node n;
+    n.kind = Node::Run;
     n.step = step;
     return n;
   }
@@ -406,7 +421,8 @@ private:
     if (t.numElements() != s.elements)
       throw poplar::poplar_error("Copy: stream '" + s.handle + "' carries " + std::to_string(s.elements) +
                                  " elements but the tensor has " + std::to_string(t.numElements()));
-    HostStep h{toDevice ? HostStep::StreamIn : HostStep::StreamOut};
+    HostStep h;
+    h.kind = toDevice ? HostStep::StreamIn : HostStep::StreamOut;
     h.stream = stream;
     h.bytes = s.elements * typeSize(s.type);
     return hostStep(std::move(h), t, (toDevice ? "host -> " : "host <- ") + s.handle);
@@ -418,7 +434,8 @@ private:
       h.pieces.push_back({p.tile, 0, p.bytes, p.at});
       refs.push_back(p.ref);
     }
-    Step s{Step::Host};
+    Step s;
+    s.kind = Step::Host;
     s.name = name;
     s.type = "StreamCopy";
     s.bytes = h.bytes;
@@ -467,7 +484,8 @@ private:
     case ProgramNode::TensorToStream: return streamCopy(p.index, *p.src, false);
     case ProgramNode::Repeat: {
       if (p.count == 0) return seq();
-      Node n{Node::Repeat};
+      Node n;
+      n.kind = Node::Repeat;
       n.count = p.count;
       n.slot = b_.slots++;
       n.children.push_back(lower(*p.children[0]));
@@ -475,7 +493,8 @@ private:
     }
     case ProgramNode::RepeatWhileTrue:
     case ProgramNode::RepeatWhileFalse: {
-      Node n{Node::While};
+      Node n;
+      n.kind = Node::While;
       n.whileTrue = p.kind == ProgramNode::RepeatWhileTrue;
       n.children.push_back(lower(*p.children[0]));
       n.pred = predicate(*p.tensor, n.whileTrue ? "RepeatWhileTrue" : "RepeatWhileFalse");
@@ -483,7 +502,8 @@ private:
       return n;
     }
     case ProgramNode::If: {
-      Node n{Node::If};
+      Node n;
+      n.kind = Node::If;
       n.pred = predicate(*p.tensor, "If");
       n.children.push_back(lower(*p.children[0]));
       n.children.push_back(lower(*p.children[1]));
@@ -493,7 +513,8 @@ private:
       TypeId ct = p.tensor->type;
       if (typeInfo(ct).isFloat || typeSize(ct) > 4)
         throw poplar::control_program_error(std::string("Switch: the control tensor must be a scalar integer, not ") + typeName(ct));
-      Node n{Node::Switch};
+      Node n;
+      n.kind = Node::Switch;
       n.pred = predicate(*p.tensor, "Switch");
       n.cases = p.caseValues;
       for (const ProgramPtr &c : p.children) n.children.push_back(lower(*c));
@@ -507,17 +528,20 @@ private:
         b_.functions[p.index] = lower(*g_.functions[p.index]);
         b_.functions[p.index].slot = functionSlot_[p.index];
       }
-      Node n{Node::Call};
+      Node n;
+      n.kind = Node::Call;
       n.function = p.index;
       return n;
     }
     case ProgramNode::Sync: {
-      Node n{Node::Sync};
+      Node n;
+      n.kind = Node::Sync;
       n.zone = p.syncType == 0 ? 3 : p.syncType == 1 ? 4 : 5;
       return n;
     }
     case ProgramNode::Print: {
-      HostStep h{HostStep::Print};
+      HostStep h;
+      h.kind = HostStep::Print;
       h.stream = unsigned(b_.prints.size());
       h.bytes = p.tensor->numElements() * typeSize(p.tensor->type);
       b_.prints.push_back({p.name, p.tensor->type, p.tensor->shape});
@@ -544,12 +568,10 @@ private:
     std::map<unsigned, TileWork> work;
     size_t i = 0, j = 0;
     uint32_t si = 0, dj = 0; // bytes of s[i], d[j] already done
-    uint64_t bytes = 0;
     while (i < s.size() && j < d.size()) {
       const uint32_t n = std::min(s[i].bytes - si, d[j].bytes - dj);
       move(s[i].tile, Ref{s[i].ref.item, s[i].ref.offset + si}, d[j].tile, Ref{d[j].ref.item, d[j].ref.offset + dj}, n, x,
            work, work, true);
-      bytes += n;
       si += n;
       dj += n;
       if (si == s[i].bytes) ++i, si = 0;

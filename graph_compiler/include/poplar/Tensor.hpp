@@ -28,6 +28,7 @@ class VariableRef {
 public:
   VariableRef(unsigned id, unsigned replicationFactor = 1) : id_(id), replicationFactor_(replicationFactor) {}
   unsigned getId() const { return id_; }
+  unsigned getReplicationFactor() const { return replicationFactor_; }
   std::size_t hash() const { return id_; }
   bool operator==(const VariableRef &o) const { return id_ == o.id_; }
   bool operator!=(const VariableRef &o) const { return id_ != o.id_; }

@@ -28,7 +28,7 @@ struct HostTransfer {
 
 /// A host exchange: tiles wait in the host sync while the host link moves these.
 struct HostStep {
-  enum Kind : uint8_t { StreamIn, StreamOut, Print } kind;
+  enum Kind : uint8_t { StreamIn, StreamOut, Print } kind = StreamIn;
   unsigned stream = 0;   ///< StreamIn/Out: the graph's stream; Print: index into prints
   uint64_t bytes = 0;    ///< bytes of one execution (the stream's buffer size)
   std::vector<HostTransfer> pieces;

@@ -8,6 +8,7 @@
 #include "ipusim/gc/Tensor.h"
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -117,6 +118,7 @@ struct GraphData {
   std::vector<ProgramPtr> functions;
   std::map<std::string, unsigned> streamByHandle;
   std::map<std::string, TensorPtr> hostWrites, hostReads; ///< createHostWrite/Read handles
+  std::set<std::string> codeletFiles;                     ///< addCodelets: the files (and flags) added
 
   /// A new variable of `shape`, unmapped, as a view.
   TensorPtr addVariable(TypeId type, const std::vector<size_t> &shape, const std::string &name);

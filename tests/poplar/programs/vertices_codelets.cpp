@@ -1,0 +1,82 @@
+// Codelets of vertices.cpp: one of each kind of field and vertex.
+#include <poplar/Vertex.hpp>
+
+using namespace poplar;
+
+// out[i] = scale * a[i] + b (scale a member value, b a scalar edge).
+class Axpb : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<float> b;
+  Output<Vector<float>> out;
+  float scale;
+  bool compute() {
+    for (unsigned i = 0; i < out.size(); ++i) out[i] = scale * a[i] + *b;
+    return true;
+  }
+};
+
+// In place: x[i] += offsets[i % offsets.size()], offsets a plain vector member.
+class AddInPlace : public Vertex {
+public:
+  InOut<Vector<int>> x;
+  Vector<int> offsets;
+  bool compute() {
+    for (unsigned i = 0; i < x.size(); ++i) x[i] += offsets[i % offsets.size()];
+    return true;
+  }
+};
+
+// The sum of each row of a vector of vectors, into a vector.
+class RowSums : public Vertex {
+public:
+  Vector<Input<Vector<float>>> rows;
+  Output<Vector<float>> sums;
+  bool compute() {
+    for (unsigned r = 0; r < rows.size(); ++r) {
+      float s = 0;
+      for (unsigned i = 0; i < rows[r].size(); ++i) s += rows[r][i];
+      sums[r] = s;
+    }
+    return true;
+  }
+};
+
+// All six workers: each doubles the pairs of halves of its share (pairs w, w + 6, ...). A worker
+// owns whole 32-bit words: the tile has no 16-bit store, so a half is written by reading and
+// rewriting its word, and two workers sharing a word would race.
+class DoubleHalves : public MultiVertex {
+public:
+  InOut<Vector<half, VectorLayout::SPAN, 4>> h;
+  void compute(unsigned worker) {
+    for (unsigned i = 2 * worker; i < h.size(); i += 2 * numWorkers()) {
+      h[i] = h[i] * half(2);
+      if (i + 1 < h.size()) h[i + 1] = h[i + 1] * half(2);
+    }
+  }
+};
+
+// A supervisor vertex: counts the elements above a threshold (a short, sign-extended).
+class CountAbove : public SupervisorVertex {
+public:
+  Input<Vector<int>> in;
+  Output<unsigned> count;
+  short threshold;
+  bool compute() {
+    unsigned n = 0;
+    for (unsigned i = 0; i < in.size(); ++i) n += in[i] > threshold;
+    *count = n;
+    return true;
+  }
+};
+
+// Input and Output connected to one tensor: out = in + 1, element by element.
+class Increment : public Vertex {
+public:
+  Input<Vector<unsigned char>> in;
+  Output<Vector<unsigned char>> out;
+  bool compute() {
+    for (unsigned i = 0; i < out.size(); ++i) out[i] = in[i] + 1;
+    return true;
+  }
+};
