@@ -60,7 +60,7 @@ std::vector<Tensor> Tensor::slices(const std::vector<std::vector<Interval>> &int
       shape[d] = 0;
       out.push_back(Tensor(view::make(impl().type, std::vector<size_t>(shape.begin(), shape.end()), {})));
     } else {
-      out.push_back(concat(parts, d));
+      out.push_back(concat(ArrayRef<Tensor>(parts), d));
     }
   }
   return out;
@@ -197,7 +197,6 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned d) {
   for (const Tensor &t : ts) v.push_back(&t.impl());
   return Tensor(view::concat(v, d));
 }
-Tensor concat(const std::vector<Tensor> &ts, unsigned d) { return concat(ArrayRef<Tensor>(ts), d); }
 Tensor append(const Tensor &a, const Tensor &b, unsigned d) { return concat(a, b.expand({d}), d); }
 std::ostream &operator<<(std::ostream &os, const Tensor &t) { return t.output(os); }
 

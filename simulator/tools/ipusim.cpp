@@ -1,6 +1,7 @@
 // ipusim: the simulator's command line: run-tile (one tile) and run (a program on an IPU).
 #include "Bench.h"
 #include "RunProgram.h"
+#include "Report.h"
 #include "RunTile.h"
 
 #include <CLI/CLI.hpp>
@@ -48,9 +49,14 @@ int sc_main(int argc, char **argv) {
   bench->add_option("--tiles", bo.tiles, "tiles taking part (default: all the IPU's); per-IPU figures scale to all");
   bench->add_option("--threads", bo.threads, "host threads (default: all cores); results do not depend on it");
   bench->add_option("--config", bo.config, "machine config name or .toml file (default mk2)");
+  ipusim::tools::ReportOptions ro;
+  CLI::App *report = app.add_subcommand("report", "the profile summary of a Poplar engine's autoReport directory");
+  report->add_option("directory", ro.directory, "the engine option autoReport.directory")->required();
+  report->add_flag("--steps", ro.steps, "list the execution steps (as showExecutionSteps)");
   CLI11_PARSE(app, argc, argv);
   if (*runTile) return ipusim::tools::runTile(rt);
   if (*run) return ipusim::tools::runProgram(rp);
   if (*bench) return ipusim::tools::runBench(bo);
+  if (*report) return ipusim::tools::runReport(ro);
   return 1;
 }

@@ -16,13 +16,11 @@ source "$build/enable.sh"
 export IPUSIM_CACHE_DIR="$build/cache"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$src" "$work/"
-cp "$dir"/*_codelets.* "$work/" 2>/dev/null || true
+# The program's files: NAME.cpp, NAME_codelets.cpp and any other NAME_* file.
+cp "$dir/$name".cpp "$dir/$name"_* "$work/" 2>/dev/null || true
 cd "$work"
 # Codelets as users precompile them: popc NAME_codelets.cpp -o NAME_codelets.gp.
-for c in *_codelets.cpp; do
-  [[ -e "$c" ]] && popc "$c" -o "${c%.cpp}.gp"
-done
+if [[ -e "${name}_codelets.cpp" ]]; then popc "${name}_codelets.cpp" -o "${name}_codelets.gp"; fi
 g++ --std=c++11 -Wall -Wextra -Werror "$name.cpp" -lpoplar -lpoputil -o "$name"
 status=0
 "./$name" "$@" > output.txt 2>&1 || status=$?

@@ -231,7 +231,9 @@ cc::ObjectFile compileCpp(const std::string &path, const cc::CompileOptions &opt
   try {
     r = cc::compileCodelet(path, options);
   } catch (const cc::CompileError &e) {
-    throw poplar::graph_program_compilation_error(e.what());
+    std::string msg = e.what();
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    throw poplar::graph_program_compilation_error(msg);
   }
   fs::create_directories(cached.parent_path(), ec);
   if (!ec) {
@@ -269,7 +271,9 @@ CodeletArchive compileCodeletFiles(const std::vector<std::string> &paths, const 
       try {
         out.objects.push_back({base, cc::assembleFile(path, ao)});
       } catch (const cc::AssemblyError &e) {
-        throw poplar::graph_program_compilation_error(e.what());
+        std::string msg = e.what();
+        while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+        throw poplar::graph_program_compilation_error(msg);
       }
     } else if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c" || ext == ".C") {
       out.objects.push_back({base, compileCpp(path, parseFlags(compileFlags, path))});

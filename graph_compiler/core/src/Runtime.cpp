@@ -66,7 +66,6 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
   const auto wallStart = std::chrono::steady_clock::now();
   const TileProgram &control = exe_.tiles.front();
   int current = -1; // the step whose phase is running (-1: control code between steps)
-  std::string failure;
 
   auto job = [&](sim::KernelJob &kernel) {
     sim::Ipu &ipu = *ipu_;
@@ -87,8 +86,24 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
         *trace_ << sim::formatTraceHeader(h);
         traceHeader_ = true;
       }
-      for (const sim::TraceEvent &e : ipu.takeTrace()) *trace_ << sim::formatTraceEvent(e) << '\n';
+      // One timeline for all the engine's runs: each run's cycles count from the end of the last.
+      for (sim::TraceEvent &e : ipu.takeTrace()) {
+        e.cycle += traceBase_;
+        for (auto &[key, value] : e.fields)
+          if (key.size() > 6 && key.compare(key.size() - 6, 6, "_cycle") == 0)
+            value = std::to_string(std::stoull(value) + traceBase_);
+        *trace_ << sim::formatTraceEvent(e) << '\n';
+      }
     };
+    if (trace_) {
+      flushTrace();
+      sim::TraceEvent e;
+      e.cycle = traceBase_;
+      e.event = "engine.run";
+      e.where = "ipu0";
+      e.add("program", program);
+      *trace_ << sim::formatTraceEvent(e) << '\n';
+    }
     for (;;) {
       sim::Ipu::Superstep s;
       try {
@@ -151,6 +166,7 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
     flushTrace();
     stats.ipu = ipu.stats();
     stats.cycles = stats.ipu.cycles;
+    traceBase_ += stats.cycles;
   };
   sim::Kernel::run(job);
   stats.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();

@@ -112,12 +112,11 @@ private:
 bool operator==(const Tensor &a, const Tensor &b);
 inline bool operator!=(const Tensor &a, const Tensor &b) { return !(a == b); }
 Tensor concat(ArrayRef<Tensor> ts, unsigned dimension = 0);
-Tensor concat(const std::vector<Tensor> &ts, unsigned dimension = 0);
 inline Tensor concat(const Tensor &first, const Tensor &second, unsigned dimension = 0) {
   std::vector<Tensor> v;
   v.push_back(first);
   v.push_back(second);
-  return concat(v, dimension);
+  return concat(ArrayRef<Tensor>(v), dimension);
 }
 Tensor append(const Tensor &first, const Tensor &second, unsigned dimension);
 inline Tensor append(const Tensor &first, const Tensor &second) { return append(first, second, 0); }

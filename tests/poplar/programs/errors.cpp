@@ -40,7 +40,7 @@ int main() {
   });
   expectError("codelet that does not compile", [&] {
     Graph g(device.getTarget());
-    g.addCodelets("bad_codelet.cpp");
+    g.addCodelets("errors_bad.cpp");
   });
   expectError("missing codelet file", [&] {
     Graph g(device.getTarget());

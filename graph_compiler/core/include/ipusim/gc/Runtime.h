@@ -66,6 +66,7 @@ private:
   std::unique_ptr<sim::Ipu> ipu_;
   std::ostream *trace_ = nullptr;
   bool traceHeader_ = false;
+  uint64_t traceBase_ = 0; ///< trace cycles of the runs before this one
   std::string where(unsigned tile, uint32_t pc) const;
   /// Cycles the host link takes to move a host step's data (docs/poplar.md "Host transfers").
   uint64_t hostCycles(const HostStep &h) const;
