@@ -207,6 +207,9 @@ cc::ObjectFile compileCpp(const std::string &path, const cc::CompileOptions &opt
   for (const std::string &d : options.defines) mix("-D" + d);
   for (const std::string &d : options.includeDirs) mix("-I" + d);
   mix("-O" + std::to_string(options.optLevel) + " -std=" + options.cxxStandard);
+  // The path too: the object's line table names the file, which simulated exceptions report.
+  std::error_code ec;
+  mix(fs::weakly_canonical(path, ec).string());
   std::vector<uint8_t> main = readBytes(path);
   h = fnv1a(h, main.data(), main.size());
   std::set<std::string> includes;
@@ -219,7 +222,6 @@ cc::ObjectFile compileCpp(const std::string &path, const cc::CompileOptions &opt
   char name[32];
   std::snprintf(name, sizeof name, "%016llx.o", static_cast<unsigned long long>(h));
   const fs::path cached = cacheDirectory() / "codelets" / name;
-  std::error_code ec;
   if (fs::is_regular_file(cached, ec)) {
     try {
       return cc::readElfFile(cached.string());
