@@ -170,10 +170,14 @@ unsigned GraphData::addVertex(unsigned computeSet, const std::string &codeletNam
 }
 
 unsigned GraphData::addStream(const std::string &handle, TypeId type, uint64_t elements, bool toDevice, bool hostHandle) {
-  if (streamByHandle.count(handle))
-    throw poplar::poplar_error("a data stream named '" + handle + "' already exists in this graph");
+  // Host read and write handles have names of their own (a tensor may be both written and read
+  // as "x"); data streams share one namespace.
+  const std::string key = hostHandle ? (toDevice ? "write:" : "read:") + handle : handle;
+  if (streamByHandle.count(key))
+    throw poplar::poplar_error(std::string(hostHandle ? (toDevice ? "a host write" : "a host read") : "a data stream") +
+                               " named '" + handle + "' already exists in this graph");
   streams.push_back({handle, type, elements, toDevice, hostHandle});
-  streamByHandle[handle] = unsigned(streams.size() - 1);
+  streamByHandle[key] = unsigned(streams.size() - 1);
   return unsigned(streams.size() - 1);
 }
 

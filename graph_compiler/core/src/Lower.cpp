@@ -35,11 +35,11 @@ public:
     // Hidden programs: Engine::writeTensor / readTensor run a stream copy of the tensor.
     for (const auto &[handle, t] : g_.hostWrites) {
       b_.programIndex["write:" + handle] = unsigned(b_.programs.size());
-      b_.programs.push_back(streamCopy(g_.streamByHandle.at(handle), *t, true));
+      b_.programs.push_back(streamCopy(g_.streamByHandle.at("write:" + handle), *t, true));
     }
     for (const auto &[handle, t] : g_.hostReads) {
       b_.programIndex["read:" + handle] = unsigned(b_.programs.size());
-      b_.programs.push_back(streamCopy(g_.streamByHandle.at(handle), *t, false));
+      b_.programs.push_back(streamCopy(g_.streamByHandle.at("read:" + handle), *t, false));
     }
     // Compute sets never executed still have vertices whose states must be complete.
     for (size_t cs = 0; cs < g_.computeSets.size(); ++cs) computeSetSteps(unsigned(cs));

@@ -1,0 +1,111 @@
+// Cycles of small Poplar programs, derived by hand from the supervisor program the graph compiler
+// writes (graph_compiler/core/src/Emit.cpp) and the timing rules of docs/tile-timing.md:
+// the supervisor issues one instruction a cycle, an instruction reading an MRF register waits
+// until 6 cycles after its producer issued (no forwarding), a taken branch and run/runall cost 6,
+// a worker started at cycle c first issues in its own slot at or after c + 6, sync LOCAL waits for
+// the last exit and then 6 cycles, sync INTERNAL releases 126 cycles (sync.internal_latency_cycles)
+// after the last tile arrives.
+#include "TestUtil.h"
+
+#include "ipusim/arch/Config.h"
+#include "ipusim/arch/ExchangeLayout.h"
+
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+
+Device oneTile(unsigned tiles = 1) {
+  IPUModel m;
+  m.tilesPerIPU = tiles;
+  return m.createDevice();
+}
+
+uint64_t runCycles(Graph &graph, const Program &prog, const Device &device) {
+  Engine engine(graph, prog);
+  engine.load(device);
+  engine.run(0);
+  return engine.getLastRunCycles();
+}
+
+// Every program entry begins (cycles from 0):
+//   0  setzi $m1, control          6  st32 $m10, $m1, 0 (waits for $m1)   7, 8  put $INCOMING_BASE / $OUTGOING_BASE
+//   9  setzi $sp                  10..15  setzi $m2..$m7 (worker stack tops)
+//   16..21  put $WORKERn_BASE, $m2..$m7 (the first waits for $m2, set at 10)
+// and ends, from cycle E:
+//   E  setzi $m1, control   E+6  ld32 $m10 (waits for $m1)   E+12  br $m10 (waits for $m10)
+//   and the run ends when the branch's 6 cycles are over: E + 18.
+constexpr uint64_t kEntry = 22, kExit = 18;
+
+} // namespace
+
+TEST(EngineCycles, EmptyProgram) {
+  Device d = oneTile();
+  Graph g(d.getTarget());
+  Tensor t = g.addVariable(INT, {1}, "t"); // the graph needs a tile to run on
+  g.setTileMapping(t, 0);
+  // E = 22: 22 + 18 = 40.
+  EXPECT_EQ(runCycles(g, Sequence(), d), kEntry + kExit);
+  EXPECT_EQ(runCycles(g, Sequence(), d), 40u);
+}
+
+TEST(EngineCycles, InternalSync) {
+  Device d = oneTile();
+  Graph g(d.getTarget());
+  Tensor t = g.addVariable(INT, {1}, "t");
+  g.setTileMapping(t, 0);
+  // sync 3 at 22; the only tile is the last to arrive, released at 22 + 126 = 148 = E.
+  EXPECT_EQ(runCycles(g, Sync(SyncType::INTERNAL), d), 148u + kExit);
+}
+
+TEST(EngineCycles, OneVertex) {
+  Device d = oneTile();
+  Graph g(d.getTarget());
+  g.addCodelets(IPUSIM_TEST_DIR "/gc/inputs/exit_vertex.cpp");
+  g.addCodelets(IPUSIM_TEST_DIR "/gc/inputs/exit_vertex.S");
+  Tensor t = g.addVariable(UNSIGNED_INT, {}, "t");
+  g.setTileMapping(t, 0);
+  ComputeSet cs = g.addComputeSet("exit");
+  VertexRef v = g.addVertex(cs, "ExitVertex", {{"unused", t}});
+  g.setTileMapping(v, 0);
+  // The compute step: sync 3 at 22, released at 148; setzi $m6 (entry) 148, setzi $m4 (state) 149,
+  // run $m6, $m4 at 155 (waits for $m4); the supervisor's next issue is 6 later: sync 2 at 161.
+  // Worker 0 (slot 0: cycles divisible by 6) first issues at or after 155 + 6 = 161: exitz at 162.
+  // sync 2 lets the supervisor go 6 cycles after the later of itself (161) and the exit (162):
+  // E = 168, and the run ends at 168 + 18 = 186.
+  EXPECT_EQ(runCycles(g, Execute(cs), d), 186u);
+}
+
+TEST(EngineCycles, ExchangeBetweenTwoTiles) {
+  Device d = oneTile(2);
+  Graph g(d.getTarget());
+  Tensor a = g.addConstant<float>(FLOAT, {4}, {1, 2, 3, 4});
+  Tensor b = g.addVariable(FLOAT, {4}, "b");
+  g.setTileMapping(a, 0);
+  g.setTileMapping(b, 1);
+  // The exchange step: both tiles sync at 22 and are released at 148 (phase cycle 0). Tile 0 sends
+  // the four words at phase cycle T, the earliest at which tile 1 can select it: T + mux >= 0.
+  // Tile 1 selects tile 0 at T + mux, moves its receive pointer at the first write T + write,
+  // deselects at T + mux + 4; the last word is written at T + write + 3, so its exchange ends
+  // at T + write + 4 and tile 0's at T + 4. The program then ends (no sync): E = 148 + end.
+  const ipusim::arch::SystemConfig config = ipusim::arch::loadNamedConfig("mk2");
+  const ipusim::arch::ExchangeLayout layout(config);
+  const int64_t mux = layout.muxOffset(0, 1), write = layout.writeOffset(0, 1);
+  const uint64_t T = uint64_t(std::max<int64_t>(0, -mux));
+  const uint64_t end = std::max<uint64_t>(T + 4, uint64_t(int64_t(T) + write + 4));
+  EXPECT_EQ(runCycles(g, Copy(a, b), d), 148 + end + kExit);
+  // The values arrived.
+  g.createHostRead("b", b);
+  Engine e(g, Copy(a, b));
+  e.load(d);
+  e.run(0);
+  float out[4] = {};
+  e.readTensor("b", out, out + 4);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[3], 4.0f);
+}
