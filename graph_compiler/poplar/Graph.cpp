@@ -252,7 +252,8 @@ std::string fieldName(GraphData &g, const FieldRef &f) {
          g.codelets.codelet(g.vertices.at(f.vertex.getId()).codelet).layout.className + ")";
 }
 bool isVectorOfEdges(const cc::VertexField &f) {
-  return f.kind == "VectorList" || (!f.innerLayout.empty() && f.kind != "Value");
+  return f.kind == "VectorList" || f.layout == "DELTAN" || f.layout == "DELTANELEMENTS" || f.layout == "COMPACT_DELTAN" ||
+         (!f.innerLayout.empty() && f.kind != "Value");
 }
 } // namespace
 

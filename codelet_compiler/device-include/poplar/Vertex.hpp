@@ -229,31 +229,32 @@ template <typename T, VectorLayout L, unsigned Align, bool Interleaved>
 class InOut<Vector<T, L, Align, Interleaved>> : public detail::VectorView<T, L, Align> {};
 
 namespace detail {
-/// VectorList storage on the IPU. Only the footprint is modelled: the DeltaN encodings (a base
-/// word with the base pointer in bits [0,20) and N0 above, then a 16-bit SCALED_PTR32 to a table
-/// of {offset:18, count:14} words, asm-dialect §3.2) are not fully public, so element access
-/// fails at compile time rather than guessing.
+/// VectorList storage. On the IPU, DELTAN and DELTANELEMENTS are what poplibs' Mk2 assembly
+/// decodes (ReductionsCommon.h.S under VECTORLIST_AVAIL_DELTAN): a base word, the base address in
+/// bits [0,20) and the number of vectors N in bits [20,32), then a 16-bit SCALED_PTR32 to N
+/// table words, each the vector's element count in bits [18,32) and its offset from the base in
+/// bits [0,18). The offset's unit is ipusim's reading ([I], docs/device-headers.md): bytes times
+/// the list's alignment for DELTAN (poplibs scales it by the byte alignment it was built for),
+/// elements for DELTANELEMENTS. COMPACT_DELTAN has no public encoding.
 template <typename E, VectorListLayout L, unsigned Align> class VectorListView {
+  static_assert(L != VectorListLayout::COMPACT_DELTAN,
+                "poplar::VectorList: COMPACT_DELTAN has no documented encoding; ipusim supports DELTAN and DELTANELEMENTS");
 #ifdef __IPU__
   uint32 base_;
   uint16 table_;
 
-  template <bool B> struct NotSupported {
-    static_assert(B, "poplar::VectorList: element access of DELTAN / DELTANELEMENTS / "
-                     "COMPACT_DELTAN lists is not supported by ipusim's device headers yet");
-  };
-
 public:
   using size_type = detail::size_type;
-  template <typename I = size_type> VectorView<E, VectorLayout::SPAN, Align> operator[](I) const {
-    NotSupported<sizeof(I) == 0> check;
-    (void)check;
-    return {};
-  }
-  template <typename I = size_type> size_type size() const {
-    NotSupported<sizeof(I) == 0> check;
-    (void)check;
-    return 0;
+  using Row = VectorView<E, VectorLayout::SPAN, Align>;
+  size_type size() const { return base_ >> 20; }
+  Row operator[](size_type i) const {
+    const uint32 *table =
+        reinterpret_cast<const uint32 *>(static_cast<uintptr>((static_cast<uint32>(table_) << 2) + kScaledPtr32Base));
+    const uint32 entry = table[i];
+    constexpr uint32 unit = L == VectorListLayout::DELTANELEMENTS ? sizeof(E) : Align;
+    Row row;
+    row.bind(reinterpret_cast<E *>(static_cast<uintptr>((base_ & 0xfffffu) + (entry & 0x3ffffu) * unit)), entry >> 18);
+    return row;
   }
 #else
   // Host: an array of spans, so host unit tests can use VectorList fields.

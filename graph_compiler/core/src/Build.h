@@ -154,6 +154,11 @@ struct Build {
 
 void lower(Build &b, const std::vector<ProgramPtr> &programs); // Lower.cpp
 
+/// A VectorList field (Input<VectorList<T, DELTAN>> and the rest of the DeltaN family).
+inline bool isVectorList(const cc::VertexField &f) {
+  return f.kind == "VectorList" || f.layout == "DELTAN" || f.layout == "DELTANELEMENTS" || f.layout == "COMPACT_DELTAN";
+}
+
 struct TilePlanInput {
   std::vector<std::pair<uint32_t, uint32_t>> occupied; ///< the codelets' linked sections [begin, end)
   uint32_t controlBytes = 0;                           ///< the supervisor program

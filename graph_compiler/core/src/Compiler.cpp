@@ -58,6 +58,39 @@ std::shared_ptr<LinkedCodelets> linkCodelets(const Build &b, const std::vector<u
 
 void put32(std::vector<uint8_t> &s, uint32_t at, uint32_t v) { std::memcpy(s.data() + at, &v, 4); }
 
+/// A VectorList field (DELTAN, DELTANELEMENTS): the base word (the lowest vector's address in bits
+/// [0,20), the number of vectors in bits [20,32)), a SCALED_PTR32 to the table, and the table of
+/// {offset from the base in bits [0,18), element count in bits [18,32)} (docs/device-headers.md:
+/// the encoding poplibs' Mk2 assembly decodes; the offset unit, the list's alignment for DELTAN
+/// and the element for DELTANELEMENTS, is ipusim's reading [I]).
+template <class AddrOf>
+void writeVectorList(std::vector<uint8_t> &state, const cc::VertexField &f, const FieldPlace &fp, AddrOf addrOf,
+                     uint32_t memoryBase, const std::string &what,
+                     std::vector<std::pair<uint32_t, std::vector<uint8_t>>> &chunks) {
+  auto bad = [&](const std::string &why) { throw poplar::graph_connection_error(what + ": " + why); };
+  if (f.layout == "COMPACT_DELTAN") bad("COMPACT_DELTAN has no documented encoding (ipusim supports DELTAN and DELTANELEMENTS)");
+  const TypeId et = typeFromName(f.elementType);
+  const uint32_t unit = f.layout == "DELTANELEMENTS" ? (et == TypeId::Count ? 1 : typeSize(et)) : std::max(1u, f.elementAlign);
+  if (fp.inner.size() > 0xFFF) bad("a VectorList holds at most 4095 vectors, not " + std::to_string(fp.inner.size()));
+  uint32_t base = 0xFFFFFFFF;
+  for (const auto &[ref, n] : fp.inner) base = std::min(base, addrOf(ref));
+  if (fp.inner.empty()) base = 0;
+  if (base > 0xFFFFF) bad("the vectors' base address does not fit in 20 bits");
+  std::vector<uint8_t> table(std::max<size_t>(4 * fp.inner.size(), 4), 0);
+  for (size_t i = 0; i < fp.inner.size(); ++i) {
+    const uint32_t off = addrOf(fp.inner[i].first) - base;
+    if (off % unit || off / unit > 0x3FFFF || fp.inner[i].second > 0x3FFF)
+      bad("vector " + std::to_string(i) + " (" + std::to_string(fp.inner[i].second) + " elements at " +
+          std::to_string(off) + " bytes from the list's base) does not fit the DeltaN encoding");
+    put32(table, uint32_t(4 * i), off / unit | uint32_t(fp.inner[i].second) << 18);
+  }
+  chunks.push_back({addrOf(fp.table), table});
+  put32(state, f.offset, base | uint32_t(fp.inner.size()) << 20);
+  const uint32_t tableAddr = addrOf(fp.table);
+  const uint16_t scaled = uint16_t((tableAddr - memoryBase) >> 2);
+  std::memcpy(state.data() + f.offset + 4, &scaled, 2);
+}
+
 } // namespace
 
 Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &programs, const CompileOptions &options) {
@@ -227,8 +260,12 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
           writeDescriptor(state, f.offset, f.layout, addrOf(fp.data), fp.elements, memoryBase, what);
           continue;
         }
+        if (fp.table.valid() && isVectorList(f)) {
+          writeVectorList(state, f, fp, addrOf, memoryBase, what, chunks);
+          continue;
+        }
         if (fp.table.valid()) {
-          const std::string inner = f.kind == "VectorList" ? "SPAN" : f.innerLayout;
+          const std::string inner = f.innerLayout;
           const uint32_t each = inner == "SPAN" ? 8 : 4;
           std::vector<uint8_t> table(std::max<size_t>(each * fp.inner.size(), 4), 0);
           for (size_t i = 0; i < fp.inner.size(); ++i)

@@ -284,7 +284,8 @@ private:
           throw poplar::graph_connection_error(vertexName(v) + ": " + what + " has no value (set it with Graph::setInitialValue)");
         continue;
       }
-      const bool vectorOfEdges = (f.kind == "Vector" && !f.innerLayout.empty()) || f.kind == "VectorList" ||
+      const bool list = isVectorList(f);
+      const bool vectorOfEdges = list || (f.kind == "Vector" && !f.innerLayout.empty()) ||
                                  (f.kind != "Vector" && f.kind != "Value" && !f.innerLayout.empty());
       if (f.kind == "Vector" && f.innerLayout.empty()) {
         // A plain vector member: its values live with the vertex (VertexData).
@@ -316,10 +317,10 @@ private:
                                                  " is not connected");
         if (!fb.connected && !fb.sized && elems.empty())
           throw poplar::graph_connection_error(vertexName(v) + ": " + what + " is not connected");
-        const std::string inner = f.kind == "VectorList" ? "SPAN" : f.innerLayout;
+        const std::string inner = list ? "SPAN" : f.innerLayout;
+        const std::string dir = f.kind == "Input" || f.kind == "Output" || f.kind == "InOut" ? f.kind : directionOf(f.innerKind);
         for (size_t i = 0; i < elems.size(); ++i) {
-          const std::string dir = directionOf(f.innerKind);
-          if (f.innerLayout == "PTR" && elems[i]->numElements() != 1)
+          if (!list && f.innerLayout == "PTR" && elems[i]->numElements() != 1)
             throw poplar::graph_connection_error(vertexName(v) + ": element " + std::to_string(i) + " of " + what +
                                                  " is a scalar edge but the tensor has " + std::to_string(elems[i]->numElements()) + " elements");
           Ref r = edge(v, f, dir, inner, f.elementAlign, f.interleaved, *elems[i], what + "[" + std::to_string(i) + "]", cs);
@@ -327,8 +328,10 @@ private:
         }
         Item it;
         it.kind = Item::VertexData;
-        const uint32_t each = inner == "SPAN" ? 8 : 4;
+        // A vector list's table is one word a vector, reached through a SCALED_PTR32.
+        const uint32_t each = list ? 4 : inner == "SPAN" ? 8 : 4;
         it.bytes = roundUp(std::max<size_t>(each * elems.size(), 4), 8);
+        if (list) it.maxAddr = b_.graph.target.config.tile.memoryBase + 0x3FFFC;
         it.name = "field descriptors of " + l.className;
         it.vertexType = l.className;
         fp.table = Ref{b_.addItem(unsigned(vx.tile), it), 0};

@@ -135,7 +135,6 @@ public:
   VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
   void connect(FieldRef field, const Tensor &tensor);
   void connect(FieldRef field, ArrayRef<Tensor> tensors);
-  void connect(FieldRef field, const std::vector<Tensor> &tensors) { connect(field, ArrayRef<Tensor>(tensors)); }
   template <typename T>
   void connect(FieldRef field, T v, typename std::enable_if<TypeTraits::isSimpleType<T>()>::type * = nullptr) {
     setFieldValue(field, &v, TypeTraits::make<T>(), 1);

@@ -86,9 +86,28 @@ int main() {
   VertexRef v6 = graph.addVertex(cs4, "Increment", {{"in", bv}, {"out", bv}});
   graph.setTileMapping(v6, 4);
 
+  // VectorLists on tile 1: three vectors from three tiles into a DELTAN list; a DELTANELEMENTS list
+  // over two rows of m (on tiles 2 and 3) negated in place.
+  Tensor l0 = graph.addConstant<float>(FLOAT, {2}, {1, 2}), l1 = graph.addConstant<float>(FLOAT, {3}, {10, 20, 30}),
+         l2 = graph.addConstant<float>(FLOAT, {1}, {100});
+  graph.setTileMapping(l0, 0);
+  graph.setTileMapping(l1, 1);
+  graph.setTileMapping(l2, 2);
+  Tensor listSums = graph.addVariable(FLOAT, {3}, "listSums");
+  graph.setTileMapping(listSums, 1);
+  ComputeSet cs5 = graph.addComputeSet("lists");
+  VertexRef v7 = graph.addVertex(cs5, "ListSums");
+  graph.connect(v7["in"], {l0, l1, l2});
+  graph.connect(v7["out"], listSums);
+  graph.setTileMapping(v7, 1);
+  VertexRef v8 = graph.addVertex(cs5, "ListNegate");
+  graph.connect(v8["x"], m.slice(2, 4, 0));
+  graph.setTileMapping(v8, 1);
+
   Sequence prog({Execute(cs1), PrintTensor("out", out), PrintTensor("sums", sums), Copy(init, m), Execute(cs2),
                  PrintTensor("m", m), Copy(hinit, h), Execute(cs3), PrintTensor("h", h), PrintTensor("count", count),
-                 Copy(bytes, bv), Execute(cs4), Execute(cs4), PrintTensor("bytes", bv)});
+                 Copy(bytes, bv), Execute(cs4), Execute(cs4), PrintTensor("bytes", bv),
+                 Execute(cs5), PrintTensor("listSums", listSums), PrintTensor("m", m)});
   Engine engine(graph, prog);
   engine.load(device);
   engine.run(0);

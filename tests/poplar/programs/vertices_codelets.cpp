@@ -80,3 +80,28 @@ public:
     return true;
   }
 };
+
+// VectorList fields: the sums of each vector of a DELTAN list, and an in-place DELTANELEMENTS list.
+class ListSums : public Vertex {
+public:
+  Input<VectorList<float, VectorListLayout::DELTAN>> in;
+  Output<Vector<float>> out;
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i) {
+      float s = 0;
+      for (unsigned j = 0; j < in[i].size(); ++j) s += in[i][j];
+      out[i] = s;
+    }
+    return true;
+  }
+};
+
+class ListNegate : public Vertex {
+public:
+  InOut<VectorList<int, VectorListLayout::DELTANELEMENTS>> x;
+  bool compute() {
+    for (unsigned i = 0; i < x.size(); ++i)
+      for (unsigned j = 0; j < x[i].size(); ++j) x[i][j] = -x[i][j];
+    return true;
+  }
+};
