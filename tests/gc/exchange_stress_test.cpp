@@ -9,20 +9,21 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
+#include <string>
 
 using namespace poplar;
 using namespace poplar::program;
 
 namespace {
 
-void stress(unsigned seed, const Type &type, unsigned tiles, unsigned copies) {
+void stress(unsigned seed, const Type &type, unsigned tiles, unsigned copies, unsigned maxLen = 9, unsigned n = 64) {
   IPUModel m;
   m.tilesPerIPU = tiles;
   Device d = m.createDevice();
   Graph g(d.getTarget());
   std::mt19937 rng(seed);
-  const unsigned n = 64;
   Tensor src = g.addVariable(type, {tiles, n}, "src");
   Tensor dst = g.addVariable(type, {tiles, n}, "dst");
   for (unsigned t = 0; t < tiles; ++t) {
@@ -38,7 +39,7 @@ void stress(unsigned seed, const Type &type, unsigned tiles, unsigned copies) {
   std::vector<Tensor> from, to;
   std::vector<std::tuple<unsigned, unsigned, unsigned, unsigned, unsigned>> plan;
   for (unsigned c = 0; c < copies; ++c) {
-    const unsigned len = 1 + rng() % 9, st = rng() % tiles, so = rng() % (n - len), dt = rng() % tiles;
+    const unsigned len = 1 + rng() % maxLen, st = rng() % tiles, so = rng() % (n - len), dt = rng() % tiles;
     unsigned dof = rng() % (n - len);
     bool free = true;
     for (unsigned i = 0; i < len; ++i) free &= !used[dt][dof + i];
@@ -80,3 +81,47 @@ TEST(ExchangeStress, Bytes) {
   for (unsigned seed = 7; seed <= 9; ++seed) stress(seed, UNSIGNED_CHAR, 6, 40);
 }
 TEST(ExchangeStress, ManyTilesOfAnIpu) { stress(10, INT, 64, 300); }
+
+// Long pieces: most go as 64-bit items on tile pairs (sends of both members of a pair must not
+// overlap, receivers switch $INCOMING_FORMAT around them).
+TEST(ExchangeStress, WideItems) {
+  for (unsigned seed = 11; seed <= 13; ++seed) stress(seed, FLOAT, 8, 30, 48, 256);
+}
+TEST(ExchangeStress, WideHalves) { stress(14, HALF, 16, 60, 96, 512); }
+
+// One piece to every tile (a multicast send), with wide and narrow pieces around it.
+TEST(ExchangeStress, Broadcast) {
+  IPUModel m;
+  m.tilesPerIPU = 32;
+  Device d = m.createDevice();
+  Graph g(d.getTarget());
+  Tensor src = g.addVariable(INT, {40}, "src");
+  g.setTileMapping(src, 5);
+  Tensor dst = g.addVariable(INT, {32, 40}, "dst");
+  for (unsigned t = 0; t < 32; ++t) g.setTileMapping(dst[t], t);
+  g.createHostWrite("src", src);
+  g.createHostRead("dst", dst);
+  // Every tile but 5 gets all of src; tile 5 keeps its own (an on-tile copy).
+  const std::string dir = testing::TempDir() + "/broadcast_report";
+  Engine e(g, Copy(src.expand({0}).broadcast(32, 0), dst), {{"autoReport.all", "true"}, {"autoReport.directory", dir}});
+  e.load(d);
+  std::vector<int> in(40), out(32 * 40);
+  for (int i = 0; i < 40; ++i) in[i] = 1000 + i;
+  e.writeTensor("src", in.data(), in.data() + in.size());
+  e.run(0);
+  e.readTensor("dst", out.data(), out.data() + out.size());
+  for (unsigned t = 0; t < 32; ++t)
+    for (unsigned i = 0; i < 40; ++i) ASSERT_EQ(out[t * 40 + i], 1000 + int(i)) << "tile " << t << ", element " << i;
+  // The 40 words went as one multicast of 20 64-bit items (a send of at most 64 items), taken
+  // by the 31 other tiles.
+  std::ifstream trace(dir + "/execution.trace");
+  std::string line;
+  unsigned wide = 0;
+  while (std::getline(trace, line))
+    if (line.find("exchange.send") != std::string::npos && line.find("width=64") != std::string::npos) {
+      ++wide;
+      EXPECT_NE(line.find("words=20"), std::string::npos) << line;
+      EXPECT_NE(line.find("receivers=31"), std::string::npos) << line;
+    }
+  EXPECT_EQ(wide, 1u);
+}

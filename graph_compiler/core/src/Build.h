@@ -57,6 +57,7 @@ struct Transfer {
   Ref from;       ///< word aligned
   uint32_t words;
   std::vector<std::pair<unsigned, Ref>> to; ///< receiver, word-aligned destination
+  bool wide = false; ///< 64-bit items (even words, 8-byte aligned addresses)
 };
 
 /// What one tile does in a compute step: copies before its vertices, the vertices, copies after.

@@ -127,7 +127,7 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
     if (st.kind != Step::Exchange) continue;
     std::vector<ExchangeTransfer> xs;
     for (size_t i = 0; i < st.transfers.size(); ++i) {
-      ExchangeTransfer x{st.transfers[i].src, st.transfers[i].words, {}, uint32_t(i)};
+      ExchangeTransfer x{st.transfers[i].src, st.transfers[i].words, {}, uint32_t(i), st.transfers[i].wide};
       for (const auto &[t, r] : st.transfers[i].to) x.dst.push_back(t);
       xs.push_back(std::move(x));
     }

@@ -270,6 +270,10 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
       code_.delaypic(addr(x.to[op.value].second) / 4);
       now = op.cycle + 1;
       break;
+    case ExchangeOp::Format:
+      code_.delaypicFormat(op.value);
+      now = op.cycle + 1;
+      break;
     }
   }
   if (te.end > now) code_.delay(te.end - now);

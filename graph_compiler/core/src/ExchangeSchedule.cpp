@@ -19,7 +19,24 @@ struct Timeline {
   };
   std::map<uint64_t, Pin> mux;            ///< $INCOMING_MUX controls by cycle
   std::map<uint64_t, uint64_t> windows;   ///< [a, b): cycles the mux selects a sender for this tile
+  std::map<uint64_t, uint64_t> lane;      ///< [start, end): cycles its transmit lane carries a word
+  std::set<uint64_t> wideStarts;          ///< where its wide (64-bit) windows start
   uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
+
+  static uint64_t until(const std::map<uint64_t, uint64_t> &m, uint64_t a, uint64_t b) {
+    auto it = m.upper_bound(a);
+    if (it != m.begin()) {
+      auto p = std::prev(it);
+      if (p->second > a) return p->second;
+    }
+    if (it != m.end() && it->first < b) return it->second;
+    return 0;
+  }
+  bool windowEndsAt(uint64_t a) const {
+    auto it = windows.lower_bound(a);
+    if (it == windows.begin()) return false;
+    return std::prev(it)->second == a;
+  }
 
   /// The end of a busy interval overlapping [a, b), or 0 if there is none.
   uint64_t busyUntil(uint64_t a, uint64_t b) const {
@@ -71,9 +88,6 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   });
 
   ExchangeSchedule out;
-  struct Placed {
-    uint64_t send;
-  };
   std::vector<uint64_t> sendCycle(transfers.size(), 0);
   for (size_t k : order) {
     const ExchangeTransfer &x = transfers[k];
@@ -81,7 +95,9 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     for (unsigned d : x.dst)
       if (d == x.src) throw std::logic_error("exchange: a tile cannot send to itself (on-tile copies are compute)");
     Timeline &s = timeline(x.src);
-    const uint64_t n = x.words;
+    // A wide transfer takes one cycle per 64-bit item, on its pair partner's lane too.
+    const uint64_t n = x.wide ? x.words / 2 : x.words;
+    Timeline &partner = timeline(arch::ExchangeLayout::partner(x.src));
     // The earliest send cycle every receiver's mux can meet: mux offsets may be negative.
     int64_t lower = int64_t(s.first);
     std::vector<int64_t> muxOff(x.dst.size()), writeOff(x.dst.size());
@@ -101,6 +117,15 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         ++T;
         continue;
       }
+      if (uint64_t until = Timeline::until(s.lane, T, T + n)) {
+        T = until;
+        continue;
+      }
+      if (x.wide)
+        if (uint64_t until = Timeline::until(partner.lane, T, T + n)) {
+          T = until;
+          continue;
+        }
       uint64_t next = 0; // the next candidate, if a receiver cannot take it at T
       for (size_t i = 0; i < x.dst.size() && !next; ++i) {
         Timeline &d = tl.at(x.dst[i]);
@@ -116,6 +141,13 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         auto pb = d.mux.find(b);
         bool ok = !d.busyUntil(a, a + 1) && (pa == d.mux.end() || !pa->second.start) && !d.busyUntil(b, b + 1) &&
                   (pb == d.mux.end() || pb->second.start) && !d.busyUntil(w, w + 1) && !d.pinIn(w, w + 1);
+        // Wide: $INCOMING_FORMAT says 64-bit from the cycle before the first write to the cycle
+        // after the last, so no other window may write in the cycle before (one ending at a).
+        if (x.wide)
+          ok = ok && !d.windowEndsAt(a) && !d.busyUntil(w - 1, w) && !d.pinIn(w - 1, w) && !d.busyUntil(w + n, w + n + 1) &&
+               !d.pinIn(w + n, w + n + 1);
+        else
+          ok = ok && !d.wideStarts.count(b); // its last write would meet the wide window's format
         if (!ok) next = T + 1;
       }
       if (next) {
@@ -127,6 +159,8 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     // Commit.
     sendCycle[k] = T;
     s.busy[T] = T + n;
+    s.lane[T] = T + n;
+    if (x.wide) partner.lane[T] = T + n;
     for (size_t i = 0; i < x.dst.size(); ++i) {
       Timeline &d = tl.at(x.dst[i]);
       const uint64_t a = uint64_t(int64_t(T) + muxOff[i]), b = a + n, w = uint64_t(int64_t(T) + writeOff[i]);
@@ -134,30 +168,44 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       if (!d.mux.count(b)) d.mux[b] = {kMuxNone, false};
       d.windows[a] = b;
       d.busy[w] = w + 1;
+      if (x.wide) {
+        d.wideStarts.insert(a);
+        d.busy[w - 1] = w;
+        d.busy[w + n] = w + n + 1;
+      }
       d.lastWrite = std::max(d.lastWrite, w + n);
     }
-    out.words += n;
+    out.words += x.words;
   }
 
   // Each tile's instructions in cycle order.
-  std::map<uint64_t, ExchangeOp> dummy;
   for (size_t k = 0; k < transfers.size(); ++k) {
     const ExchangeTransfer &x = transfers[k];
     if (x.words == 0 || x.dst.empty()) continue;
-    uint8_t sctl = 0;
+    uint8_t sctl = x.wide ? 4 : 0;
     for (unsigned d : x.dst) sctl |= uint8_t(layout.direction(x.src, d));
     TileExchange &te = out.tiles[x.src];
-    for (uint64_t at = 0; at < x.words; at += maxSend) {
+    const uint64_t items = x.wide ? x.words / 2 : x.words, perItem = x.wide ? 2 : 1;
+    for (uint64_t at = 0; at < items; at += maxSend) {
       ExchangeOp op{ExchangeOp::Send, sendCycle[k] + at, uint32_t(k)};
-      op.word = uint32_t(at);
-      op.count = uint32_t(std::min<uint64_t>(maxSend, x.words - at));
+      op.word = uint32_t(at * perItem);
+      op.count = uint32_t(std::min<uint64_t>(maxSend, items - at));
       op.sctl = sctl;
       te.ops.push_back(op);
     }
     for (size_t i = 0; i < x.dst.size(); ++i) {
-      ExchangeOp op{ExchangeOp::Delta, uint64_t(int64_t(sendCycle[k]) + layout.writeOffset(x.src, x.dst[i])), uint32_t(k)};
+      const uint64_t w = uint64_t(int64_t(sendCycle[k]) + layout.writeOffset(x.src, x.dst[i]));
+      ExchangeOp op{ExchangeOp::Delta, w, uint32_t(k)};
       op.value = uint32_t(i);
       out.tiles[x.dst[i]].ops.push_back(op);
+      if (x.wide) {
+        ExchangeOp on{ExchangeOp::Format, w - 1, uint32_t(k)};
+        on.value = uint32_t(layout.direction(x.src, x.dst[i]));
+        ExchangeOp off{ExchangeOp::Format, w + items, uint32_t(k)};
+        off.value = 0;
+        out.tiles[x.dst[i]].ops.push_back(on);
+        out.tiles[x.dst[i]].ops.push_back(off);
+      }
     }
   }
   for (auto &[t, line] : tl) {

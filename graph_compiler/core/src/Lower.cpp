@@ -366,7 +366,34 @@ private:
     return csSteps_[cs] = steps;
   }
 
+  /// Long transfers between 8-byte aligned places go as 64-bit items, twice the words a cycle
+  /// (an odd last word goes on its own).
+  static constexpr uint32_t kWideWords = 8;
+  std::vector<Transfer> widen(std::vector<Transfer> transfers) {
+    std::vector<Transfer> out;
+    for (Transfer &x : transfers) {
+      bool aligned = x.words >= kWideWords && x.from.offset % 8 == 0;
+      for (const auto &[t, r] : x.to) aligned &= r.offset % 8 == 0;
+      if (!aligned) {
+        out.push_back(std::move(x));
+        continue;
+      }
+      if (x.words % 2) {
+        Transfer tail = x;
+        tail.from.offset += 4 * (x.words - 1);
+        tail.words = 1;
+        for (auto &[t, r] : tail.to) r.offset += 4 * (x.words - 1);
+        out.push_back(std::move(tail));
+        x.words -= 1;
+      }
+      x.wide = true;
+      out.push_back(std::move(x));
+    }
+    return out;
+  }
+
   unsigned exchangeStep(const std::string &name, std::vector<Transfer> transfers) {
+    transfers = widen(std::move(transfers));
     Step s;
     s.kind = Step::Exchange;
     s.name = name;

@@ -104,6 +104,7 @@ void SupervisorCode::delay(uint64_t cycles) {
   }
 }
 void SupervisorCode::delaypic(uint32_t wordAddr) { emit("delaypic", "cm1_7@19, z1@18, z18@0", {1, 0, wordAddr}); }
+void SupervisorCode::delaypicFormat(uint32_t format) { emit("delaypic", "cm1_7@19, z1@18, z18@0", {1, 1, format}); }
 void SupervisorCode::delayxpic(uint32_t mux) { emit("delayxpic", "cm1_12@14, z1@13, z13@0", {1, 0, mux}); }
 
 } // namespace ipusim::gc::build

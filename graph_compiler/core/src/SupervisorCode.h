@@ -57,6 +57,7 @@ public:
   void send(uint32_t addr, uint32_t words, unsigned sctl);
   void delay(uint64_t cycles);     ///< any number of cycles (>= 1), in delays of at most 2^19
   void delaypic(uint32_t wordAddr);  ///< count 1: sets $INCOMING_DELTA in its issue cycle
+  void delaypicFormat(uint32_t format); ///< count 1: sets $INCOMING_FORMAT in its issue cycle
   void delayxpic(uint32_t mux);      ///< count 1: sets $INCOMING_MUX in its issue cycle
 
 private:

@@ -18,23 +18,29 @@
 
 namespace ipusim::gc {
 
-/// Words of one sender's memory to one or more receivers (a multicast when several).
+/// Words of one sender's memory to one or more receivers (a multicast when several). A wide
+/// transfer moves 64-bit items, one a cycle, on the sender's and its pair partner's transmit
+/// lanes ([RE] S9; [F] S5 getTilesPerSharedExchangeBus() == 2): its words are even and its
+/// addresses 8-byte aligned, and each receiver's $INCOMING_FORMAT says 64-bit from the sender's
+/// side while the items are written.
 struct ExchangeTransfer {
   unsigned src;
   uint32_t words;
   std::vector<unsigned> dst;
   uint32_t id; ///< the caller's handle (addresses are filled in when the code is written)
+  bool wide = false;
 };
 
 /// One timed supervisor instruction of the schedule.
 struct ExchangeOp {
-  enum Kind : uint8_t { Send, Mux, Delta } kind;
+  enum Kind : uint8_t { Send, Mux, Delta, Format } kind;
   uint64_t cycle;     ///< issue cycle, from the phase start
   uint32_t transfer;  ///< Send, Delta: the transfer (index into the step's list)
   uint32_t word = 0;  ///< Send: first word of the transfer this send carries
-  uint32_t count = 0; ///< Send: words (<= max_send_words)
-  uint32_t value = 0; ///< Mux: the tile selected (0x7FF none); Delta: receiver index in dst
-  uint8_t sctl = 0;   ///< Send: direction bits
+  uint32_t count = 0; ///< Send: items (words, or 64-bit items when wide; <= max_send_words)
+  uint32_t value = 0; ///< Mux: the tile selected (0x7FF none); Delta: receiver index in dst;
+                      ///< Format: $INCOMING_FORMAT (0 32-bit, 1/2 64-bit from the east/west)
+  uint8_t sctl = 0;   ///< Send: direction bits, and bit 2 for 64-bit items
 };
 
 struct TileExchange {
@@ -49,7 +55,7 @@ struct ExchangeSchedule {
 };
 
 /// Schedules `transfers` greedily (largest first, each as early as every tile involved allows).
-/// `firstCycle(t)` is tile t's first issue cycle in the phase (its release skew).
+/// Tile t issues from its release skew (sync.release_skew_cycles per row).
 ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers, const arch::ExchangeLayout &layout,
                                   const arch::SystemConfig &config);
 
