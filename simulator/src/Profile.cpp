@@ -143,6 +143,26 @@ void printProfileSummary(std::ostream &os, const nlohmann::json &p, const Profil
   uint64_t oom = 0;
   for (auto &[u, e] : perTile) oom += e > bytesPerTile;
   os << "    " << oom << " tile(s) out of memory\n\n";
+  // The fullest tiles, each by category.
+  std::vector<size_t> order(tileList.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return tileList[a].at("used").get<uint64_t>() > tileList[b].at("used").get<uint64_t>();
+  });
+  os << "  Fullest Tiles (Excluding Gaps):\n";
+  for (size_t k = 0; k < order.size() && k < 8; ++k) {
+    const nlohmann::json &tile = tileList[order[k]];
+    os << "    Tile " << tile.at("tile").get<uint64_t>() << ": " << commas(tile.at("used")) << " B (";
+    bool first = true;
+    for (auto &[key, label] : categories) {
+      const uint64_t v = tile.value(key, uint64_t(0));
+      if (!v) continue;
+      os << (first ? "" : ", ") << label << " " << commas(v);
+      first = false;
+    }
+    os << ")\n";
+  }
+  os << '\n';
 
   os << "Execution:\n\n";
   const nlohmann::json &programs = p.at("programs");

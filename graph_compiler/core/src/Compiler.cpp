@@ -29,6 +29,11 @@ constexpr uint32_t kMinStack = 32; // bytes: a floor for code that records no st
 
 std::shared_ptr<LinkedCodelets> linkCodelets(const Build &b, const std::vector<unsigned> &codelets) {
   auto out = std::make_shared<LinkedCodelets>();
+  out->workerStack = out->supervisorStack = kMinStack;
+  if (codelets.empty()) {
+    out->image.linked = true; // a tile without vertices runs no codelet code
+    return out;
+  }
   std::vector<cc::LinkInput> inputs;
   for (const auto &[name, obj] : b.codelets.objects()) inputs.push_back({name, *obj});
   cc::LinkOptions lo;
