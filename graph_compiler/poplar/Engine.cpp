@@ -527,43 +527,38 @@ void Engine::run(unsigned prog, const std::string &) {
   impl_->writeReport();
 }
 
-void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
-  const std::string h = handle.cloneAsString();
-  const gc::Executable &exe = impl_->compiled->exe;
-  auto it = exe.hostReadPrograms.find(h);
-  if (it == exe.hostReadPrograms.end())
-    throw poplar_error("Engine::readTensor: no tensor was registered for reading as '" + h + "' (Graph::createHostRead)");
-  const uint64_t want = exe.hostSteps.empty() ? 0 : [&] {
-    for (const gc::Stream &s : exe.streams)
-      if (s.handle == h && s.hostHandle && !s.toDevice) return s.elements * gc::typeSize(s.type);
-    return uint64_t(0);
-  }();
-  if (bufEnd && uint64_t(static_cast<uint8_t *>(bufEnd) - static_cast<uint8_t *>(buf)) != want)
-    throw poplar_error("Engine::readTensor: the buffer for '" + h + "' holds " +
-                       std::to_string(static_cast<uint8_t *>(bufEnd) - static_cast<uint8_t *>(buf)) +
-                       " bytes; the tensor has " + std::to_string(want));
-  impl_->hostRead = static_cast<uint8_t *>(buf);
-  impl_->runProgram(it->second);
-  impl_->hostRead = nullptr;
-}
-void Engine::readTensor(StringRef handle, void *buf) { readTensor(handle, buf, nullptr); }
-
-void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
-  const std::string h = handle.cloneAsString();
-  const gc::Executable &exe = impl_->compiled->exe;
-  auto it = exe.hostWritePrograms.find(h);
-  if (it == exe.hostWritePrograms.end())
-    throw poplar_error("Engine::writeTensor: no tensor was registered for writing as '" + h + "' (Graph::createHostWrite)");
+namespace core {
+/// Runs the program the compiler made for a host read or write handle, with `buf` as the host's
+/// side of it (readTensor / writeTensor).
+void hostTransfer(EngineImpl &e, const std::string &h, bool read, uint8_t *buf, const uint8_t *bufEnd) {
+  const gc::Executable &exe = e.compiled->exe;
+  const std::map<std::string, unsigned> &programs = read ? exe.hostReadPrograms : exe.hostWritePrograms;
+  const char *what = read ? "Engine::readTensor" : "Engine::writeTensor";
+  auto it = programs.find(h);
+  if (it == programs.end())
+    throw poplar_error(std::string(what) + ": no tensor was registered for " + (read ? "reading" : "writing") + " as '" + h +
+                       "' (Graph::" + (read ? "createHostRead" : "createHostWrite") + ")");
   uint64_t want = 0;
   for (const gc::Stream &s : exe.streams)
-    if (s.handle == h && s.hostHandle && s.toDevice) want = s.elements * gc::typeSize(s.type);
-  if (bufEnd && uint64_t(static_cast<const uint8_t *>(bufEnd) - static_cast<const uint8_t *>(buf)) != want)
-    throw poplar_error("Engine::writeTensor: the buffer for '" + h + "' holds " +
-                       std::to_string(static_cast<const uint8_t *>(bufEnd) - static_cast<const uint8_t *>(buf)) +
+    if (s.handle == h && s.hostHandle && s.toDevice == !read) want = s.elements * gc::typeSize(s.type);
+  if (bufEnd && uint64_t(bufEnd - buf) != want)
+    throw poplar_error(std::string(what) + ": the buffer for '" + h + "' holds " + std::to_string(bufEnd - buf) +
                        " bytes; the tensor has " + std::to_string(want));
-  impl_->hostWrite = static_cast<const uint8_t *>(buf);
-  impl_->runProgram(it->second);
-  impl_->hostWrite = nullptr;
+  if (read) e.hostRead = buf;
+  else e.hostWrite = buf;
+  e.runProgram(it->second);
+  e.hostRead = nullptr;
+  e.hostWrite = nullptr;
+}
+} // namespace core
+
+void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
+  core::hostTransfer(*impl_, handle.cloneAsString(), true, static_cast<uint8_t *>(buf), static_cast<uint8_t *>(bufEnd));
+}
+void Engine::readTensor(StringRef handle, void *buf) { readTensor(handle, buf, nullptr); }
+void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
+  core::hostTransfer(*impl_, handle.cloneAsString(), false, const_cast<uint8_t *>(static_cast<const uint8_t *>(buf)),
+                     static_cast<const uint8_t *>(bufEnd));
 }
 void Engine::writeTensor(StringRef handle, const void *buf) { writeTensor(handle, buf, nullptr); }
 

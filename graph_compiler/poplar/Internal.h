@@ -34,7 +34,4 @@ std::vector<uint8_t> toDevice(ipusim::gc::TypeId type, const void *data, const T
 /// A target of `numIpus` IPUs of `tilesPerIpu` tiles from the named machine config.
 std::shared_ptr<const ipusim::gc::TargetInfo> makeTarget(const std::string &arch, unsigned numIpus, unsigned tilesPerIpu);
 
-/// Thousands separators: 1234567 -> "1,234,567".
-std::string commas(uint64_t v);
-
 } // namespace poplar::core

@@ -118,15 +118,6 @@ std::vector<uint8_t> toDevice(TypeId type, const void *data, const TypeTraits &t
   return out;
 }
 
-std::string commas(uint64_t v) {
-  std::string s = std::to_string(v), out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
-
 } // namespace core
 
 } // namespace poplar

@@ -23,6 +23,7 @@ struct Timeline {
   std::set<uint64_t> wideStarts;          ///< where its wide (64-bit) windows start
   uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
 
+  /// The end of an interval of `m` ([start, end) by start, disjoint) overlapping [a, b), or 0.
   static uint64_t until(const std::map<uint64_t, uint64_t> &m, uint64_t a, uint64_t b) {
     auto it = m.upper_bound(a);
     if (it != m.begin()) {
@@ -39,29 +40,13 @@ struct Timeline {
   }
 
   /// The end of a busy interval overlapping [a, b), or 0 if there is none.
-  uint64_t busyUntil(uint64_t a, uint64_t b) const {
-    auto it = busy.upper_bound(a);
-    if (it != busy.begin()) {
-      auto p = std::prev(it);
-      if (p->second > a) return p->second;
-    }
-    if (it != busy.end() && it->first < b) return it->second;
-    return 0;
-  }
+  uint64_t busyUntil(uint64_t a, uint64_t b) const { return until(busy, a, b); }
   bool pinIn(uint64_t a, uint64_t b) const {
     auto it = mux.lower_bound(a);
     return it != mux.end() && it->first < b;
   }
   /// The end of a receive window overlapping [a, b), or 0.
-  uint64_t windowUntil(uint64_t a, uint64_t b) const {
-    auto it = windows.upper_bound(a);
-    if (it != windows.begin()) {
-      auto p = std::prev(it);
-      if (p->second > a) return p->second;
-    }
-    if (it != windows.end() && it->first < b) return it->second;
-    return 0;
-  }
+  uint64_t windowUntil(uint64_t a, uint64_t b) const { return until(windows, a, b); }
 };
 
 } // namespace
