@@ -396,6 +396,9 @@ Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
 }
 
 void Ipu::release(uint64_t release) {
+  // The last tile issued its sync at lastArrival and cannot issue again before the next cycle;
+  // every tile leaves together, so a sync takes at least a cycle (a latency of 0 means 1).
+  release = std::max(release, pending_.lastArrival + 1);
   ++totals_.syncs;
   totals_.syncCycles += release - pending_.lastArrival;
   if (tracing_) {

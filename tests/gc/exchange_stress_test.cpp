@@ -18,9 +18,11 @@ using namespace poplar::program;
 
 namespace {
 
-void stress(unsigned seed, const Type &type, unsigned tiles, unsigned copies, unsigned maxLen = 9, unsigned n = 64) {
+void stress(unsigned seed, const Type &type, unsigned tiles, unsigned copies, unsigned maxLen = 9, unsigned n = 64,
+            unsigned syncDelay = 126) {
   IPUModel m;
   m.tilesPerIPU = tiles;
+  m.minIPUSyncDelay = syncDelay;
   Device d = m.createDevice();
   Graph g(d.getTarget());
   std::mt19937 rng(seed);
@@ -50,6 +52,10 @@ void stress(unsigned seed, const Type &type, unsigned tiles, unsigned copies, un
     plan.push_back({st, so, dt, dof, len});
   }
   EXPECT_GT(plan.size(), copies / 2) << "seed " << seed;
+  // First an on-tile copy on tile 0 alone, so that tile 0 reaches the exchange's sync last.
+  Tensor scratch = g.addVariable(type, {n}, "scratch");
+  g.setTileMapping(scratch, 0);
+  prog.add(Copy(src[0], scratch));
   // One Copy of everything: the pieces go in one exchange phase.
   prog.add(Copy(concat(from), concat(to)));
   Engine e(g, prog);
@@ -81,6 +87,9 @@ TEST(ExchangeStress, Bytes) {
   for (unsigned seed = 7; seed <= 9; ++seed) stress(seed, UNSIGNED_CHAR, 6, 40);
 }
 TEST(ExchangeStress, ManyTilesOfAnIpu) { stress(10, INT, 64, 300); }
+// A sync latency of 0 (Graphcore's tutorial 6 sets IPUModel::minIPUSyncDelay = 0): tiles still
+// leave a sync together, a cycle after the last arrives, so exchange timing holds.
+TEST(ExchangeStress, NoSyncDelay) { stress(15, FLOAT, 16, 60, 24, 128, 0); }
 
 // Long pieces: most go as 64-bit items on tile pairs (sends of both members of a pair must not
 // overlap, receivers switch $INCOMING_FORMAT around them).

@@ -152,10 +152,14 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
         }
         extra = hostCycles(hs);
         stats.hostCycles += extra;
+        // The transfer is the host step's time (its phase after the sync is empty).
+        if (auto st = control.syncSteps.find(pc); st != control.syncSteps.end() && st->second >= 0)
+          stats.steps[size_t(st->second)].cycles += extra;
       }
       const uint64_t latency = ipu.syncLatency(s.zone);
       stats.syncCycles += latency;
-      const uint64_t release = s.lastArrival + latency + extra;
+      // A sync takes at least a cycle (sim::Ipu::release).
+      const uint64_t release = std::max(s.lastArrival + 1, s.lastArrival + latency + extra);
       ipu.release(release);
       kernel.waitCycles(release - simulated, config_.ipu.clockHz);
       simulated = release;

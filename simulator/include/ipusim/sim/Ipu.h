@@ -72,6 +72,7 @@ public:
   Superstep compute(unsigned threads, uint64_t maxCycles = 1ull << 34);
   /// The sync controller lets the waiting tiles go: tile t issues again from `release` plus
   /// sync.release_skew_cycles per supertile row between it and the controller (physical row 0).
+  /// A release earlier than the cycle after the last arrival is taken as that cycle.
   void release(uint64_t release);
   /// Cycles from the last arrival to the release: sync.internal_latency_cycles for INTERNAL,
   /// sync.external_latency_cycles for the EXTERNAL zones.
