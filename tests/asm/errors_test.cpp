@@ -107,3 +107,27 @@ TEST(AssemblerErrors, SeveralErrorsAreAllReported) {
 }
 
 } // namespace
+
+namespace {
+std::string repeat(const std::string &s, unsigned n) {
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) out += s;
+  return out;
+}
+} // namespace
+
+// Expressions deeper than the assembler takes (issue 14: these crashed with unbounded recursion
+// in the parser and evaluator) are errors at the column where the limit is crossed.
+TEST(AssemblerErrors, DeepExpressions) {
+  // 50,000 terms: a left-deep tree of additions; the expression starts at column 6, so the
+  // 1,001st '+' is at column 7 + 2 * 1000.
+  std::string terms = "1" + repeat("+1", 49999);
+  EXPECT_EQ(assembleError(".section .data\n.int " + terms + "\n"), "t.s:2:2007: error: expression more than 1000 operators deep\n");
+  EXPECT_EQ(assembleError(".section .data\n.int " + repeat("(", 200000) + "1" + repeat(")", 200000) + "\n"),
+            "t.s:2:1006: error: expression nested more than 1000 levels deep\n");
+  EXPECT_EQ(assembleError(".section .data\n.int " + repeat("-", 100000) + "1\n"),
+            "t.s:2:1006: error: expression nested more than 1000 levels deep\n");
+  // At the limit it assembles: 1000 nested parentheses, and 1000 additions.
+  EXPECT_EQ(assembleError(".section .data\n.int " + repeat("(", 1000) + "1" + repeat(")", 1000) + "\n"), "");
+  EXPECT_EQ(assembleError(".section .data\n.int 1" + repeat("+1", 1000) + "\n"), "");
+}

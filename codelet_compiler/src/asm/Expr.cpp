@@ -1,6 +1,8 @@
 #include "Expr.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace ipusim::cc::as {
 namespace {
@@ -27,7 +29,19 @@ private:
   unsigned base_;
   const std::function<std::string(const std::string &, unsigned)> &rename_;
 
+  unsigned depth_ = 0; ///< parser recursion: parentheses and unary operators open a level
   unsigned col() const { return base_ + unsigned(p_); }
+  void deeper() {
+    if (++depth_ > kMaxExprDepth)
+      error("expression nested more than " + std::to_string(kMaxExprDepth) + " levels deep");
+  }
+  /// A node over lhs (and rhs): one level deeper than its deepest child.
+  void setDepth(ExprNode &n) {
+    n.depth = 1 + std::max(n.lhs ? n.lhs->depth : 0u, n.rhs ? n.rhs->depth : 0u);
+    // (a leaf is 0 deep: the 1001st operator on a path is the one too many)
+    if (n.depth > kMaxExprDepth)
+      throw ExprError{"expression more than " + std::to_string(kMaxExprDepth) + " operators deep", n.column};
+  }
   [[noreturn]] void error(const std::string &m) const { throw ExprError{m, col()}; }
   void skip() {
     while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
@@ -72,6 +86,7 @@ private:
       n->lhs = lhs;
       n->rhs = rhs;
       n->column = c;
+      setDepth(*n);
       lhs = n;
     }
   }
@@ -83,8 +98,11 @@ private:
       n->kind = ExprNode::Unary;
       n->name = std::string(1, s_[p_]);
       n->column = col();
+      deeper();
       ++p_;
       n->lhs = unary();
+      --depth_;
+      setDepth(*n);
       return n;
     }
     return primary();
@@ -96,8 +114,10 @@ private:
     unsigned c = col();
     char ch = s_[p_];
     if (ch == '(') {
+      deeper();
       ++p_;
       Expr e = binary(0);
+      --depth_;
       skip();
       if (p_ >= s_.size() || s_[p_] != ')') error("expected ')'");
       ++p_;

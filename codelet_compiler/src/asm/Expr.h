@@ -18,7 +18,12 @@ struct ExprNode {
   std::string name; ///< Symbol: the (already renamed) symbol; Unary/Binary: the operator
   Expr lhs, rhs;
   unsigned column = 0; ///< 1-based column of the node in its line
+  unsigned depth = 0;  ///< operators on the longest path down from this node (0 for a leaf)
 };
+
+/// The deepest expression the assembler takes (parsing and evaluation recurse on the tree): far
+/// beyond anything written by hand or by macros, and an error, not a crash, past it.
+constexpr unsigned kMaxExprDepth = 1000;
 
 /// A value: a constant, or `offset` bytes into `section` (a label), or `offset` from the
 /// undefined symbol `external`.
