@@ -1,6 +1,7 @@
 // The canonical trace format (docs/trace-format.md): writing events and headers, and a strict
 // reader. The reader rejects anything the writer would not produce, naming the file, line and
 // column, so a golden trace edited by hand cannot silently drift from the format.
+#include <cctype>
 #include "ipusim/sim/Trace.h"
 
 #include <cerrno>
@@ -14,6 +15,11 @@
 namespace ipusim::sim {
 
 namespace {
+
+std::string hexByte(unsigned char b) {
+  const char *digits = "0123456789ABCDEF";
+  return std::string{digits[b >> 4], digits[b & 15]};
+}
 
 /// The characters of a bare (unquoted) value: letters, digits and `._:+-/`.
 bool isBareChar(char c) {
@@ -93,7 +99,7 @@ public:
     valuePos = pos_;
     std::string value;
     if (pos_ < text_.size() && text_[pos_] == '"') {
-      // Quoted: `\"` and `\\` are the only escapes.
+      // Quoted: `\"`, `\\` and `\xNN` (any byte that is not printable ASCII) are the escapes.
       for (++pos_;; ++pos_) {
         if (atEnd()) fail(valuePos, "unterminated quoted value of '" + key + "'");
         char c = text_[pos_];
@@ -103,8 +109,18 @@ public:
             value += text_[++pos_];
             continue;
           }
-          fail(pos_, "invalid escape in a quoted value (only \\\" and \\\\ are escapes)");
+          if (pos_ + 3 < text_.size() && text_[pos_ + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(text_[pos_ + 2])) &&
+              std::isxdigit(static_cast<unsigned char>(text_[pos_ + 3]))) {
+            value += char(std::stoi(text_.substr(pos_ + 2, 2), nullptr, 16));
+            pos_ += 3;
+            continue;
+          }
+          fail(pos_, "invalid escape in a quoted value (the escapes are \\\", \\\\ and \\xNN)");
         }
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7E)
+          fail(pos_, "byte 0x" + hexByte(static_cast<unsigned char>(c)) +
+                         " in a quoted value: traces are printable ASCII (write the byte as \\x" +
+                         hexByte(static_cast<unsigned char>(c)) + ")");
         value += c;
       }
       ++pos_; // the closing quote
@@ -224,6 +240,11 @@ std::string formatTraceValue(const std::string &value) {
   if (bare) return value;
   std::string out = "\"";
   for (char c : value) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7E) { // e.g. a symbol name with byte 0xFF: traces stay ASCII
+      out += "\\x" + hexByte(u);
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }

@@ -387,14 +387,17 @@ std::string exportPerfetto(const TraceFile &trace) {
 
   // One event per line: readable, and diffable between runs.
   std::string out = "{\"traceEvents\":[\n";
-  for (const json &j : meta) out += j.dump() + ",\n";
-  for (const Out &o : events) out += o.event.dump() + ",\n";
+  // JSON is UTF-8: a value holding other bytes (a trace may escape any byte, \xNN) is written
+  // with U+FFFD in their place rather than failing the export.
+  auto dump = [](const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  for (const json &j : meta) out += dump(j) + ",\n";
+  for (const Out &o : events) out += dump(o.event) + ",\n";
   if (out.size() > 2 && out[out.size() - 2] == ',') out.erase(out.size() - 2, 1); // no comma after the last
   json other = {{"config", trace.header.config},
                 {"clock_hz", trace.header.clockHz},
                 {"ipus", trace.header.ipus},
                 {"tiles", trace.header.tiles}};
-  out += "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other.dump() + "}\n";
+  out += "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + dump(other) + "}\n";
   return out;
 }
 

@@ -67,6 +67,9 @@ int main(int argc, char **argv) {
   } catch (const TraceError &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
+  } catch (const std::exception &e) { // nothing the tool does may end in an abort
+    std::fprintf(stderr, "ipu-trace: error: %s\n", e.what());
+    return 2;
   }
   return 0;
 }

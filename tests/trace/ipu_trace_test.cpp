@@ -429,3 +429,20 @@ TEST(TraceTools, PerfettoNestsSlicesThatStartTogether) {
                                            "X send 0, 4, 3 1.000000", "X sync 3 12.000000", "X sync 3 1.000000",
                                            "E  -1.000000"}));
 }
+
+// A value holding a byte that is not UTF-8 (a trace escapes it as \xFF) still exports: the
+// JSON carries U+FFFD in its place (issue 14: the export aborted with an uncaught exception).
+TEST(IpuTraceExport, BytesOutsideUtf8) {
+  TempDir dir;
+  {
+    std::ofstream out(dir.path / "a.trace");
+    out << "ipusim-trace 1\nconfig name=mk2 clock_hz=1325000000 ipus=1 tiles=1\n"
+           "0 tile.begin ipu0.tile0.supervisor pc=0x4c000 m0=0x0 symbol=\"f\\xFFg\"\n"
+           "8 tile.end ipu0.tile0.supervisor\n";
+  }
+  auto r = ipuTrace(dir, "export --perfetto a.trace");
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_NE(r.out.find("f\xEF\xBF\xBDg"), std::string::npos) << r.out;
+}

@@ -187,7 +187,10 @@ TEST(TraceFormat, EventErrorsNameTheColumn) {
   EXPECT_EQ(eventError(at + "symbol="), "t.trace:3:43: error: empty value of 'symbol' (an empty value is written \"\")");
   EXPECT_EQ(eventError(at + "symbol=\"abc"), "t.trace:3:43: error: unterminated quoted value of 'symbol'");
   EXPECT_EQ(eventError(at + "symbol=\"a\\nb\""),
-            "t.trace:3:45: error: invalid escape in a quoted value (only \\\" and \\\\ are escapes)");
+            "t.trace:3:45: error: invalid escape in a quoted value (the escapes are \\\", \\\\ and \\xNN)");
+  // Raw bytes outside printable ASCII are errors (issue 14: they reached the Perfetto export).
+  EXPECT_EQ(eventError(at + "symbol=\"a\xff" "b\""),
+            "t.trace:3:45: error: byte 0xFF in a quoted value: traces are printable ASCII (write the byte as \\xFF)");
   EXPECT_EQ(eventError(at + "symbol=\"a\"b"), "t.trace:3:46: error: expected a space after the quoted value of 'symbol'");
   EXPECT_EQ(eventError(at + "pc=0x1 pc=0x2"), "t.trace:3:43: error: duplicate key 'pc'");
   // A tab is no separator: it is the 7th character of the field, column 42.
@@ -210,4 +213,20 @@ TEST(TraceFormat, UnreadableFile) {
   } catch (const TraceError &e) {
     EXPECT_STREQ(e.what(), "/nonexistent/x.trace: error: cannot open the trace (No such file or directory)");
   }
+}
+
+// A value with bytes outside printable ASCII (a symbol name with 0xFF, a tab) is written with
+// \xNN escapes and reads back as the same bytes (issue 14: such bytes made the Perfetto export abort).
+TEST(TraceFormat, EscapesBytesOutsidePrintableAscii) {
+  TraceEvent e;
+  e.cycle = 3;
+  e.event = "tile.begin";
+  e.where = "ipu0.tile0.supervisor";
+  e.add("symbol", std::string("f\xff\tg\"h"));
+  const std::string line = formatTraceEvent(e);
+  EXPECT_EQ(line, "3 tile.begin ipu0.tile0.supervisor symbol=\"f\\xFF\\x09g\\\"h\"");
+  std::istringstream in(formatTraceHeader(TraceHeader{"mk2", 1325e6, 1, 4}) + line + "\n");
+  TraceFile t = readTrace(in, "t.trace");
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(*t.events[0].field("symbol"), std::string("f\xff\tg\"h"));
 }
