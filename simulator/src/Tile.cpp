@@ -480,6 +480,14 @@ Tile::Stop Tile::run(uint64_t maxCycles) {
   Context &sup = ctx_[kSupervisor];
   for (;; ++cycle_) {
     if (cycle_ >= maxCycles) {
+      // A worker still running then is the likelier culprit (a loop that never exits): name it
+      // and where it is; else the supervisor.
+      for (unsigned w = 1; w < 7; ++w)
+        if (ctx_[w].running) {
+          issuePc_ = ctx_[w].pc;
+          raise(ctx_[w], "still running after " + std::to_string(maxCycles) +
+                             " cycles (the run's limit): a worker that never exits?");
+        }
       issuePc_ = sup.pc;
       raise(sup, "no return to the caller within " + std::to_string(maxCycles) + " cycles");
     }

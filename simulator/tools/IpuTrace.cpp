@@ -3,6 +3,8 @@
 // own codes for bad command lines.
 #include "ipusim/sim/TraceTools.h"
 
+#include "CliChecks.h"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -22,9 +24,9 @@ int main(int argc, char **argv) {
   TraceShowOptions show;
   CLI::App *showCmd = app.add_subcommand("show", "print a trace's events in aligned columns, then a summary");
   showCmd->add_option("file", showFile, "trace file")->required();
-  showCmd->add_option("--tile", show.tile, "only this tile's events (its supervisor and workers)");
-  showCmd->add_option("--from", show.from, "only events at this cycle or later");
-  showCmd->add_option("--to", show.to, "only events at this cycle or earlier");
+  showCmd->add_option("--tile", show.tile, "only this tile's events (its supervisor and workers)")->check(ipusim::tools::wholeNumber());
+  showCmd->add_option("--from", show.from, "only events at this cycle or later")->check(ipusim::tools::wholeNumber());
+  showCmd->add_option("--to", show.to, "only events at this cycle or earlier")->check(ipusim::tools::wholeNumber());
   showCmd->add_option("--event", show.eventPrefix, "only events whose name starts with this prefix");
 
   std::string diffA, diffB, tolerance = "0";

@@ -4,6 +4,8 @@
 #include "Report.h"
 #include "RunTile.h"
 
+#include "CliChecks.h"
+
 #include <CLI/CLI.hpp>
 #include <systemc>
 
@@ -31,23 +33,23 @@ int sc_main(int argc, char **argv) {
   runTile->add_option("--load", rt.loads, "FILE@ADDR: copy a file into tile memory before the run");
   runTile->add_option("--dump", rt.dumps, "ADDR:LEN:FILE: write tile memory to a file after the run");
   runTile->add_option("--config", rt.config, "machine config name or .toml file (default mk2)");
-  runTile->add_option("--max-cycles", rt.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
+  runTile->add_option("--max-cycles", rt.maxCycles, "stop with an error after this many tile cycles (default 1e9)")->check(ipusim::tools::wholeNumber());
   runTile->add_option("--trace", rt.trace,
                       "write the canonical trace (docs/trace-format.md) with every issued instruction");
   ipusim::tools::RunProgramOptions rp;
   CLI::App *run = app.add_subcommand("run", "run a program manifest on the tiles of one IPU (docs/program-manifest.md)");
   run->add_option("program", rp.manifest, "program manifest (TOML)")->required();
-  run->add_option("--threads", rp.threads, "host threads (default: all cores); results do not depend on it");
+  run->add_option("--threads", rp.threads, "host threads (default: all cores); results do not depend on it")->check(ipusim::tools::wholeNumber());
   run->add_option("--stats", rp.stats, "write the JSON statistics to this file instead of stdout");
   run->add_option("--dump", rp.dumps, "TILE:ADDR:LEN:FILE: write tile memory to a file after the run");
   run->add_option("--trace", rp.trace, "write the canonical trace (docs/trace-format.md)");
   run->add_flag("--trace-instructions", rp.traceInstructions, "also trace every issued instruction");
-  run->add_option("--max-cycles", rp.maxCycles, "stop with an error after this many tile cycles (default 1e9)");
+  run->add_option("--max-cycles", rp.maxCycles, "stop with an error after this many tile cycles (default 1e9)")->check(ipusim::tools::wholeNumber());
   ipusim::tools::BenchOptions bo;
   CLI::App *bench = app.add_subcommand("bench", "microbenchmarks run on the model beside the published figures (docs/bench.md)");
   bench->add_flag("--json", bo.json, "print a JSON object instead of the table");
-  bench->add_option("--tiles", bo.tiles, "tiles taking part (default: all the IPU's); per-IPU figures scale to all");
-  bench->add_option("--threads", bo.threads, "host threads (default: all cores); results do not depend on it");
+  bench->add_option("--tiles", bo.tiles, "tiles taking part (default: all the IPU's); per-IPU figures scale to all")->check(ipusim::tools::wholeNumber());
+  bench->add_option("--threads", bo.threads, "host threads (default: all cores); results do not depend on it")->check(ipusim::tools::wholeNumber());
   bench->add_option("--config", bo.config, "machine config name or .toml file (default mk2)");
   ipusim::tools::ReportOptions ro;
   CLI::App *report = app.add_subcommand("report", "the profile summary of a Poplar engine's autoReport directory");

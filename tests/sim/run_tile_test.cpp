@@ -113,9 +113,22 @@ TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
   // A program that never returns is stopped, not waited for.
   Built spin;
   build(spin, "  .globl w\nw:\n  bri w\n");
+  // A worker that loops forever is named, with its pc (issue 14: it was reported as the
+  // supervisor's launcher never returning).
   r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --mode worker --max-cycles 10000");
   EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("context 1 (worker 1), pc 0x4c000 (bri 0x4c000)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("still running after 10000 cycles (the run's limit): a worker that never exits?"), std::string::npos)
+      << r.err;
+  // A supervisor that loops forever: the supervisor.
+  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --mode supervisor --max-cycles 10000");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("context 0 (supervisor)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no return to the caller within 10000 cycles"), std::string::npos) << r.err;
+  // Negative counts are errors, not 2^64 - 5 (issue 14: that turned the cycle limit off).
+  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --max-cycles -5");
+  EXPECT_EQ(r.status, 105);
+  EXPECT_NE(r.err.find("--max-cycles: '-5' is not a whole number of 0 or more"), std::string::npos) << r.err;
 }
 
 } // namespace
