@@ -59,6 +59,7 @@ int main(int argc, char **argv) {
     }
     if (input.empty()) return fail("ipu-cc: error: no input file (ipu-cc -c IN.cpp -o OUT.o)");
     ipusim::cc::CompileResult r = ipusim::cc::compileCodelet(input, options);
+    std::fputs(r.warnings.c_str(), stderr);
     if (assembly) {
       std::string out = output.empty() ? defaultOutput(input, ".s") : output;
       std::ofstream f(out);

@@ -1599,5 +1599,49 @@ TEST(CorpusDiagnostics, NewDeleteIsRejected) {
 TEST(CorpusDiagnostics, UnboundedRecursionIsRejected) {
   expectDiagnostic({"unbounded_recursion.cpp", "recursi"});
 }
+TEST(CorpusDiagnostics, ComputedGotoIsRejected) { expectDiagnostic({"computed_goto.cpp", "computed goto"}); }
+TEST(CorpusDiagnostics, DoubleArithmeticIsRejected) {
+  expectDiagnostic({"double_math.cpp", "double-precision arithmetic is not supported.*compute in float"});
+}
+TEST(CorpusDiagnostics, DynamicInitialiserIsRejected) {
+  expectDiagnostic({"dynamic_init.cpp", "static local 'first' needs code to initialise it"});
+}
+TEST(CorpusDiagnostics, ThreadLocalIsRejected) { expectDiagnostic({"thread_local.cpp", "thread_local.*'calls'"}); }
+TEST(CorpusDiagnostics, VertexWithoutComputeIsRejected) {
+  expectDiagnostic({"no_compute.cpp", "vertex class 'Forgotten' has no compute\\(\\)"});
+}
+TEST(CorpusDiagnostics, OversizedFrameIsRejected) {
+  expectDiagnostic({"big_frame.cpp", "need 40000 bytes of stack.*32768"});
+}
+TEST(CorpusDiagnostics, InlineAssemblyTypoIsTheUsersError) {
+  expectDiagnostic({"inline_asm_typo.cpp", "^unknown instruction 'sedzi'$"});
+}
+// No message may leak LLVM IR or ipu-cc's temporary wrapper file.
+TEST(CorpusDiagnostics, MessagesSpeakCxx) {
+  for (const char *file : {"double_math.cpp", "big_frame.cpp", "inline_asm_typo.cpp"}) {
+    try {
+      cc::compileCodelet(std::string(IPUSIM_CORPUS_DIR) + "/diag/" + file);
+      ADD_FAILURE() << file << " compiled";
+    } catch (const cc::CompileError &e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.find("ipucc-entry"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find("internal"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find("%"), std::string::npos) << msg; // IR value names
+    }
+  }
+}
+// An uninstantiated vertex template compiles to nothing, with a warning that says how to fix it.
+TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
+  const std::string path = ::testing::TempDir() + "/uninstantiated.cpp";
+  std::ofstream(path) << "#include <poplar/Vertex.hpp>\n"
+                         "template <class T> class Scale : public poplar::Vertex {\n"
+                         "public:\n  poplar::Output<T> out;\n  bool compute() { *out = 1; return true; }\n};\n";
+  const cc::CompileResult r = cc::compileCodelet(path);
+  EXPECT_TRUE(r.vertices.empty());
+  EXPECT_NE(r.warnings.find("uninstantiated.cpp:2:26: warning: vertex class template 'Scale' is never instantiated"),
+            std::string::npos)
+      << r.warnings;
+  EXPECT_NE(r.warnings.find("template class Scale<float>;"), std::string::npos) << r.warnings;
+}
 
 } // namespace

@@ -295,12 +295,16 @@ CompileResult compileCodelet(const std::string &path, const CompileOptions &opti
   optimizeModule(*fe.module, options.optLevel, supervisors, entries);
   CompileResult r;
   r.vertices = fe.vertices;
+  r.warnings = fe.warnings;
   r.assembly = generateAssembly(*fe.module, fe.entries);
   if (std::getenv("IPU_CC_DUMP_ASM")) std::fputs(r.assembly.c_str(), stderr); // for debugging ipu-cc itself
   try {
     r.object = assembleText(r.assembly, path + ".s");
   } catch (const AssemblyError &e) {
-    throw CompileError(std::string("internal: the generated assembly does not assemble:\n") + e.what());
+    // Errors the user's inline assembly causes point at their C++ lines; only the rest are ours.
+    const std::string what = e.what();
+    if (what.find(".ipucc") == std::string::npos && what.find(path) != std::string::npos) throw CompileError(what);
+    throw CompileError(std::string("internal: the generated assembly does not assemble:\n") + what);
   }
   Section meta;
   meta.name = ".ipu.vertices";

@@ -303,6 +303,80 @@ struct VertexFinder : clang::RecursiveASTVisitor<VertexFinder> {
       : ctx(c), out(o), wrappers(w) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  /// Variables that would need code before or after the vertex runs: a dynamic initialiser (a
+  /// constructor, a call), a destructor, or thread-local storage. The IPU runs only the vertex
+  /// entry points (no start-up code, no exit), so these are errors at the declaration rather
+  /// than silently left zero (issue 14).
+  bool VisitVarDecl(clang::VarDecl *vd) {
+    if (!vd->hasGlobalStorage() || vd->isInvalidDecl() || vd->getDeclContext()->isDependentContext()) return true;
+    const clang::SourceManager &sm = ctx.getSourceManager();
+    if (sm.isInSystemHeader(vd->getLocation()) || vd->getType()->isDependentType()) return true;
+    auto error = [&](const std::string &what) {
+      clang::DiagnosticsEngine &d = ctx.getDiagnostics();
+      d.Report(vd->getLocation(), d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << what;
+    };
+    const std::string name = "'" + vd->getNameAsString() + "'";
+    const char *kind = vd->isStaticLocal() ? "the static local " : "the global ";
+    if (vd->getTLSKind() != clang::VarDecl::TLS_None) {
+      error(std::string("thread_local is not supported: ") + kind + name +
+            " would need thread-local storage, which IPU worker code does not have");
+      return true;
+    }
+    if (vd->hasInit() && !vd->hasConstantInitialization()) {
+      error(std::string(kind) + name +
+            " needs code to initialise it (a constructor or a call), which the IPU never runs before a vertex: "
+            "give it a constant initialiser (constexpr) or set it in compute()");
+      return true;
+    }
+    if (vd->needsDestruction(ctx))
+      error(std::string(kind) + name + " has a destructor, which the IPU never runs: give it a trivially destructible type");
+    return true;
+  }
+
+  void sourceError(clang::SourceLocation loc, const std::string &what) const {
+    clang::DiagnosticsEngine &d = ctx.getDiagnostics();
+    d.Report(loc, d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << what;
+  }
+  // Computed goto (`&&label`, `goto *p`) becomes an indirect branch ipu-cc cannot lower.
+  bool VisitAddrLabelExpr(clang::AddrLabelExpr *e) {
+    if (!ctx.getSourceManager().isInSystemHeader(e->getExprLoc()))
+      sourceError(e->getExprLoc(), "computed goto (taking a label's address with &&) is not supported by ipu-cc");
+    return true;
+  }
+  bool VisitIndirectGotoStmt(clang::IndirectGotoStmt *g) {
+    if (!ctx.getSourceManager().isInSystemHeader(g->getGotoLoc()))
+      sourceError(g->getGotoLoc(), "computed goto (goto *p) is not supported by ipu-cc");
+    return true;
+  }
+
+  /// Whether the class or a base declares a member function `compute`.
+  static bool hasCompute(const clang::CXXRecordDecl *rd) {
+    for (const clang::CXXMethodDecl *m : rd->methods())
+      if (m->getIdentifier() && m->getName() == "compute") return true;
+    for (const clang::CXXBaseSpecifier &b : rd->bases())
+      if (const clang::CXXRecordDecl *base = b.getType()->getAsCXXRecordDecl())
+        if (base->hasDefinition() && hasCompute(base->getDefinition())) return true;
+    return false;
+  }
+
+  /// A vertex class template nobody instantiates defines no vertex: Poplar names vertices by
+  /// their instantiations (`template class V<float>;`), so say so rather than compile nothing.
+  bool VisitClassTemplateDecl(clang::ClassTemplateDecl *td) {
+    const clang::CXXRecordDecl *rd = td->getTemplatedDecl();
+    if (!rd || !rd->isThisDeclarationADefinition() || inPoplar(rd)) return true;
+    if (ctx.getSourceManager().isInSystemHeader(td->getLocation()) || vertexKindOf(rd).empty()) return true;
+    for (const clang::ClassTemplateSpecializationDecl *spec : td->specializations()) {
+      const auto k = spec->getSpecializationKind();
+      if (k == clang::TSK_ExplicitInstantiationDefinition || k == clang::TSK_ExplicitSpecialization) return true;
+    }
+    clang::DiagnosticsEngine &d = ctx.getDiagnostics();
+    d.Report(td->getLocation(), d.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0"))
+        << "vertex class template '" + td->getNameAsString() +
+               "' is never instantiated, so it defines no vertex: add an explicit instantiation such as "
+               "'template class " + td->getNameAsString() + "<float>;'";
+    return true;
+  }
+
   bool VisitCXXRecordDecl(clang::CXXRecordDecl *rd) {
     if (!rd->isThisDeclarationADefinition() || rd->isDependentContext() || rd->isInvalidDecl()) return true;
     if (inPoplar(rd)) return true;
@@ -318,6 +392,12 @@ struct VertexFinder : clang::RecursiveASTVisitor<VertexFinder> {
     out.push_back(layoutOf(rd, kind, ctx));
     const VertexLayout &v = out.back();
     if (v.external) return true; // linked to its assembly implementation (asm-dialect §3.3)
+    if (!hasCompute(rd)) {
+      sourceError(rd->getLocation(), "vertex class '" + v.className + "' has no compute() (a " + kind +
+                                         (kind == "MultiVertex" ? " needs compute(unsigned workerId)"
+                                                                : " needs bool compute() or void compute()") + ")");
+      return true;
+    }
     wrappers.push_back("extern \"C\" __attribute__((used)) int " + v.entrySymbol + "(" + cxxNameOf(rd, ctx) +
                        " *v) { return " + (kind == "MultiVertex" ? "__ipucc_run_multi(v); }\n" : "__ipucc_run(v); }\n"));
     return true;
@@ -407,6 +487,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
     FinderAction finder(result.vertices, wrappers);
     bool ok = ci.ExecuteAction(finder);
     if (!ok || ci.getDiagnostics().hasErrorOccurred()) throw CompileError(diags.text);
+    result.warnings = diags.text;
   }
   for (const VertexLayout &v : result.vertices)
     if (!v.external) result.entries[v.entrySymbol] = v.vertexKind == "SupervisorVertex" ? EntryKind::Supervisor : EntryKind::Worker;

@@ -19,6 +19,7 @@ struct FrontendResult {
   std::unique_ptr<llvm::Module> module;
   std::vector<VertexLayout> vertices;
   std::map<std::string, EntryKind> entries; ///< entry symbol -> how it is started
+  std::string warnings;                     ///< clang's warnings, `file:line:col: warning: ...` lines
 };
 
 /// Runs clang 19 on `path` (with the device headers) and returns unoptimised IR for the 32-bit

@@ -28,6 +28,8 @@
 
 namespace ipusim::cc::mir {
 
+constexpr uint32_t kMaxFrameBytes = 32 * 1024; ///< bytes of locals one function's frame may hold
+
 using namespace llvm;
 
 namespace {
@@ -120,6 +122,15 @@ public:
         mf_.localBytes = (mf_.localBytes + align - 1) / align * align;
         allocaOffset_[a] = mf_.localBytes;
         mf_.localBytes += uint32_t((bytes + 3) / 4 * 4);
+        // Frame offsets are 16-bit signed ($sp-relative adds), and a worker's whole stack is
+        // what its tile spares beside its data: 32 KiB is the most a frame may hold.
+        if (mf_.localBytes > kMaxFrameBytes) {
+          error(&i, "the local variables here need " + std::to_string(mf_.localBytes) +
+                        " bytes of stack, more than a frame may hold (" + std::to_string(kMaxFrameBytes) +
+                        "): keep large arrays in the vertex state (a Vector field) instead");
+          mf_.localBytes = 0;
+          break;
+        }
       }
     for (BasicBlock &bb : f_) {
       cur_ = blockIndex_[&bb];
@@ -418,10 +429,29 @@ private:
   }
 
   // ---- diagnostics -------------------------------------------------------------------------
-  void error(const Instruction *i, const std::string &msg) {
+  void error(const Instruction *i, std::string msg) {
+    // Say it in the user's terms: no LLVM IR text, no temporary file name (issue 14).
+    if (i && usesDouble(*i))
+      msg = "double-precision arithmetic is not supported on the IPU (it has no float64 hardware): compute in float";
     std::string where = f_.getParent()->getSourceFileName();
-    if (i)
-      if (const DebugLoc &dl = i->getDebugLoc()) {
+    if (const size_t at = where.rfind(".ipucc-entry.cpp"); at != std::string::npos) where.erase(at);
+    // An alloca has no position of its own: use the first (in program order) use that has one,
+    // which for a local array is where its lifetime starts, the declaration.
+    const Instruction *at = i;
+    if (at && !at->getDebugLoc())
+      for (const BasicBlock &bb : f_) {
+        for (const Instruction &u : bb)
+          if (u.getDebugLoc() && is_contained(u.operands(), i)) {
+            at = &u;
+            break;
+          }
+        if (at != i) break;
+      }
+    if (at && !at->getDebugLoc())
+      if (const DISubprogram *sp = f_.getSubprogram())
+        where = sp->getFilename().str() + ":" + std::to_string(sp->getLine());
+    if (at)
+      if (const DebugLoc &dl = at->getDebugLoc()) {
         auto *scope = cast<DIScope>(dl.getScope());
         where = (scope->getDirectory().empty() ? "" : scope->getDirectory().str() + "/") + scope->getFilename().str() +
                 ":" + std::to_string(dl.getLine()) + ":" + std::to_string(dl.getCol());
@@ -435,11 +465,20 @@ private:
     t->print(os);
     return s;
   }
+  /// What a value is, for a message: its operation (LLVM's opcode name) and type.
   std::string describe(const Value *v) {
-    std::string s;
-    raw_string_ostream os(s);
-    v->print(os);
-    return s;
+    if (const auto *i = dyn_cast<Instruction>(v)) return std::string("('") + i->getOpcodeName() + "' of " + describe(i->getType()) + ")";
+    return "(of type " + describe(v->getType()) + ")";
+  }
+  static bool isDouble(const Type *t) {
+    t = t->getScalarType();
+    return t->isDoubleTy() || t->isX86_FP80Ty() || t->isFP128Ty() || t->isPPC_FP128Ty();
+  }
+  static bool usesDouble(const Instruction &i) {
+    if (isDouble(i.getType())) return true;
+    for (const Use &u : i.operands())
+      if (isDouble(u->getType())) return true;
+    return false;
   }
 
   // ---- emission ----------------------------------------------------------------------------

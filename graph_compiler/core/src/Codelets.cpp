@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +233,7 @@ cc::ObjectFile compileCpp(const std::string &path, const cc::CompileOptions &opt
   cc::CompileResult r;
   try {
     r = cc::compileCodelet(path, options);
+    std::fputs(r.warnings.c_str(), stderr); // as popc would print them
   } catch (const cc::CompileError &e) {
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();

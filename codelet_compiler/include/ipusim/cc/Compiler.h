@@ -57,6 +57,7 @@ struct CompileResult {
   std::string assembly;              ///< the generated Colossus assembly (what -S writes)
   ObjectFile object;                 ///< assembled, with the layouts in section ".ipu.vertices"
   std::vector<VertexLayout> vertices; ///< every vertex class the file defines
+  std::string warnings;               ///< diagnostics that did not stop compilation, one per line
 };
 
 /// Compilation failed; what() holds every diagnostic, one `file:line:col: error: ...` per line.
