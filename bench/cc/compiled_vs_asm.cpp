@@ -13,7 +13,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 using namespace ipusim;
@@ -66,6 +69,29 @@ void BM_CompileCodelet(benchmark::State &state) {
   for (auto _ : state) benchmark::DoNotOptimize(cc::compileCodelet(kCodelet));
 }
 BENCHMARK(BM_CompileCodelet)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Wall time of compileCodelet on straight-line code holding N values live at once: N loads, then
+// N outputs each reading three of them, so the interference graph is complete and about N - 17
+// values must be spilled. Register allocation spills every value that must go in one round, so
+// this grows with the graph's size (N^2 edges), not N^3 (issue 14). Target: <= 1 s at N = 300.
+void BM_CompileLiveValues(benchmark::State &state) {
+  const int n = int(state.range(0));
+  std::ostringstream src;
+  src << "#include <poplar/Vertex.hpp>\nclass Live : public poplar::Vertex {\npublic:\n"
+         "  poplar::Input<poplar::Vector<float>> in;\n  poplar::Output<poplar::Vector<float>> out;\n"
+         "  bool compute() {\n";
+  for (int i = 0; i < n; ++i) src << "    float v" << i << " = in[" << i << "];\n";
+  for (int i = 0; i < n; ++i)
+    src << "    out[" << i << "] = v" << i << " * v" << (i * 7 + 3) % n << " + v" << n - 1 - i << ";\n";
+  src << "    return true;\n  }\n};\n";
+  const std::string path = "/tmp/ipucc_bench_live_" + std::to_string(n) + ".cpp";
+  std::ofstream(path) << src.str();
+  size_t bytes = 0;
+  for (auto _ : state) bytes = cc::compileCodelet(path).assembly.size();
+  state.counters["asm_bytes"] = double(bytes);
+  std::remove(path.c_str());
+}
+BENCHMARK(BM_CompileLiveValues)->Arg(50)->Arg(100)->Arg(200)->Arg(300)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 const int registered = [] {
   for (const Pair &p : pairs())

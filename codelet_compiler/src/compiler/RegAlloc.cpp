@@ -359,22 +359,32 @@ void allocateRegisters(MFunction &mf) {
     {
       std::map<int, unsigned> pressure; // units of same-file neighbours still in the graph
       auto sameFile = [&](int a, int b) { return isMrf(mf.classOf(a)) == isMrf(mf.classOf(b)); };
-      std::set<int> remaining;
+      std::set<int> remaining, low; // `low`: remaining values that will surely find a register
+      std::map<RegClass, unsigned> unitsOfClass;
+      auto unitsOf = [&](RegClass c) {
+        auto [it, fresh] = unitsOfClass.emplace(c, 0u);
+        if (fresh) it->second = unsigned(candidates(c, mf).size()) * widthOf(c);
+        return it->second;
+      };
       for (auto &[v, n] : g.adj) remaining.insert(v);
+      auto isLow = [&](int v) {
+        const RegClass c = mf.classOf(v);
+        const unsigned units = unitsOf(c), forbidden = unsigned(__builtin_popcountll(g.forbidden[v]));
+        return pressure[v] + widthOf(c) * 2 - 1 + forbidden <= units;
+      };
       for (int v : remaining) {
         unsigned p = 0;
         for (int n : g.adj[v])
           if (sameFile(v, n)) p += widthOf(mf.classOf(n));
         pressure[v] = p;
+        if (isLow(v)) low.insert(v);
       }
+      // Each pick updates only its neighbours, so simplifying costs the graph's size, not the
+      // values squared (issue 14: straight-line code with hundreds of live values).
       while (!remaining.empty()) {
         int pick = -1;
-        for (int v : remaining) {
-          unsigned units = unsigned(candidates(mf.classOf(v), mf).size()) * widthOf(mf.classOf(v));
-          unsigned forbidden = unsigned(__builtin_popcountll(g.forbidden[v]));
-          if (pressure[v] + widthOf(mf.classOf(v)) * 2 - 1 + forbidden <= units) { pick = v; break; }
-        }
-        if (pick < 0) {
+        if (!low.empty()) pick = *low.begin();
+        else {
           double best = 1e30;
           for (int v : remaining) {
             double cost = double(g.uses[v] + 1) / double(pressure[v] + 1) + (spilled.count(v) ? 1e6 : 0);
@@ -382,8 +392,12 @@ void allocateRegisters(MFunction &mf) {
           }
         }
         remaining.erase(pick);
+        low.erase(pick);
         for (int n : g.adj[pick])
-          if (remaining.count(n) && sameFile(pick, n)) pressure[n] -= widthOf(mf.classOf(pick));
+          if (remaining.count(n) && sameFile(pick, n)) {
+            pressure[n] -= widthOf(mf.classOf(pick));
+            if (isLow(n)) low.insert(n);
+          }
         order.push_back(pick);
       }
       std::reverse(order.begin(), order.end());
@@ -408,9 +422,15 @@ void allocateRegisters(MFunction &mf) {
           if (d.kind == MOp::Reg && d.def && isVirtual(d.reg))
             for (const MOp &u : in.ops)
               if (u.kind == MOp::Reg && u.use && !u.def && isVirtual(u.reg) && !u.lane) inputs[d.reg].insert(u.reg);
+    // Colour in order. When a value finds no register, spill the cheapest of it and its coloured
+    // neighbours in the same register file (uses per neighbour; never a reload register, spilling
+    // it again frees nothing) and go on: one round spills every value that must go, so the rounds
+    // stay few however many values are live (issue 14).
+    auto sameFile = [&](int a, int b) { return isMrf(mf.classOf(a)) == isMrf(mf.classOf(b)); };
+    auto spillCost = [&](int v) { return double(g.uses[v] + 1) / double(g.adj[v].size() + 1); };
     std::map<int, uint64_t> colour;
-    int failed = -1;
-    for (int v : order) {
+    std::vector<int> toSpill;
+    auto tryColour = [&](int v) {
       uint64_t busy = g.forbidden[v], soft = 0;
       for (int n : g.adj[v]) {
         auto it = colour.find(n);
@@ -425,19 +445,37 @@ void allocateRegisters(MFunction &mf) {
         auto it = colour.find(u);
         if (it != colour.end()) reusable |= it->second;
       }
-      bool done = false;
-      for (uint64_t avoid : {busy | soft, busy | (soft & ~reusable), busy}) {
+      for (uint64_t avoid : {busy | soft, busy | (soft & ~reusable), busy})
         for (uint64_t c : candidates(mf.classOf(v), mf))
           if (!(c & avoid)) {
             colour[v] = c;
-            done = true;
-            break;
+            return true;
           }
-        if (done) break;
+      return false;
+    };
+    for (int v : order) {
+      while (!tryColour(v)) {
+        int best = -1;
+        double bestCost = 1e30;
+        auto consider = [&](int x) {
+          if (temps.count(x) || mf.classOf(x) == RegClass::MP) return;
+          if (double cost = spillCost(x); cost < bestCost) bestCost = cost, best = x;
+        };
+        consider(v);
+        for (int n : g.adj[v])
+          if (sameFile(n, v) && colour.count(n)) consider(n);
+        if (best < 0) {
+          if (std::getenv("IPU_CC_DEBUG_RA"))
+            std::fprintf(stderr, "ra %s: no spill candidate for v%d class %d (temp %d, %zu neighbours)\n", mf.name.c_str(),
+                         v, int(mf.classOf(v)), int(temps.count(v)), g.adj[v].size());
+          throw CompileError(mf.location + ": error: too many values live at once for the register files\n");
+        }
+        toSpill.push_back(best);
+        if (best == v) break;
+        colour.erase(best); // its register goes to v
       }
-      if (!done) { failed = v; break; }
     }
-    if (failed < 0) {
+    if (toSpill.empty()) {
       std::map<int, int> to;
       for (auto &[v, c] : colour) to[v] = firstUnit(c);
       renameAll(mf, to);
@@ -448,33 +486,13 @@ void allocateRegisters(MFunction &mf) {
               throw CompileError(mf.name + ": error: internal: register left unallocated\n");
       return;
     }
-    // Spill the cheapest value among the one that failed and its neighbours in the same register
-    // file: uses per neighbour, never a reload register (spilling it again frees nothing).
-    {
-      auto sameFile = [&](int a, int b) { return isMrf(mf.classOf(a)) == isMrf(mf.classOf(b)); };
-      int best = -1;
-      double bestCost = 1e30;
-      auto consider = [&](int v) {
-        if (temps.count(v) || mf.classOf(v) == RegClass::MP) return;
-        double cost = double(g.uses[v] + 1) / double(g.adj[v].size() + 1);
-        if (cost < bestCost) bestCost = cost, best = v;
-      };
-      consider(failed);
-      for (int n : g.adj[failed])
-        if (sameFile(n, failed)) consider(n);
-      if (best < 0) {
-        if (std::getenv("IPU_CC_DEBUG_RA"))
-          std::fprintf(stderr, "ra %s: no spill candidate for v%d class %d (temp %d, %zu neighbours)\n", mf.name.c_str(),
-                       failed, int(mf.classOf(failed)), int(temps.count(failed)), g.adj[failed].size());
-        throw CompileError(mf.location + ": error: too many values live at once for the register files\n");
-      }
-      failed = best;
+    for (int v : toSpill) {
+      if (std::getenv("IPU_CC_DEBUG_RA"))
+        std::fprintf(stderr, "ra %s round %d: spill v%d class %d (neighbours %zu, forbidden %llx)\n", mf.name.c_str(), round,
+                     v, int(mf.classOf(v)), g.adj[v].size(), (unsigned long long)g.forbidden[v]);
+      spill(mf, v, temps);
+      spilled.insert(v);
     }
-    if (std::getenv("IPU_CC_DEBUG_RA"))
-      std::fprintf(stderr, "ra %s round %d: spill v%d class %d (neighbours %zu, forbidden %llx)\n", mf.name.c_str(), round,
-                   failed, int(mf.classOf(failed)), g.adj[failed].size(), (unsigned long long)g.forbidden[failed]);
-    spill(mf, failed, temps);
-    spilled.insert(failed);
   }
   throw CompileError(mf.name + ": error: register allocation did not converge\n");
 }
