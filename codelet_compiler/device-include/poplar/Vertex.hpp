@@ -185,6 +185,10 @@ public:
   }
   bool empty() const { return size() == 0; }
   E *end() const { return data() + size(); }
+  // The SDK's vector edges also read as a pointer to the vector (`in->size()`, `(*in)[i]`), as
+  // Graphcore's examples write them.
+  const VectorView *operator->() const { return this; }
+  const VectorView &operator*() const { return *this; }
 
   /// ipusim extension: point the field at `n` elements at `p` (unit tests, supervisor-built
   /// worker state). `n` is ignored by layouts without a count.

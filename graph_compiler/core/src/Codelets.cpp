@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -198,12 +199,33 @@ cc::CompileOptions parseFlags(const std::vector<std::string> &flags, const std::
   return o;
 }
 
+/// Every device header codelets may include (<poplar/Vertex.hpp>, <ipu_intrinsics> ...): an
+/// edit to them must not leave stale objects in the cache. Hashed once per process.
+uint64_t deviceHeadersHash() {
+  static const uint64_t hash = [] {
+    uint64_t h = 0x84222325cbf29ce4ull;
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (fs::recursive_directory_iterator it(cc::builtinIncludeDirectory(), ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec)) files.push_back(it->path().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string &f : files) {
+      std::vector<uint8_t> b = readBytes(f);
+      h = fnv1a(h, f.data(), f.size());
+      h = fnv1a(h, b.data(), b.size());
+    }
+    return h;
+  }();
+  return hash;
+}
+
 cc::ObjectFile compileCpp(const std::string &path, const cc::CompileOptions &options) {
   // The cache key: ipusim's codelet compiler (this library's build), the options and every byte
   // the compilation reads from the user's files.
   uint64_t h = 0xcbf29ce484222325ull;
   const std::string version = std::string("ipu-cc " __DATE__ " " __TIME__);
   h = fnv1a(h, version.data(), version.size());
+  h ^= deviceHeadersHash();
   auto mix = [&](const std::string &s) { h = fnv1a(h, s.data(), s.size() + 1); };
   for (const std::string &d : options.defines) mix("-D" + d);
   for (const std::string &d : options.includeDirs) mix("-I" + d);

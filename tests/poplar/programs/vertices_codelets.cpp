@@ -22,7 +22,8 @@ public:
   InOut<Vector<int>> x;
   Vector<int> offsets;
   bool compute() {
-    for (unsigned i = 0; i < x.size(); ++i) x[i] += offsets[i % offsets.size()];
+    // Vector edges also read as pointers to the vector, as Graphcore's examples use them.
+    for (unsigned i = 0; i < x->size(); ++i) (*x)[i] += offsets[i % offsets.size()];
     return true;
   }
 };
