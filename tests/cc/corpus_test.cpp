@@ -1125,6 +1125,34 @@ TEST(CorpusLayouts, ScaledAddStridedHalfScale) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// frames.cpp
+
+TEST(CorpusFrames, SpillSlotsBeyondTheImmediateReach) {
+  Rng rng(170);
+  auto in = rng.floats(40, -4, 4);
+  VertexRun r("frames.cpp", "corpus::BigFrameSpills");
+  r.set("in", buf(in)).set("out", out(40, 4));
+  if (!r.run()) return;
+  std::vector<float> table(6000), v(40), want(40);
+  for (unsigned i = 0; i < 6000; ++i) table[i] = in[i % 40] + float(i);
+  for (unsigned i = 0; i < 40; ++i) v[i] = in[i] * table[i * 149];
+  for (unsigned i = 0; i < 40; ++i) want[i] = v[i] * v[(i * 7 + 3) % 40] + v[39 - i];
+  expectF32(r, r.get<float>("out"), want);
+}
+TEST(CorpusFrames, SavedLinkRegisterBeyondTheImmediateReach) {
+  Rng rng(171);
+  auto in = rng.floats(7, -4, 4);
+  VertexRun r("frames.cpp", "corpus::BigFrameCalls");
+  r.set("in", buf(in)).set("out", out(1, 4));
+  if (!r.run()) return;
+  std::vector<float> scaled(5000);
+  for (unsigned i = 0; i < 5000; ++i) scaled[i] = in[i % 7] * float(i % 3 + 1);
+  float sum = 0;
+  for (unsigned i = 0; i < 5000; i += 1000) sum += scaled[i] + scaled[i + 1];
+  expectF32(r, r.get<float>("out"), {sum});
+}
+
+// ---------------------------------------------------------------------------------------------
 // intrinsics.cpp
 
 TEST(CorpusIntrinsics, PostIncrementLoadsAndStores) {
@@ -1527,7 +1555,8 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
       {"unary.cpp", 13},     {"binary.cpp", 16},   {"vectorised.cpp", 6}, {"casts.cpp", 10},
       {"reduce.cpp", 8},     {"matmul.cpp", 4},    {"softmax.cpp", 4},    {"layernorm.cpp", 3},
       {"optim.cpp", 4},      {"multivertex.cpp", 5}, {"supervisor.cpp", 3}, {"integer.cpp", 8},
-      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4},    {"strided.cpp", 1},    {"intrinsics.cpp", 2}};
+      {"control.cpp", 5},    {"popops_like.cpp", 12}, {"layouts.cpp", 4},    {"strided.cpp", 1},    {"intrinsics.cpp", 2},
+      {"frames.cpp", 2}};
   size_t total = 0;
   for (const auto &[file, n] : files) {
     total += n;
@@ -1539,7 +1568,7 @@ TEST(CorpusLayout, EveryCorpusVertexIsReported) {
     EXPECT_EQ(c.result.vertices.size(), n) << file << " defines:" << vertexNames(c.result);
     for (const auto &v : c.result.vertices) EXPECT_FALSE(v.external) << v.className;
   }
-  EXPECT_EQ(total, 108u);
+  EXPECT_EQ(total, 110u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -361,8 +361,22 @@ std::string printFunction(MFunction &mf) {
   // Frames are multiples of 16 and stacks start 16-aligned, so every $sp is: locals may ask for
   // 16-byte alignment (ISel.cpp rejects more).
   frame = (frame + 15) / 16 * 16;
+  // The saved registers are addressed with a 12-bit word offset. Behind more than 16 KiB of
+  // locals they are out of its reach: then the frame is made in two steps, the saved registers'
+  // 16 bytes at its top first, so they are stored and reloaded at $sp + 0.
+  const bool splitFrame = saveLR && lrOffset / 4 + 1 > 4095;
+  if (splitFrame) {
+    lrOffset = (mf.localBytes + mf.spillBytes + 15) / 16 * 16;
+    frame = lrOffset + 16;
+  }
   mf.frameBytes = frame;
-
+  // The frame is made and released with `add $sp, $sp, -+frame` (signed 16-bit immediates).
+  if (frame > 32752)
+    throw CompileError(mf.location + ": error: '" + mf.displayName + "' needs a " + std::to_string(frame) +
+                       "-byte stack frame (" + std::to_string(mf.localBytes) + " bytes of locals, " +
+                       std::to_string(mf.spillBytes) +
+                       " of spilled registers), more than a frame may hold (32752): keep large arrays in the "
+                       "vertex state\n");
   auto inst = [](const std::string &mn, std::vector<MOp> ops, bool aux = false) {
     MInst m;
     m.mnemonic = mn;
@@ -376,7 +390,7 @@ std::string printFunction(MFunction &mf) {
   if (saveLR) saved.push_back(kLR);
   if (saveM9) saved.push_back(9);
   auto frameSlot = [&](int r, bool restore) {
-    uint32_t slot = lrOffset / 4 + (r == 9 ? 1 : 0);
+    uint32_t slot = (splitFrame ? 0 : lrOffset / 4) + (r == 9 ? 1 : 0);
     MInst m = inst(restore ? "ld32" : "st32", {restore ? MOp::def_(r, RegClass::M) : MOp::use_(r, RegClass::M), sp,
                                                MOp::use_(kMZero, RegClass::M), MOp::imm_(slot)});
     (restore ? m.mayLoad : m.mayStore) = true;
@@ -389,13 +403,21 @@ std::string printFunction(MFunction &mf) {
     if (bi == 0) {
       if (mf.entry == EntryKind::Worker && (frame || mf.hasCalls)) // callees take their frames below
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), MOp::use_(kWorkerBase, RegClass::M), MOp::imm_(-int64_t(frame))}));
-      else if (mf.entry != EntryKind::Worker && frame) // functions and supervisor vertices: below $sp
+      else if (mf.entry != EntryKind::Worker && frame && !splitFrame) // functions and supervisor vertices: below $sp
         out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(frame))}));
+      if (splitFrame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-16)}));
       for (int r : saved) out.push_back(frameSlot(r, false));
+      if (splitFrame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(-int64_t(lrOffset))}));
     }
     for (MInst &in : b.insts) {
       for (MOp &o : in.ops)
-        if (o.incomingArg >= 0) o.imm = (int64_t(frame) + o.incomingArg) / (in.mnemonic.find("64") != std::string::npos ? 8 : 4);
+        if (o.incomingArg >= 0) {
+          o.imm = (int64_t(frame) + o.incomingArg) / (in.mnemonic.find("64") != std::string::npos ? 8 : 4);
+          if (o.imm > 4095)
+            throw CompileError(mf.location + ": error: '" + mf.displayName + "' has a " + std::to_string(frame) +
+                               "-byte stack frame, too large to reach the arguments its caller passed on the stack "
+                               "(at most 16 KiB): keep large arrays in the vertex state or pass fewer arguments\n");
+        }
       if (in.mnemonic == "makepair" || in.mnemonic == "makequad") {
         RegClass part = in.mnemonic == "makequad" ? RegClass::AP : in.ops[0].rc == RegClass::MP ? RegClass::M : RegClass::A;
         int step = in.mnemonic == "makepair" ? 1 : 2;
@@ -419,8 +441,9 @@ std::string printFunction(MFunction &mf) {
         continue;
       }
       if (in.mnemonic == "ret") {
+        if (splitFrame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(lrOffset)}));
         for (int r : saved) out.push_back(frameSlot(r, true));
-        if (frame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(frame)}));
+        if (frame) out.push_back(inst("add", {MOp::def_(kSP, RegClass::M), sp, MOp::imm_(splitFrame ? 16 : frame)}));
         MInst r = inst("br", {MOp::use_(kLR, RegClass::M)});
         r.terminator = r.barrier = true;
         for (size_t k = 0; k < in.ops.size(); ++k) r.ops.push_back(in.ops[k]); // results stay live

@@ -10,6 +10,7 @@
 #include "ipusim/arch/Isa.h"
 
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
@@ -68,6 +69,7 @@ public:
            std::vector<std::string> &runtime)
       : f_(f), errors_(errors), runtime_(runtime), dl_(f.getParent()->getDataLayout()) {
     mf_.name = f.getName().str();
+    mf_.displayName = llvm::demangle(mf_.name);
     mf_.entry = entry;
     mf_.supervisor = supervisor;
     mf_.global = !f.hasLocalLinkage() || entry != EntryKind::None;
@@ -579,11 +581,11 @@ private:
   }
   int mToA(int m) {
     int a = newA();
-    int off = scratch();
-    MInst &s = emit("st32", {U(m), U(kSP), U(kMZero), I(off / 4)});
-    s.mayStore = true;
-    MInst &l = emit("ld32", {D(a, RegClass::A), U(kSP), U(kMZero), I(off / 4)});
-    l.mayLoad = true;
+    Address slot;
+    slot.base = kSP;
+    slot.offset = scratch(); // behind a large array, beyond the immediate: memInst materialises it
+    memInst("st32", U(m), slot, 4, false);
+    memInst("ld32", D(a, RegClass::A), slot, 4, true);
     return a;
   }
   int aToM(int a) {

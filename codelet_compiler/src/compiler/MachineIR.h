@@ -71,6 +71,7 @@ struct MBlock {
 
 struct MFunction {
   std::string name;
+  std::string displayName; ///< the C++ name (demangled), for diagnostics
   std::string location; ///< "file:line:col" of the code, for diagnostics
   std::vector<std::string> files; ///< source files of the instructions' positions
   EntryKind entry = EntryKind::None;

@@ -237,15 +237,30 @@ uint32_t slotFor(MFunction &mf, RegClass c) {
   return off;
 }
 
-MInst spillInst(const char *mn, int reg, RegClass c, uint32_t offset, bool def) {
+// A load or store of a spill slot, appended to `out`. Slots lie above the locals, so behind a
+// large array they can be beyond the scaled 12-bit immediate (4095 words): then the offset goes
+// in a fresh delta register (a short-lived temporary, set with setzi).
+MInst &spillInst(std::vector<MInst> &out, MFunction &mf, std::set<int> &temps, const char *mn, int reg, RegClass c,
+                 uint32_t offset, bool def) {
   MInst m;
   m.mnemonic = mn;
   MOp r = def ? MOp::def_(reg, c) : MOp::use_(reg, c);
   unsigned size = c == RegClass::AP ? 8 : 4;
-  m.ops = {r, MOp::use_(kSP, RegClass::M), MOp::use_(kMZero, RegClass::M), MOp::imm_(offset / size)};
+  if (offset / size <= 4095) {
+    m.ops = {r, MOp::use_(kSP, RegClass::M), MOp::use_(kMZero, RegClass::M), MOp::imm_(offset / size)};
+  } else {
+    const int delta = mf.newVreg(RegClass::M);
+    temps.insert(delta);
+    MInst set;
+    set.mnemonic = "setzi";
+    set.ops = {MOp::def_(delta, RegClass::M), MOp::imm_(offset)};
+    out.push_back(set);
+    m.ops = {r, MOp::use_(kSP, RegClass::M), MOp::use_(delta, RegClass::M), MOp::imm_(0)};
+  }
   if (def) m.mayLoad = true;
   else m.mayStore = true;
-  return m;
+  out.push_back(m);
+  return out.back();
 }
 
 // Every def of `v` is followed by a store to its slot; every use reads the slot into a fresh register.
@@ -272,7 +287,7 @@ void spill(MFunction &mf, int v, std::set<int> &temps) {
         for (int k = 0; k < 2; ++k) {
           h[k] = mf.newVreg(RegClass::AP);
           temps.insert(h[k]);
-          out.push_back(spillInst("ld64", h[k], RegClass::AP, off + 8 * uint32_t(k), true));
+          spillInst(out, mf, temps, "ld64", h[k], RegClass::AP, off + 8 * uint32_t(k), true);
         }
         MInst j;
         j.mnemonic = "makequad";
@@ -280,21 +295,16 @@ void spill(MFunction &mf, int v, std::set<int> &temps) {
         j.ops = {MOp::def_(t, c), MOp::use_(h[0], RegClass::AP), MOp::use_(h[1], RegClass::AP)};
         out.push_back(j);
       } else if (uses)
-        out.push_back(spillInst(ld, t, c, off, true));
+        spillInst(out, mf, temps, ld, t, c, off, true);
       for (MOp &o : in.ops)
         if (o.kind == MOp::Reg && o.reg == v) o.reg = t;
       bool term = in.terminator;
       out.push_back(std::move(in));
+      if (term && defs) throw CompileError(mf.location + ": error: internal: a terminator defines a spilled value\n");
       if (defs && c == RegClass::AQ) {
-        for (int k = 0; k < 2; ++k) {
-          MInst s = spillInst("st64", t, RegClass::AP, off + 8 * uint32_t(k), false);
-          s.ops[0].lane = 2 * k + 1;
-          out.push_back(s);
-        }
+        for (int k = 0; k < 2; ++k) spillInst(out, mf, temps, "st64", t, RegClass::AP, off + 8 * uint32_t(k), false).ops[0].lane = 2 * k + 1;
       } else if (defs) {
-        MInst s = spillInst(st, t, c, off, false);
-        if (term) out.insert(out.end() - 1, s); // (never: terminators define nothing we spill)
-        else out.push_back(s);
+        spillInst(out, mf, temps, st, t, c, off, false);
       }
     }
     b.insts = std::move(out);
