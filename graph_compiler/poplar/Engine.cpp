@@ -51,10 +51,18 @@ const std::set<std::string> kBoolOptions = {
     "autoReport.outputGraphProfile", "autoReport.outputExecutionProfile", "autoReport.outputLoweredVars",
     "autoReport.outputSerializedGraph", "autoReport.outputDebugInfo", "autoReport.outputArchive",
     "profiler.includeCycleEstimates", "profiler.perExecutionStreamCopyCycles", "exchange.enablePrefetch",
-    "target.deterministicWorkers", "opt.enableSwSyncs", "opt.limitVertexStateToLower256K", "ipusim.traceInstructions"};
+    "opt.enableSwSyncs", "opt.limitVertexStateToLower256K", "opt.enableMultiAccessCopies", "opt.useAutoloader",
+    "profiler.includeFlopEstimates", "target.extendedMemory", "target.syncReplicasIndependently",
+    "ipusim.traceInstructions"};
 const std::set<std::string> kNumberOptions = {
-    "autoReport.executionProfileProgramRunCount", "opt.maxCompilationThreads", "target.workerStackSizeInBytes",
-    "target.supervisorStackSizeInBytes", "ipusim.threads", "ipusim.maxCycles", "debug.computeInstrumentationLevel"};
+    "autoReport.executionProfileProgramRunCount", "opt.maxCompilationThreads", "opt.maxComputeSetsPerLoweredCopy",
+    "target.workerStackSizeInBytes", "target.supervisorStackSizeInBytes", "target.hostSyncTimeout", "ipusim.threads",
+    "ipusim.maxCycles"};
+/// Options whose value is one of a few words (as the SDK documents them).
+const std::map<std::string, std::set<std::string>> kChoiceOptions = {
+    {"target.deterministicWorkers", {"true", "false", "portable"}},
+    {"debug.computeInstrumentationLevel", {"vertex", "tile", "ipu", "device"}},
+    {"profiler.format", {"v1", "v2", "experimental"}}};
 const std::set<std::string> kStringOptions = {
     "autoReport.directory", "profiler.programs.filter", "profiler.blocks.filter", "exchange.streamBufferOverlap",
     "exchange.multicastPolicy", "target.saveArchive", "opt.internalExchangeOptimisationTarget", "debug.trace",
@@ -78,6 +86,12 @@ OptionFlags engineOptions(const OptionFlags &given) {
       std::strtoull(v.c_str(), &end, 0);
       if (v.empty() || *end || errno || v[0] == '-')
         throw invalid_option("engine option '" + k + "' must be a non-negative number, not \"" + v + "\"");
+    } else if (auto c = kChoiceOptions.find(k); c != kChoiceOptions.end()) {
+      if (!c->second.count(v)) {
+        std::string words;
+        for (const std::string &w : c->second) words += (words.empty() ? "\"" : ", \"") + w + "\"";
+        throw invalid_option("engine option '" + k + "' must be one of " + words + ", not \"" + v + "\"");
+      }
     } else if (!kStringOptions.count(k)) {
       throw invalid_option("unknown engine option '" + k + "'");
     }

@@ -109,8 +109,10 @@ bool Graph::addCodelets(ArrayRef<std::string> xs, StringRef compileFlags, String
   return any;
 }
 
-void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, CodeletFileType type, StringRef targetName) {
-  // The source goes to a file named after its content, so the compile cache applies.
+namespace {
+/// A codelet source given as a stream goes to a file named after its content, so the compile
+/// cache applies.
+std::string streamToFile(std::stringstream &stream, CodeletFileType type) {
   const std::string text = stream.str();
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
@@ -121,7 +123,17 @@ void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, Codel
   fs::create_directories(dir);
   fs::path file = dir / name;
   if (!fs::exists(file)) std::ofstream(file) << text;
-  addCodelets(StringRef(file.string()), type, compileFlags, targetName);
+  return file.string();
+}
+} // namespace
+
+void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, CodeletFileType type, StringRef targetName) {
+  addCodelets(StringRef(streamToFile(stream, type)), type, compileFlags, targetName);
+}
+
+void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
+                        CodeletFileType type, StringRef targetName) {
+  addCodelets(StringRef(streamToFile(stream, type)), type, compileFlags, compileOutput, targetName);
 }
 
 bool Graph::hasCodelet(StringRef name) const { return data_->codelets.find(name.cloneAsString()) >= 0; }
@@ -137,7 +149,7 @@ void mapLinearly(GraphData &g, const TensorImpl &t, unsigned offset, unsigned ti
   const uint64_t n = t.numElements();
   if (n == 0) return;
   for (const LinearPart &p : linearMapping(n, tiles, grain, minElements))
-    g.setTileMapping(*view::make(t.type, {size_t(p.end - p.begin)}, t.range(p.begin, p.end)), offset + p.tile);
+    g.setTileMapping(*view::make(t.type, {size_t(p.end - p.begin)}, t.range(p.begin, p.end), t.graph), offset + p.tile);
 }
 } // namespace
 
@@ -199,7 +211,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc, T
   const auto mapping = data_->tileMapping(t.impl(), true);
   for (size_t tile = 0; tile < mapping.size(); ++tile)
     for (auto [b, e] : mapping[tile])
-      data_->setTileMapping(*view::make(c.impl().type, {size_t(e - b)}, c.impl().range(b, e)), unsigned(tile));
+      data_->setTileMapping(*view::make(c.impl().type, {size_t(e - b)}, c.impl().range(b, e), c.impl().graph), unsigned(tile));
   return c;
 }
 Tensor Graph::clone(const Tensor &t, const DebugContext &dc, TensorCloneMethod m) { return clone(t.elementType(), t, dc, m); }
@@ -257,9 +269,23 @@ bool isVectorOfEdges(const cc::VertexField &f) {
 }
 } // namespace
 
+namespace {
+/// An Output or InOut edge may not be connected to a constant (its value is fixed for every run).
+void checkEdgeWritable(const GraphData &g, const cc::VertexField &f, const std::string &fieldName, const Tensor &t) {
+  const std::string &direction = f.innerKind.empty() ? f.kind : f.innerKind;
+  if (!t.valid()) return;
+  g.checkOwned(*t.ptr(), "connect");
+  if (direction != "Output" && direction != "InOut") return;
+  if (const std::string c = g.constantIn(*t.ptr()); !c.empty())
+    throw graph_connection_error("connect: " + fieldName + " is an " + direction + " edge but the tensor includes constant '" +
+                                 c + "', which a vertex cannot write");
+}
+} // namespace
+
 void Graph::connect(FieldRef field, const Tensor &tensor) {
   FieldBinding &b = binding(*data_, field, "connect");
   const cc::VertexField &f = fieldOf(*data_, field);
+  checkEdgeWritable(*data_, f, fieldName(*data_, field), tensor);
   if (f.kind == "Value" || (f.kind == "Vector" && f.innerLayout.empty()))
     throw graph_connection_error("connect: " + fieldName(*data_, field) + " holds values, not an edge (use setInitialValue)");
   if (field.isIndexed()) {
@@ -268,11 +294,13 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
     if (b.sized && field.getIndex() >= b.size)
       throw index_error("connect: index " + std::to_string(field.getIndex()) + " of " + fieldName(*data_, field) +
                         ", whose size is " + std::to_string(b.size));
+    if (tensor.valid()) data_->checkOwned(*tensor.ptr(), "connect");
     if (b.elements.size() <= field.getIndex()) b.elements.resize(field.getIndex() + 1);
     b.elements[field.getIndex()] = tensor.ptr();
     return;
   }
   if (!tensor.valid()) throw graph_connection_error("connect: " + fieldName(*data_, field) + ": the tensor is empty");
+  data_->checkOwned(*tensor.ptr(), "connect");
   b.connected = true;
   b.tensor = tensor.ptr();
   if (isVectorOfEdges(f)) b.elements.clear();
@@ -285,7 +313,11 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
   b.connected = false;
   b.tensor = nullptr;
   b.elements.clear();
-  for (const Tensor &t : tensors) b.elements.push_back(t.ptr());
+  for (const Tensor &t : tensors) {
+    if (t.valid()) data_->checkOwned(*t.ptr(), "connect");
+    checkEdgeWritable(*data_, fieldOf(*data_, field), fieldName(*data_, field), t);
+    b.elements.push_back(t.ptr());
+  }
   b.sized = true;
   b.size = tensors.size();
 }
@@ -372,11 +404,13 @@ unsigned Graph::getNumVertices() const { return unsigned(data_->vertices.size())
 
 void Graph::createHostWrite(StringRef handle, const Tensor &t, bool) {
   const std::string h = handle.cloneAsString();
+  data_->checkOwned(t.impl(), "createHostWrite");
   data_->addStream(h, t.impl().type, t.impl().numElements(), true, true);
   data_->hostWrites[h] = t.ptr();
 }
 void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
   const std::string h = handle.cloneAsString();
+  data_->checkOwned(t.impl(), "createHostRead");
   data_->addStream(h, t.impl().type, t.impl().numElements(), false, true);
   data_->hostReads[h] = t.ptr();
 }

@@ -55,6 +55,19 @@ Execute::Execute(ComputeSet cs, const DebugContext &dc) {
   node_ = n;
 }
 
+Execute::Execute(ComputeSet cs, const Tensor &t, const DebugContext &dc) {
+  auto n = makeNode(ProgramNode::Execute, dc);
+  n->index = cs.getId();
+  n->tensor = t.ptr();
+  node_ = n;
+}
+
+Block::Block(const Program &program, const DebugContext &dc) {
+  auto n = makeNode(ProgramNode::Sequence, dc);
+  if (program.node()) n->children.push_back(program.node());
+  node_ = n;
+}
+
 Repeat::Repeat(unsigned count, const Program &prog, const DebugContext &dc) {
   auto n = makeNode(ProgramNode::Repeat, dc);
   n->count = count;

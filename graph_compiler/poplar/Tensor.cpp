@@ -58,7 +58,7 @@ std::vector<Tensor> Tensor::slices(const std::vector<std::vector<Interval>> &int
     if (parts.empty()) {
       std::vector<std::size_t> shape = this->shape();
       shape[d] = 0;
-      out.push_back(Tensor(view::make(impl().type, std::vector<size_t>(shape.begin(), shape.end()), {})));
+      out.push_back(Tensor(view::make(impl().type, std::vector<size_t>(shape.begin(), shape.end()), {}, impl().graph)));
     } else {
       out.push_back(concat(ArrayRef<Tensor>(parts), d));
     }

@@ -3,6 +3,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace ipusim::gc {
@@ -73,7 +74,7 @@ TensorPtr GraphData::addVariable(TypeId type, const std::vector<size_t> &shape, 
   variables.push_back(std::move(v));
   std::vector<Region> regions;
   appendRegion(regions, {uint32_t(variables.size() - 1), 0, variables.back().elements});
-  return view::make(type, shape, std::move(regions));
+  return view::make(type, shape, std::move(regions), id);
 }
 
 TensorPtr GraphData::addConstant(TypeId type, const std::vector<size_t> &shape, std::vector<uint8_t> bytes,
@@ -90,7 +91,26 @@ TensorPtr GraphData::addConstant(TypeId type, const std::vector<size_t> &shape, 
   return t;
 }
 
+uint64_t GraphData::nextId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
+void GraphData::checkOwned(const TensorImpl &t, const char *what) const {
+  // Tensors name variables by index: another graph's would silently mean this graph's variable
+  // of the same index.
+  if (t.graph != id && !t.regions.empty())
+    throw poplar::poplar_error(std::string(what) + ": the tensor belongs to another graph");
+}
+
+std::string GraphData::constantIn(const TensorImpl &t) const {
+  for (const Region &r : t.regions)
+    if (r.begin != r.end && variables[r.var].constant) return variables[r.var].name;
+  return "";
+}
+
 void GraphData::setTileMapping(const TensorImpl &t, unsigned tile) {
+  checkOwned(t, "setTileMapping");
   if (tile >= target.numTiles())
     throw poplar::invalid_tile_mapping("setTileMapping: tile " + std::to_string(tile) + " does not exist (the target has " +
                                        std::to_string(target.numTiles()) + " tiles)");
@@ -98,6 +118,7 @@ void GraphData::setTileMapping(const TensorImpl &t, unsigned tile) {
 }
 
 std::vector<std::vector<std::pair<uint64_t, uint64_t>>> GraphData::tileMapping(const TensorImpl &t, bool allowUnmapped) const {
+  checkOwned(t, "getTileMapping");
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> out(target.numTiles());
   uint64_t flat = 0;
   for (const Region &r : t.regions) {
@@ -120,6 +141,7 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> GraphData::tileMapping(c
 }
 
 void GraphData::setInitialValue(const TensorImpl &t, const void *bytes, size_t elementSize) {
+  checkOwned(t, "setInitialValue");
   const uint8_t *src = static_cast<const uint8_t *>(bytes);
   for (const Region &r : t.regions) {
     Variable &v = variables[r.var];

@@ -21,6 +21,33 @@ struct Piece {
   uint64_t at;
 };
 
+/// Whether two lists of regions share an element (`a` with itself when `b` is null: an element
+/// named twice).
+bool overlap(const std::vector<Region> &a, const std::vector<Region> *b) {
+  struct End {
+    uint32_t var;
+    uint64_t begin, end;
+    int side;
+  };
+  std::vector<End> all;
+  for (const Region &r : a) all.push_back({r.var, r.begin, r.end, 0});
+  if (b)
+    for (const Region &r : *b) all.push_back({r.var, r.begin, r.end, 1});
+  std::sort(all.begin(), all.end(), [](const End &x, const End &y) {
+    return x.var != y.var ? x.var < y.var : x.begin < y.begin;
+  });
+  // Sweep each variable's intervals in order, keeping the furthest end seen on each side.
+  uint64_t reach[2] = {0, 0};
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i == 0 || all[i].var != all[i - 1].var) reach[0] = reach[1] = 0;
+    const End &e = all[i];
+    if (e.begin == e.end) continue;
+    if (b ? e.begin < reach[1 - e.side] : e.begin < reach[0]) return true;
+    reach[e.side] = std::max(reach[e.side], e.end);
+  }
+  return false;
+}
+
 const char *directionOf(const std::string &kind) { return kind.empty() ? "Input" : kind.c_str(); }
 
 class Lowering {
@@ -498,6 +525,16 @@ private:
   }
 
   Node lower(const ProgramNode &p) {
+    static const char *const kProgramNames[] = {"Sequence", "Execute", "Copy", "Copy", "Copy", "Repeat",
+                                                 "RepeatWhileTrue", "RepeatWhileFalse", "If", "Switch", "Call",
+                                                 "Sync", "WriteUndef", "PrintTensor", "Sequence", "ErrorProgram"};
+    for (const TensorPtr &t : {p.src, p.dst, p.tensor})
+      if (t) g_.checkOwned(*t, kProgramNames[p.kind]);
+    // Constants keep their value for every run: no program writes them.
+    if (p.dst)
+      if (const std::string c = g_.constantIn(*p.dst); !c.empty())
+        throw poplar::poplar_error(std::string(kProgramNames[p.kind]) + ": the destination includes constant '" + c +
+                                   "', which a program cannot write");
     switch (p.kind) {
     case ProgramNode::Sequence: {
       Node n = seq();
@@ -505,6 +542,9 @@ private:
       return n;
     }
     case ProgramNode::Execute: {
+      if (p.tensor)
+        throw poplar::poplar_error("Execute(cs, tensor): ipusim does not model how vertex results reach a tensor; "
+                                   "use Execute(cs) with a vertex that writes the result (docs/poplar.md)");
       Node n = seq();
       for (unsigned s : computeSetSteps(p.index)) n.children.push_back(run(s));
       return n;
@@ -592,10 +632,25 @@ private:
       throw poplar::poplar_error("Copy: the source has shape " + shapeString(src.shape) + " (" + std::to_string(src.numElements()) +
                                  " elements) but the destination has shape " + shapeString(dst.shape) + " (" +
                                  std::to_string(dst.numElements()) + ")");
+    if (overlap(dst.regions, nullptr))
+      throw poplar::poplar_error("Copy: the destination names some elements more than once (a broadcast or "
+                                 "repeated view), so what they would hold is ambiguous");
     ++group_;
     std::vector<Piece> s = pieces(src), d = pieces(dst);
     ExchangePlan x;
     std::map<unsigned, TileWork> work;
+    // Overlapping source and destination copy as if through a temporary (what `dst = src` means):
+    // the source goes to temporaries beside the destination (exchange, then the on-tile part
+    // first), and from there, on each tile, to the destination.
+    std::vector<Piece> final;
+    if (overlap(src.regions, &dst.regions)) {
+      final = std::move(d);
+      d.clear();
+      for (const Piece &p : final) { // each at the same offset in a double word as its destination
+        const uint32_t skew = p.ref.offset % 8;
+        d.push_back(Piece{p.tile, Ref{temporary(p.tile, p.bytes + skew, 8, "copy temporary"), skew}, p.bytes, p.at});
+      }
+    }
     size_t i = 0, j = 0;
     uint32_t si = 0, dj = 0; // bytes of s[i], d[j] already done
     while (i < s.size() && j < d.size()) {
@@ -607,6 +662,8 @@ private:
       if (si == s[i].bytes) ++i, si = 0;
       if (dj == d[j].bytes) ++j, dj = 0;
     }
+    for (size_t k = 0; k < final.size(); ++k)
+      work[final[k].tile].post.push_back({final[k].ref, d[k].ref, final[k].bytes});
     Node out = seq();
     const std::string label = name.empty() ? "copy" : name;
     if (!x.empty()) out.children.push_back(run(exchangeStep(label, std::move(x.transfers))));

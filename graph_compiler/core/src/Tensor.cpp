@@ -93,13 +93,14 @@ template <class Source> TensorPtr gather(const TensorImpl &t, std::vector<size_t
     appendRegion(out, {g.var, g.begin + off, g.begin + off + len});
     i += len;
   }
-  return make(t.type, std::move(shape), std::move(out));
+  return make(t.type, std::move(shape), std::move(out), t.graph);
 }
 
 } // namespace
 
-TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regions) {
+TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regions, uint64_t graph) {
   auto t = std::make_shared<TensorImpl>();
+  t->graph = graph;
   t->type = type;
   t->shape = std::move(shape);
   t->regions = std::move(regions);
@@ -113,7 +114,7 @@ TensorPtr index(const TensorImpl &t, size_t i) {
                               shapeString(t.shape));
   std::vector<size_t> shape(t.shape.begin() + 1, t.shape.end());
   uint64_t n = product(shape);
-  return make(t.type, shape, t.range(i * n, (i + 1) * n));
+  return make(t.type, shape, t.range(i * n, (i + 1) * n), t.graph);
 }
 
 TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim) {
@@ -134,7 +135,7 @@ TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim) {
     uint64_t base = o * t.shape[dim] * inner;
     for (const Region &r : t.range(base + begin * inner, base + end * inner)) appendRegion(out, r);
   }
-  return make(t.type, shape, std::move(out));
+  return make(t.type, shape, std::move(out), t.graph);
 }
 
 TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std::vector<size_t> &end) {
@@ -150,7 +151,7 @@ TensorPtr reshape(const TensorImpl &t, const std::vector<size_t> &shape) {
   if (product(shape) != t.numElements())
     fail("Tensor::reshape: a tensor of shape " + shapeString(t.shape) + " (" + std::to_string(t.numElements()) +
          " elements) cannot become shape " + shapeString(shape) + " (" + std::to_string(product(shape)) + " elements)");
-  return make(t.type, shape, t.regions);
+  return make(t.type, shape, t.regions, t.graph);
 }
 
 TensorPtr flatten(const TensorImpl &t, unsigned dimBegin, unsigned dimEnd) {
@@ -163,7 +164,7 @@ TensorPtr flatten(const TensorImpl &t, unsigned dimBegin, unsigned dimEnd) {
   for (unsigned d = dimBegin; d < dimEnd; ++d) n *= t.shape[d];
   shape.push_back(n);
   shape.insert(shape.end(), t.shape.begin() + dimEnd, t.shape.end());
-  return make(t.type, shape, t.regions);
+  return make(t.type, shape, t.regions, t.graph);
 }
 
 TensorPtr dimShuffle(const TensorImpl &t, const std::vector<unsigned> &perm) {
@@ -221,7 +222,7 @@ TensorPtr broadcast(const TensorImpl &t, unsigned n, unsigned dim) {
   for (uint64_t o = 0; o < outer; ++o)
     for (unsigned k = 0; k < n; ++k)
       for (const Region &r : t.range(o * block, (o + 1) * block)) appendRegion(out, r);
-  return make(t.type, shape, std::move(out));
+  return make(t.type, shape, std::move(out), t.graph);
 }
 
 TensorPtr expand(const TensorImpl &t, const std::vector<size_t> &indices) {
@@ -233,7 +234,7 @@ TensorPtr expand(const TensorImpl &t, const std::vector<size_t> &indices) {
            shapeString(shape));
     shape.insert(shape.begin() + indices[k], 1);
   }
-  return make(t.type, shape, t.regions);
+  return make(t.type, shape, t.regions, t.graph);
 }
 
 TensorPtr squeeze(const TensorImpl &t, const std::vector<size_t> &dims) {
@@ -247,7 +248,7 @@ TensorPtr squeeze(const TensorImpl &t, const std::vector<size_t> &dims) {
   std::vector<size_t> shape;
   for (size_t d = 0; d < t.shape.size(); ++d)
     if (!drop[d]) shape.push_back(t.shape[d]);
-  return make(t.type, shape, t.regions);
+  return make(t.type, shape, t.regions, t.graph);
 }
 
 TensorPtr reverse(const TensorImpl &t, unsigned dim) {
@@ -278,7 +279,7 @@ TensorPtr upsample(const TensorImpl &t, unsigned scale, unsigned dim) {
   std::vector<size_t> shape = t.shape;
   shape[dim] *= scale;
   const std::vector<uint64_t> in = strides(t.shape), out = strides(shape);
-  if (scale == 0) return make(t.type, shape, {});
+  if (scale == 0) return make(t.type, shape, {}, t.graph);
   return gather(t, shape, [&](uint64_t i) {
     uint64_t s = 0;
     for (unsigned d = 0; d < shape.size(); ++d) {
@@ -303,6 +304,7 @@ TensorPtr concat(const std::vector<const TensorImpl *> &ts, unsigned dim) {
            ") cannot be joined to one of shape " + shapeString(first.shape) + " (" + typeName(first.type) +
            ") in dimension " + std::to_string(dim));
     shape[dim] += t->shape[dim];
+    if (t->graph != first.graph) fail("concat: the tensors belong to different graphs");
   }
   uint64_t outer = 1;
   for (size_t d = 0; d < dim; ++d) outer *= first.shape[d];
@@ -312,14 +314,14 @@ TensorPtr concat(const std::vector<const TensorImpl *> &ts, unsigned dim) {
       uint64_t block = outer ? t->numElements() / outer : 0;
       for (const Region &r : t->range(o * block, (o + 1) * block)) appendRegion(out, r);
     }
-  return make(first.type, shape, std::move(out));
+  return make(first.type, shape, std::move(out), first.graph);
 }
 
 TensorPtr reinterpret(const TensorImpl &t, TypeId type) {
   if (typeSize(type) != typeSize(t.type))
     fail(std::string("Tensor::reinterpret: ") + typeName(t.type) + " (" + std::to_string(typeSize(t.type)) +
          " bytes) cannot be reinterpreted as " + typeName(type) + " (" + std::to_string(typeSize(type)) + " bytes)");
-  return make(type, t.shape, t.regions);
+  return make(type, t.shape, t.regions, t.graph);
 }
 
 } // namespace view

@@ -5,6 +5,7 @@
 #define IPUSIM_POPLAR_GRAPH_HPP
 
 #include <poplar/ArrayRef.hpp>
+#include <poplar/CodeletFileType.hpp>
 #include <poplar/DataStream.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Device.hpp>
@@ -42,8 +43,6 @@ enum class TensorCloneMethod {
   PRESERVE_ORDER_AND_ALIASES, CREATE_NEW_ORDER, PRESERVE_ORDER_UNLESS_ALIASES, GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES
 };
 enum class TensorCloneDuplicationMethod { DUPLICATE_BY_OUTER_DIMENSION, DUPLICATE_BY_TILE_CONTIGUOUS_REGION };
-enum class CodeletFileType { PreprocessedAsmSource, AsmSource, CSource, CppSource, IrSource, Object, Auto };
-CodeletFileType getCodeletFileType(const char *path);
 std::string toString(const VariableMappingMethod &method);
 /// The SDK version ipusim's Poplar implements, and ipusim's own.
 StringRef versionString();
@@ -88,6 +87,8 @@ public:
   bool addCodelets(ArrayRef<std::string> xs, StringRef compileFlags = "", StringRef targetName = "");
   void addCodelets(std::stringstream &stream, StringRef compileFlags = "", CodeletFileType type = CodeletFileType::CppSource,
                    StringRef targetName = "");
+  void addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
+                   CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");
   bool hasCodelet(StringRef codeletName) const;
 
   // ---- variables and constants

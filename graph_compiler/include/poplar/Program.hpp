@@ -86,6 +86,15 @@ private:
 class Execute : public Program {
 public:
   explicit Execute(ComputeSet cs, const DebugContext &debugContext = {});
+  /// The SDK's form that also writes the AND of the vertices' results to `t`. ipusim does not
+  /// model how vertex results reach a tensor: building an engine with it is an error.
+  Execute(ComputeSet cs, const Tensor &t, const DebugContext &debugContext = {});
+};
+
+/// A program marked as a block for the SDK's lightweight profiling: it runs `program`.
+class Block : public Program {
+public:
+  explicit Block(const Program &program, const DebugContext &debugContext = {});
 };
 
 class Repeat : public Program {

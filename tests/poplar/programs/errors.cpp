@@ -149,6 +149,61 @@ int main() {
     g.setTileMapping(p, 0);
     Engine e(g, If(p, Sequence(), Sequence()));
   });
+  // A tensor names its graph's variables: another graph's would mean a different variable
+  // (helper review of issue 10).
+  expectError("tensor of another graph in a Copy", [&] {
+    Graph g(device.getTarget()), other(device.getTarget());
+    Tensor a = g.addConstant<int>(INT, {4}, {10, 20, 30, 40});
+    Tensor x = g.addVariable(INT, {4}, "x");
+    Tensor z = other.addConstant<int>(INT, {4}, {7, 7, 7, 7});
+    g.setTileMapping(a, 0);
+    g.setTileMapping(x, 1);
+    other.setTileMapping(z, 3);
+    Engine e(g, Copy(z, x));
+  });
+  expectError("tensor of another graph mapped", [&] {
+    Graph g(device.getTarget()), other(device.getTarget());
+    g.addVariable(INT, {4});
+    g.setTileMapping(other.addVariable(INT, {4}), 0);
+  });
+  expectError("tensors of two graphs joined", [&] {
+    Graph g(device.getTarget()), other(device.getTarget());
+    concat(g.addVariable(INT, {4}), other.addVariable(INT, {4}));
+  });
+  expectError("tensor of another graph connected", [&] {
+    Graph g(device.getTarget()), other(device.getTarget());
+    g.addCodelets("errors_codelets.cpp");
+    VertexRef v = g.addVertex(g.addComputeSet(), "Copy1");
+    g.connect(v["in"], other.addVariable(FLOAT, {2}));
+  });
+  // Constants keep their value for every run.
+  expectError("Copy into a constant", [&] {
+    Graph g(device.getTarget());
+    Tensor c = g.addConstant<int>(INT, {2}, {1, 2}, "ones");
+    Tensor x = g.addVariable(INT, {2});
+    g.setTileMapping(c, 0);
+    g.setTileMapping(x, 0);
+    Engine e(g, Copy(x, c));
+  });
+  expectError("constant on an output edge", [&] {
+    Graph g(device.getTarget());
+    g.addCodelets("errors_codelets.cpp");
+    Tensor c = g.addConstant<float>(FLOAT, {2}, {1, 2}, "weights");
+    VertexRef v = g.addVertex(g.addComputeSet(), "Copy1");
+    g.connect(v["out"], c);
+  });
+  expectError("Copy to a broadcast", [&] {
+    Graph g(device.getTarget());
+    Tensor x = g.addVariable(INT, {2});
+    g.setTileMapping(x, 0);
+    Engine e(g, Copy(x, x.slice(0, 1).broadcast(2, 0)));
+  });
+  expectError("Execute with a result tensor", [&] {
+    Graph g(device.getTarget());
+    Tensor ok = g.addVariable(BOOL, {});
+    g.setTileMapping(ok, 0);
+    Engine e(g, Execute(g.addComputeSet("check"), ok));
+  });
 
   // Run-time errors, on one engine.
   Graph g(device.getTarget());

@@ -109,6 +109,7 @@ struct LinearPart {
 std::vector<LinearPart> linearMapping(uint64_t n, unsigned tiles, unsigned grain, unsigned minElements);
 
 struct GraphData {
+  const uint64_t id = nextId(); ///< names the graph in its tensors (TensorImpl::graph)
   TargetInfo target;
   CodeletRegistry codelets;
   std::vector<Variable> variables;
@@ -133,6 +134,13 @@ struct GraphData {
   unsigned addComputeSet(const std::string &name);
   unsigned addVertex(unsigned computeSet, const std::string &codeletName);
   unsigned addStream(const std::string &handle, TypeId type, uint64_t elements, bool toDevice, bool hostHandle);
+  /// Throws poplar_error "WHAT: the tensor belongs to another graph" unless `t` is this graph's.
+  void checkOwned(const TensorImpl &t, const char *what) const;
+  /// The name of a constant among `t`'s variables ("" if none): what a program must not write.
+  std::string constantIn(const TensorImpl &t) const;
+
+private:
+  static uint64_t nextId();
 };
 
 } // namespace ipusim::gc

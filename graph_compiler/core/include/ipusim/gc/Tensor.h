@@ -22,6 +22,7 @@ struct Region {
 };
 
 struct TensorImpl {
+  uint64_t graph = 0; ///< the GraphData whose variables the regions name (GraphData::id)
   TypeId type = TypeId::Float;
   std::vector<size_t> shape;
   std::vector<Region> regions; ///< the elements in row-major order, adjacent regions merged
@@ -48,7 +49,7 @@ void appendRegion(std::vector<Region> &out, const Region &r);
 /// The view operations of poplar::Tensor. Each checks its arguments and throws poplar::poplar_error
 /// (or index_error) with a message naming the operation and the shapes.
 namespace view {
-TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regions);
+TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regions, uint64_t graph);
 TensorPtr index(const TensorImpl &t, size_t i);                          // t[i]
 TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim);
 TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std::vector<size_t> &end);
