@@ -352,6 +352,8 @@ public:
 
   gc::RunStats runProgram(unsigned prog) {
     if (!runtime) throw poplar_error("Engine::run: the engine is not loaded onto a device (call Engine::load first)");
+    if (device && !device->model && !device->attached)
+      throw poplar_error("Engine::run: the device was detached (attach it and load the engine again)");
     return runtime->run(prog, *this);
   }
 

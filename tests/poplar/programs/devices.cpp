@@ -53,6 +53,11 @@ int main() {
   engine.load(device);
   engine.run(0);
   device.detach();
+  try {
+    engine.run(0);
+  } catch (const poplar_error &e) {
+    std::cout << e.what() << "\n";
+  }
   std::cout << "after detach, attach the pair: " << pair.attach() << "\n";
   try {
     Engine e2(graph, program::Sequence());
