@@ -374,7 +374,8 @@ public:
     for (const gc::TileProgram &t : exe.tiles) {
       const gc::TileMemoryUsage &u = t.memory;
       tiles.push_back({{"tile", t.tile}, {"used", u.used}, {"extent", u.extent}, {"interleaved", u.interleaved},
-                       {"variables", u.variables}, {"constants", u.constants}, {"stack", u.stack},
+                       {"variables", u.variables}, {"notAlwaysLive", u.notAlwaysLive}, {"constants", u.constants},
+                       {"stack", u.stack},
                        {"vertexState", u.vertexState}, {"vertexData", u.vertexData}, {"copyDescriptors", u.copyDescriptors},
                        {"controlCode", u.controlCode}, {"vertexCode", u.vertexCode}, {"controlData", u.controlData},
                        {"temporaries", u.temporaries}, {"byVertexType", u.byVertexType}});

@@ -74,7 +74,8 @@ void printProfileSummary(std::ostream &os, const nlohmann::json &p, const Profil
 
   const nlohmann::json &m = p.at("memory");
   static const std::pair<const char *, const char *> categories[] = {
-      {"variables", "Variables"},
+      {"variables", "Always Live Variables"},
+      {"notAlwaysLive", "Not Always Live Variables (peak)"},
       {"constants", "Constants"},
       {"stack", "Stack"},
       {"vertexState", "Vertex Instances"},

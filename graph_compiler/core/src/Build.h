@@ -29,8 +29,12 @@ struct Item {
   uint32_t bytes = 0, align = 8;
   bool interleaved = false;  ///< must be in the interleaved region (a Vector<..., Interleaved> field)
   uint32_t maxAddr = 0;      ///< if non-zero, the highest address the item may start at (scaled pointers)
-  bool temporary = false;    ///< lives only for steps [firstStep, lastStep]; others always live
+  bool temporary = false;    ///< a compiler temporary of step group `firstStep`
   uint32_t firstStep = 0, lastStep = 0;
+  /// Liveness.cpp: the item holds a value only at program points [liveFirst, liveLast] (in the
+  /// order of Liveness.cpp's flow graph); items without a range are always live.
+  bool ranged = false;
+  uint32_t liveFirst = 0, liveLast = 0;
   std::string name;          ///< for out-of-memory reports and the profile
   std::string vertexType;    ///< vertex state / data: the vertex class (the profile's By Type)
   uint32_t var = UINT32_MAX; ///< Variable, Constant: the variable and its first element
@@ -76,6 +80,14 @@ struct Step {
   ExchangeSchedule schedule;          ///< Exchange (filled by the scheduler)
   unsigned hostStep = 0;              ///< Host: index into Executable::hostSteps
   uint64_t bytes = 0;                 ///< data moved (exchange, copies, host)
+  unsigned group = 0;                 ///< the step group (one Execute or Copy) whose temporaries it uses
+};
+
+/// `bytes` at `ref` on `tile`.
+struct Span {
+  unsigned tile;
+  Ref ref;
+  uint32_t bytes;
 };
 
 /// Where a predicate or switch control value is: on tile `tile` at `ref`; every other tile reads
@@ -90,7 +102,7 @@ struct Predicate {
 /// The program as control flow over steps. Every tile runs the same tree; only the content of a
 /// step differs between tiles.
 struct Node {
-  enum Kind : uint8_t { Seq, Run, Repeat, While, If, Switch, Call, Sync } kind = Seq;
+  enum Kind : uint8_t { Seq, Run, Repeat, While, If, Switch, Call, Sync, Undef } kind = Seq;
   std::vector<Node> children; ///< Seq: in order; Repeat: body; While: cond, body; If: then, else;
                               ///< Switch: default, cases
   unsigned step = 0;          ///< Run
@@ -101,6 +113,7 @@ struct Node {
   std::vector<int64_t> cases; ///< Switch
   unsigned function = 0;      ///< Call
   unsigned zone = 3;          ///< Sync: the sync zone
+  std::vector<Span> undef;    ///< Undef (WriteUndef): elements whose value ends here (no code)
 };
 
 /// Words of each tile's control block ([0] the saved $lr, [1] the broadcast predicate word, then
@@ -119,6 +132,8 @@ struct FieldPlace {
   uint64_t elements = 0;          ///< its length
   Ref table;                      ///< vector of vectors: the descriptor table (VertexData item)
   std::vector<std::pair<Ref, uint64_t>> inner; ///< vector of vectors: each element's data and length
+  uint32_t elementBytes = 0;      ///< edges: bytes of one element
+  bool reads = false, writes = false; ///< edges: Input / Output / InOut
 };
 
 struct Build {
@@ -154,6 +169,9 @@ struct Build {
 };
 
 void lower(Build &b, const std::vector<ProgramPtr> &programs); // Lower.cpp
+/// Gives every variable that is not always live, and every temporary, the range of program
+/// points where it holds a value (Item::ranged), so that memory planning can share their bytes.
+void computeLiveness(Build &b); // Liveness.cpp
 
 /// A VectorList field (Input<VectorList<T, DELTAN>> and the rest of the DeltaN family).
 inline bool isVectorList(const cc::VertexField &f) {

@@ -127,6 +127,8 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
       }
   }
 
+  computeLiveness(b);
+
   // Exchange schedules.
   for (Step &st : b.steps) {
     if (st.kind != Step::Exchange) continue;

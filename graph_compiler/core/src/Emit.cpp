@@ -151,6 +151,7 @@ void TileEmitter::node(const Node &n) {
   }
   case Node::Call: code_.call(functionLabels_.at(n.function)); break;
   case Node::Sync: syncAt(n.zone, -1); break;
+  case Node::Undef: break; // only liveness reads it
   }
 }
 

@@ -14,6 +14,7 @@ using json = nlohmann::json;
 
 json usageToJson(const TileMemoryUsage &u) {
   return json{{"vertexCode", u.vertexCode}, {"controlCode", u.controlCode}, {"variables", u.variables},
+              {"notAlwaysLive", u.notAlwaysLive},
               {"constants", u.constants},   {"vertexState", u.vertexState}, {"vertexData", u.vertexData},
               {"copyDescriptors", u.copyDescriptors}, {"temporaries", u.temporaries}, {"stack", u.stack},
               {"controlData", u.controlData}, {"used", u.used}, {"interleaved", u.interleaved}, {"extent", u.extent}, {"byVertexType", u.byVertexType}};
@@ -23,6 +24,7 @@ TileMemoryUsage usageFromJson(const json &j) {
   u.vertexCode = j.at("vertexCode");
   u.controlCode = j.at("controlCode");
   u.variables = j.at("variables");
+  u.notAlwaysLive = j.value("notAlwaysLive", uint64_t(0));
   u.constants = j.at("constants");
   u.vertexState = j.at("vertexState");
   u.vertexData = j.at("vertexData");

@@ -352,7 +352,10 @@ private:
                                                  " is a scalar edge but the tensor has " + std::to_string(elems[i]->numElements()) + " elements");
           Ref r = edge(v, f, dir, inner, f.elementAlign, f.interleaved, *elems[i], what + "[" + std::to_string(i) + "]", cs);
           fp.inner.push_back({r, elems[i]->numElements()});
+          fp.elementBytes = typeSize(elems[i]->type);
         }
+        fp.reads = dir != "Output";
+        fp.writes = dir == "Output" || dir == "InOut";
         Item it;
         it.kind = Item::VertexData;
         // A vector list's table is one word a vector, reached through a SCALED_PTR32.
@@ -373,6 +376,9 @@ private:
                                              std::to_string(fb.tensor->numElements()) + " elements");
       fp.data = edge(v, f, f.kind, f.layout, f.elementAlign, f.interleaved, *fb.tensor, what, cs);
       fp.elements = fb.tensor->numElements();
+      fp.elementBytes = typeSize(fb.tensor->type);
+      fp.reads = f.kind != "Output";
+      fp.writes = f.kind == "Output" || f.kind == "InOut";
     }
   }
 
@@ -427,6 +433,7 @@ private:
     s.type = "DoExchange";
     for (const Transfer &x : transfers) s.bytes += uint64_t(x.words) * 4 * x.to.size();
     s.transfers = std::move(transfers);
+    s.group = group_;
     return b_.addStep(std::move(s));
   }
 
@@ -453,6 +460,7 @@ private:
         *list = std::move(split);
       }
     s.work = std::move(work);
+    s.group = group_;
     return b_.addStep(std::move(s));
   }
 
@@ -617,7 +625,13 @@ private:
       b_.prints.push_back({p.name, p.tensor->type, p.tensor->shape});
       return hostStep(std::move(h), *p.tensor, "print " + p.name);
     }
-    case ProgramNode::WriteUndef:
+    case ProgramNode::WriteUndef: {
+      // No code: it tells liveness (Liveness.cpp) that the elements' values are dead here.
+      Node n;
+      n.kind = Node::Undef;
+      for (const Piece &piece : pieces(*p.tensor)) n.undef.push_back({piece.tile, piece.ref, piece.bytes});
+      return n;
+    }
     case ProgramNode::Nop:
     case ProgramNode::Error:
       return seq();

@@ -1,9 +1,9 @@
 // Memory planning of one tile (docs/poplar.md "Memory"): the codelets' code and data where the
 // linker put them, the supervisor program after them in the executable region 0, then every
-// item. Items that are always live get their own bytes; temporaries of different step groups
-// are never live together (a group is one Execute or Copy, which no other step interleaves), so
-// each group is laid out in the same free space. Stacks sit at the top of memory, as the tile's
-// reset state has them.
+// item. Items that are always live get their own bytes; the others (temporaries, and variables
+// that are not always live) have a range of program points where they hold a value
+// (Liveness.cpp), and two of them share bytes when their ranges do not overlap. Stacks sit at
+// the top of memory, as the tile's reset state has them.
 #include "Build.h"
 
 #include <poplar/exceptions.hpp>
@@ -33,6 +33,23 @@ public:
       if (re > e) out.push_back({e, re});
     }
     ranges_ = std::move(out);
+  }
+  /// The free ranges less `busy` (sorted by begin, possibly overlapping).
+  FreeList without(const std::vector<std::pair<uint32_t, uint32_t>> &busy) const {
+    FreeList out;
+    size_t k = 0;
+    for (auto [rb, re] : ranges_) {
+      uint32_t at = rb;
+      while (k < busy.size() && busy[k].second <= at) ++k;
+      for (size_t j = k; j < busy.size() && busy[j].first < re; ++j) {
+        if (busy[j].second <= at) continue;
+        if (busy[j].first > at) out.ranges_.push_back({at, busy[j].first});
+        at = std::max(at, busy[j].second);
+        if (at >= re) break;
+      }
+      if (at < re) out.ranges_.push_back({at, re});
+    }
+    return out;
   }
   /// The lowest address in [lo, hi) where `bytes` aligned to `align` fit, taken; or 0.
   uint32_t take(uint32_t bytes, uint32_t align, uint32_t lo, uint32_t hi) {
@@ -85,13 +102,19 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
     uint64_t need = uint64_t(controlEnd - base) + stackBytes;
     for (auto [sb, se] : in.occupied)
       if (sb >= execEnd) need += se - sb;
-    std::map<uint32_t, uint64_t> groups;
+    // Items with a live range count at the program point where most bytes of them are live.
+    std::map<uint32_t, int64_t> delta;
     for (const Item &it : items) {
-      if (it.temporary) groups[it.firstStep] += it.bytes;
-      else need += it.bytes;
+      if (!it.ranged) {
+        need += it.bytes;
+        continue;
+      }
+      delta[it.liveFirst] += it.bytes;
+      delta[it.liveLast + 1] -= it.bytes;
     }
+    int64_t live = 0;
     uint64_t temps = 0;
-    for (auto &[g, n] : groups) temps = std::max(temps, n);
+    for (auto &[pt, d] : delta) temps = std::max<uint64_t>(temps, uint64_t(live += d));
     need += temps;
     std::vector<const Item *> largest;
     for (const Item &it : items) largest.push_back(&it);
@@ -103,7 +126,8 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
         "out of memory on tile " + std::to_string(tile) + ": " + what + " (" + std::to_string(bytes) +
         " bytes) does not fit; the tile needs " + std::to_string(need) + " bytes (" + kb(need) + ") of its " +
         std::to_string(tc.memorySize) + " (" + kb(tc.memorySize) + "): code " + std::to_string(controlEnd - base) +
-        ", stacks " + std::to_string(stackBytes) + ", temporaries " + std::to_string(temps) + "; largest items: " + top);
+        ", stacks " + std::to_string(stackBytes) + ", not always live (at the peak) " + std::to_string(temps) +
+        "; largest items: " + top);
   };
   if (controlEnd > execEnd) overflow("the supervisor program", in.controlBytes);
   if (out.stackBase < controlEnd) overflow("the stacks", stackBytes);
@@ -129,7 +153,7 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
   // largest first.
   std::vector<uint32_t> order;
   for (uint32_t i = 0; i < items.size(); ++i)
-    if (!items[i].temporary) order.push_back(i);
+    if (!items[i].ranged) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
     const Item &a = items[x], &c = items[y];
     const int ka = a.maxAddr ? 0 : a.interleaved ? 1 : 2, kc = c.maxAddr ? 0 : c.interleaved ? 1 : 2;
@@ -138,20 +162,45 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
   });
   for (uint32_t i : order) place(items[i], free);
 
-  // Temporaries, one group at a time in the same free space.
-  std::map<uint32_t, std::vector<uint32_t>> groups;
+  // Items with a live range: constrained ones first, then the largest first; each avoids the
+  // bytes of those already placed whose ranges overlap its own.
+  std::vector<uint32_t> ranged;
   for (uint32_t i = 0; i < items.size(); ++i)
-    if (items[i].temporary) groups[items[i].firstStep].push_back(i);
-  uint64_t tempBytes = 0;
-  for (auto &[g, list] : groups) {
-    FreeList fl = free;
-    std::stable_sort(list.begin(), list.end(), [&](uint32_t x, uint32_t y) { return items[x].bytes > items[y].bytes; });
-    uint64_t n = 0;
-    for (uint32_t i : list) {
-      place(items[i], fl);
-      n += items[i].bytes;
+    if (items[i].ranged) ranged.push_back(i);
+  std::stable_sort(ranged.begin(), ranged.end(), [&](uint32_t x, uint32_t y) {
+    const Item &a = items[x], &c = items[y];
+    const int ka = a.maxAddr ? 0 : a.interleaved ? 1 : 2, kc = c.maxAddr ? 0 : c.interleaved ? 1 : 2;
+    if (ka != kc) return ka < kc;
+    return a.bytes > c.bytes;
+  });
+  std::vector<uint32_t> placed;
+  for (uint32_t i : ranged) {
+    const Item &it = items[i];
+    std::vector<std::pair<uint32_t, uint32_t>> busy;
+    for (uint32_t k : placed) {
+      const Item &o = items[k];
+      if (o.liveFirst <= it.liveLast && it.liveFirst <= o.liveLast) busy.push_back({o.addr, o.addr + o.bytes});
     }
-    tempBytes = std::max(tempBytes, n);
+    std::sort(busy.begin(), busy.end());
+    FreeList fl = free.without(busy);
+    place(items[i], fl);
+    placed.push_back(i);
+  }
+  // Peaks over program points of the bytes of ranged variables and of temporaries.
+  std::map<uint32_t, std::pair<int64_t, int64_t>> delta; // point -> (variables, temporaries) change
+  for (uint32_t i : ranged) {
+    const Item &it = items[i];
+    auto &d0 = delta[it.liveFirst], &d1 = delta[it.liveLast + 1];
+    (it.temporary ? d0.second : d0.first) += it.bytes;
+    (it.temporary ? d1.second : d1.first) -= it.bytes;
+  }
+  int64_t vars = 0, temps = 0;
+  uint64_t peakVars = 0, tempBytes = 0;
+  for (auto &[pt, d] : delta) {
+    vars += d.first;
+    temps += d.second;
+    peakVars = std::max<uint64_t>(peakVars, uint64_t(vars));
+    tempBytes = std::max<uint64_t>(tempBytes, uint64_t(temps));
   }
 
   // The profile's categories.
@@ -159,16 +208,20 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
   for (auto [sb, se] : in.occupied) u.vertexCode += se - sb;
   u.stack = stackBytes;
   u.temporaries = tempBytes;
+  u.notAlwaysLive = peakVars;
+  // Addresses in use: the union of everything placed (shared bytes count once).
+  std::vector<std::pair<uint32_t, uint32_t>> spans(in.occupied.begin(), in.occupied.end());
+  spans.push_back({out.controlBase, controlEnd});
+  spans.push_back({out.stackBase, end});
   uint32_t top = controlEnd;
-  for (auto [sb, se] : in.occupied) {
-    top = std::max(top, se);
-    if (sb >= interBase) u.interleaved += se - sb;
-  }
+  for (auto [sb, se] : in.occupied) top = std::max(top, se);
   for (const Item &it : items) {
     top = std::max(top, it.addr + it.bytes);
-    if (it.addr >= interBase && !it.temporary) u.interleaved += it.bytes;
+    spans.push_back({it.addr, it.addr + it.bytes});
     switch (it.kind) {
-    case Item::Variable: u.variables += it.bytes; break;
+    case Item::Variable:
+      if (!it.ranged) u.variables += it.bytes;
+      break;
     case Item::Constant: u.constants += it.bytes; break;
     case Item::VertexState: u.vertexState += it.bytes; u.byVertexType[it.vertexType] += it.bytes; break;
     case Item::VertexData: u.vertexData += it.bytes; u.byVertexType[it.vertexType] += it.bytes; break;
@@ -177,8 +230,15 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
     case Item::Temporary: break;
     }
   }
-  u.used = u.controlCode + u.vertexCode + u.stack + u.temporaries + u.variables + u.constants + u.vertexState +
-           u.vertexData + u.copyDescriptors + u.controlData;
+  std::sort(spans.begin(), spans.end());
+  uint32_t reach = base;
+  for (auto [sb, se] : spans) {
+    sb = std::max(sb, reach);
+    if (se <= sb) continue;
+    u.used += se - sb;
+    if (se > interBase) u.interleaved += se - std::max(sb, interBase);
+    reach = se;
+  }
   u.extent = uint64_t(top - base) + stackBytes;
 }
 

@@ -44,6 +44,9 @@ struct PrintStep {
 struct TileMemoryUsage {
   uint64_t vertexCode = 0, controlCode = 0, variables = 0, constants = 0, vertexState = 0, vertexData = 0,
            copyDescriptors = 0, temporaries = 0, stack = 0, controlData = 0;
+  /// Variables that are not always live (Liveness.cpp): the most bytes of them live at one point.
+  /// `variables` counts the always-live ones; `temporaries` is also a peak.
+  uint64_t notAlwaysLive = 0;
   uint64_t used = 0;     ///< addresses in use, gaps excluded
   uint64_t interleaved = 0; ///< of those, in the interleaved region
   uint64_t extent = 0;   ///< highest address used - base (gaps included), stacks excluded
