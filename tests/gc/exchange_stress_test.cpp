@@ -4,6 +4,9 @@
 // takes, two words in one cycle, a late word) and deliver every byte exactly.
 #include "TestUtil.h"
 
+#include "ipusim/arch/Config.h"
+#include "ipusim/arch/ExchangeLayout.h"
+
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 
@@ -133,4 +136,45 @@ TEST(ExchangeStress, Broadcast) {
       EXPECT_NE(line.find("receivers=31"), std::string::npos) << line;
     }
   EXPECT_EQ(wide, 1u);
+}
+
+// A receiver's select, deselect and receive-pointer controls each need a cycle of their own. When
+// the first write comes exactly a transfer's length after the select (far tiles: d cycles), the
+// deselect would meet the receive pointer: the scheduler widens the window by a quiet cycle.
+// Found by the example matrix-vector product at 1,000 columns in 8 blocks (125 words).
+TEST(ExchangeStress, DeselectMeetingTheFirstWrite) {
+  const ipusim::arch::SystemConfig config = ipusim::arch::loadNamedConfig("mk2");
+  const ipusim::arch::ExchangeLayout layout(config);
+  unsigned far = 0;
+  int64_t d = 0;
+  for (unsigned t = 1; t < 1472 && !far; ++t) {
+    d = layout.writeOffset(0, t) - layout.muxOffset(0, t);
+    if (d >= 10 && d <= 60) far = t;
+  }
+  ASSERT_NE(far, 0u);
+  IPUModel m;
+  Device dev = m.createDevice();
+  Graph g(dev.getTarget());
+  const size_t n = size_t(2 * d + 2);
+  Tensor src = g.addVariable(INT, {n}, "src"), dst = g.addVariable(INT, {n}, "dst");
+  g.setTileMapping(src, 0);
+  g.setTileMapping(dst, far);
+  g.createHostWrite("src", src);
+  g.createHostWrite("dst", dst);
+  g.createHostRead("dst", dst);
+  // d words from an odd word (32-bit items, n = d cycles), and 2d words from word 0 (d 64-bit items).
+  Engine e(g, {Copy(src.slice(1, 1 + size_t(d)), dst.slice(1, 1 + size_t(d))), Copy(src.slice(0, 2 * size_t(d)), dst.slice(0, 2 * size_t(d)))});
+  e.load(dev);
+  for (unsigned prog = 0; prog < 2; ++prog) {
+    std::vector<int> in(n), out(n), zero(n, -1);
+    for (size_t i = 0; i < n; ++i) in[i] = int(1000 * prog + i);
+    e.writeTensor("src", in.data(), in.data() + n);
+    e.writeTensor("dst", zero.data(), zero.data() + n);
+    e.run(prog);
+    e.readTensor("dst", out.data(), out.data() + n);
+    for (size_t i = 0; i < n; ++i) {
+      const bool copied = prog == 0 ? i >= 1 && i < 1 + size_t(d) : i < 2 * size_t(d);
+      ASSERT_EQ(out[i], copied ? in[i] : -1) << "program " << prog << ", word " << i << ", d " << d << ", tile " << far;
+    }
+  }
 }

@@ -255,7 +255,9 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
   // (ExchangeSchedule.h). Each op issues exactly at its cycle: `delay` fills the gaps.
   uint64_t now = uint64_t(b_.graph.target.config.sync.releaseSkewCycles) * b_.layout.row(tile_);
   for (const ExchangeOp &op : te.ops) {
-    if (op.cycle < now) throw std::logic_error("exchange schedule: two instructions in one cycle");
+    if (op.cycle < now)
+      throw std::logic_error("graph compiler: the exchange schedule puts two instructions in cycle " +
+                             std::to_string(op.cycle) + " of tile " + std::to_string(tile_));
     if (op.cycle > now) code_.delay(op.cycle - now);
     const Transfer &x = st.transfers[op.transfer];
     switch (op.kind) {

@@ -86,11 +86,31 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     // The earliest send cycle every receiver's mux can meet: mux offsets may be negative.
     int64_t lower = int64_t(s.first);
     std::vector<int64_t> muxOff(x.dst.size()), writeOff(x.dst.size());
+    // A receiver's controls for this transfer (select, deselect, receive pointer, and the two
+    // format changes of a wide one) are instructions of its own and need cycles of their own.
+    // Where the distance from select to first write makes two of them meet, the window opens
+    // `early` cycles sooner or closes `late` cycles later; the sender keeps its lane quiet in
+    // those cycles, so the receiver takes nothing else.
+    std::vector<unsigned> early(x.dst.size()), late(x.dst.size());
+    unsigned earliest = 0, latest = 0;
     for (size_t i = 0; i < x.dst.size(); ++i) {
       muxOff[i] = layout.muxOffset(x.src, x.dst[i]);
       writeOff[i] = layout.writeOffset(x.src, x.dst[i]);
-      lower = std::max(lower, int64_t(timeline(x.dst[i]).first) - muxOff[i]);
+      const int64_t d = writeOff[i] - muxOff[i], len = int64_t(n);
+      bool found = false;
+      for (unsigned extra = 0; extra <= 4 && !found; ++extra)
+        for (unsigned s0 = 0; s0 <= extra && !found; ++s0) {
+          std::vector<int64_t> at = {-int64_t(s0), len + int64_t(extra - s0), d};
+          if (x.wide) at.insert(at.end(), {d - 1, d + len});
+          std::sort(at.begin(), at.end());
+          if (std::adjacent_find(at.begin(), at.end()) == at.end()) early[i] = s0, late[i] = extra - s0, found = true;
+        }
+      if (!found) throw std::logic_error("exchange: no cycles for a receiver's controls");
+      earliest = std::max(earliest, early[i]);
+      latest = std::max(latest, late[i]);
+      lower = std::max(lower, int64_t(timeline(x.dst[i]).first) - muxOff[i] + int64_t(early[i]));
     }
+    lower = std::max<int64_t>(lower, earliest);
     uint64_t T = uint64_t(lower);
     for (;;) {
       // The sender: n free cycles (no send, no receive control of its own).
@@ -102,19 +122,20 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         ++T;
         continue;
       }
-      if (uint64_t until = Timeline::until(s.lane, T, T + n)) {
-        T = until;
+      if (uint64_t until = Timeline::until(s.lane, T - earliest, T + n + latest)) {
+        T = until + earliest;
         continue;
       }
       if (x.wide)
-        if (uint64_t until = Timeline::until(partner.lane, T, T + n)) {
-          T = until;
+        if (uint64_t until = Timeline::until(partner.lane, T - earliest, T + n + latest)) {
+          T = until + earliest;
           continue;
         }
       uint64_t next = 0; // the next candidate, if a receiver cannot take it at T
       for (size_t i = 0; i < x.dst.size() && !next; ++i) {
         Timeline &d = tl.at(x.dst[i]);
-        const uint64_t a = uint64_t(int64_t(T) + muxOff[i]), b = a + n, w = uint64_t(int64_t(T) + writeOff[i]);
+        const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
+                       w = uint64_t(int64_t(T) + writeOff[i]);
         if (uint64_t until = d.windowUntil(a, b)) {
           next = T + (until - a);
           break;
@@ -144,11 +165,12 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     // Commit.
     sendCycle[k] = T;
     s.busy[T] = T + n;
-    s.lane[T] = T + n;
-    if (x.wide) partner.lane[T] = T + n;
+    s.lane[T - earliest] = T + n + latest;
+    if (x.wide) partner.lane[T - earliest] = T + n + latest;
     for (size_t i = 0; i < x.dst.size(); ++i) {
       Timeline &d = tl.at(x.dst[i]);
-      const uint64_t a = uint64_t(int64_t(T) + muxOff[i]), b = a + n, w = uint64_t(int64_t(T) + writeOff[i]);
+      const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
+                     w = uint64_t(int64_t(T) + writeOff[i]);
       d.mux[a] = {x.src, true};
       if (!d.mux.count(b)) d.mux[b] = {kMuxNone, false};
       d.windows[a] = b;
