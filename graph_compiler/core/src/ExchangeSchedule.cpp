@@ -111,6 +111,8 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       lower = std::max(lower, int64_t(timeline(x.dst[i]).first) - muxOff[i] + int64_t(early[i]));
     }
     lower = std::max<int64_t>(lower, earliest);
+    std::vector<Timeline *> receivers;
+    for (unsigned d : x.dst) receivers.push_back(&tl.at(d));
     uint64_t T = uint64_t(lower);
     for (;;) {
       // The sender: n free cycles (no send, no receive control of its own).
@@ -133,7 +135,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         }
       uint64_t next = 0; // the next candidate, if a receiver cannot take it at T
       for (size_t i = 0; i < x.dst.size() && !next; ++i) {
-        Timeline &d = tl.at(x.dst[i]);
+        Timeline &d = *receivers[i];
         const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
                        w = uint64_t(int64_t(T) + writeOff[i]);
         if (uint64_t until = d.windowUntil(a, b)) {
@@ -168,7 +170,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     s.lane[T - earliest] = T + n + latest;
     if (x.wide) partner.lane[T - earliest] = T + n + latest;
     for (size_t i = 0; i < x.dst.size(); ++i) {
-      Timeline &d = tl.at(x.dst[i]);
+      Timeline &d = *receivers[i];
       const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
                      w = uint64_t(int64_t(T) + writeOff[i]);
       d.mux[a] = {x.src, true};

@@ -264,13 +264,13 @@ void computeLiveness(Build &b) {
         b.tiles[t].items[i].liveFirst = b.tiles[t].items[i].liveLast = g.host();
       }
   }
-  // Bytes of each tracked item's elements (its Item::bytes is rounded up).
-  auto dataBytes = [&](unsigned tile, uint32_t item) {
-    const Item &it = b.tiles[tile].items[item];
-    for (const Block &bl : b.blocks[it.var])
-      if (bl.tile == tile && bl.item == item) return uint32_t((bl.end - bl.begin) * typeSize(b.graph.variables[it.var].type));
-    return it.bytes;
-  };
+  // Bytes of each tracked item's elements (its Item::bytes is rounded up), by tile and local index.
+  std::vector<std::vector<uint32_t>> dataBytes(b.tiles.size());
+  for (size_t t = 0; t < b.tiles.size(); ++t) dataBytes[t].resize(tracked[t].size());
+  for (size_t v = 0; v < b.blocks.size(); ++v)
+    for (const Block &bl : b.blocks[v])
+      if (const uint32_t li = localIndex[bl.tile][bl.item]; li != UINT32_MAX)
+        dataBytes[bl.tile][li] = uint32_t((bl.end - bl.begin) * typeSize(b.graph.variables[v].type));
 
   // Accesses by tile, then by point.
   std::vector<Access> &acc = g.accesses();
@@ -306,7 +306,7 @@ void computeLiveness(Build &b) {
       }
       for (auto &[li, spans] : writes) {
         set(f.written[p], li);
-        if (covers(spans, dataBytes(tile, tracked[tile][li]))) set(f.kill[p], li);
+        if (covers(spans, dataBytes[tile][li])) set(f.kill[p], li);
       }
     }
     // Backward dataflow to a fixed point: in = gen | (out & ~kill), out = union of successors' in.
