@@ -47,7 +47,14 @@ Ipu::Ipu(const arch::SystemConfig &config, unsigned tiles, unsigned id)
   for (unsigned t = 0; t < tiles; ++t) {
     tiles_.push_back(std::make_unique<Tile>(config.tile, id, t));
     tiles_.back()->setInIpu(true);
+    tiles_.back()->setTraceSpool(nullptr, t + 1, 0); // its part of the canonical order
   }
+}
+
+void Ipu::spillTrace(size_t events) {
+  if (!spool_) spool_ = std::make_unique<TraceSpool>();
+  const size_t perTile = std::max<size_t>(256, events / tiles_.size());
+  for (unsigned t = 0; t < tiles_.size(); ++t) tiles_[t]->setTraceSpool(spool_.get(), t + 1, perTile);
 }
 
 void Ipu::start(unsigned tile, uint32_t pc, uint32_t m0) {
@@ -444,27 +451,28 @@ IpuStats Ipu::stats() const {
 }
 
 std::vector<TraceEvent> Ipu::takeTrace() {
-  // The canonical order: by cycle; within a cycle the IPU's own events, then the tiles by number,
-  // each tile's supervisor before its workers; each part's events in the order they happened.
-  struct Keyed {
-    uint64_t cycle;
-    unsigned part, context;
-    TraceEvent *event;
-  };
-  std::vector<Keyed> keyed;
-  for (TraceEvent &e : ipuEvents_) keyed.push_back({e.cycle, 0, 0, &e});
-  for (unsigned t = 0; t < tileCount(); ++t)
-    for (TileEvent &e : tiles_[t]->traceEvents()) keyed.push_back({e.event.cycle, t + 1, e.context, &e.event});
-  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed &a, const Keyed &b) {
-    if (a.cycle != b.cycle) return a.cycle < b.cycle;
-    return a.part != b.part ? a.part < b.part : a.context < b.context;
-  });
   std::vector<TraceEvent> out;
-  out.reserve(keyed.size());
-  for (Keyed &k : keyed) out.push_back(std::move(*k.event));
-  ipuEvents_.clear();
-  for (auto &t : tiles_) t->traceEvents().clear();
+  drainTrace([&](TraceEvent &&e) { out.push_back(std::move(e)); });
   return out;
+}
+
+void Ipu::drainTrace(const std::function<void(TraceEvent &&)> &sink) {
+  // The canonical order (TraceKey): by cycle; within a cycle the IPU's own events, then the tiles
+  // by number, each tile's supervisor before its workers; each part's events in the order they
+  // happened.
+  std::vector<KeyedEvent> held;
+  for (size_t i = 0; i < ipuEvents_.size(); ++i) held.push_back({TraceKey{ipuEvents_[i].cycle, 0, 0, i}, std::move(ipuEvents_[i])});
+  ipuEvents_.clear();
+  for (auto &t : tiles_) {
+    std::vector<KeyedEvent> k = t->takeKeyedEvents();
+    std::move(k.begin(), k.end(), std::back_inserter(held));
+  }
+  if (spool_) {
+    spool_->drain(std::move(held), sink);
+    return;
+  }
+  std::stable_sort(held.begin(), held.end(), [](const KeyedEvent &a, const KeyedEvent &b) { return a.key < b.key; });
+  for (KeyedEvent &k : held) sink(std::move(k.event));
 }
 
 } // namespace ipusim::sim

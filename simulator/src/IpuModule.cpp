@@ -18,7 +18,8 @@ void IpuModule::run() {
       // Every tile runs to its next sync without yielding: tiles touch only their own memory
       // between syncs (ipu-facts §4.1), so this is exact.
       Ipu::Superstep s = ipu_.compute(threads_, maxCycles_);
-      if (onTrace) onTrace(ipu_.takeTrace());
+      if (onTraceEvent) ipu_.drainTrace(onTraceEvent);
+      else if (onTrace) onTrace(ipu_.takeTrace());
       if (s.finished) break;
       // The sync controller releases the tiles after the zone's latency (ipu-facts §4.5).
       const uint64_t release = s.lastArrival + ipu_.syncLatency(s.zone);

@@ -1,5 +1,6 @@
 // The tile: decode cache, the barrel scheduler and the timing rules (docs/tile-timing.md).
 #include "ipusim/sim/Tile.h"
+#include "ipusim/sim/TraceSpool.h"
 
 #include "Semantics.h"
 #include "ipusim/arch/InsnText.h"
@@ -233,12 +234,22 @@ std::string Tile::contextName(unsigned context) const {
 }
 
 TraceEvent &Tile::traceEvent(uint64_t cycle, unsigned context, const char *name) {
+  // Spill before adding, so that the reference returned stays valid while fields are added.
+  if (spool_ && events_.size() >= spoolLimit_) spool_->spill(takeKeyedEvents());
   TraceEvent e;
   e.cycle = cycle;
   e.event = name;
   e.where = contextName(context);
-  events_.push_back({context, std::move(e)});
+  events_.push_back({context, std::move(e), eventSeq_++});
   return events_.back().event;
+}
+
+std::vector<KeyedEvent> Tile::takeKeyedEvents() {
+  std::vector<KeyedEvent> out;
+  out.reserve(events_.size());
+  for (TileEvent &e : events_) out.push_back({TraceKey{e.event.cycle, spoolPart_, e.context, e.seq}, std::move(e.event)});
+  events_.clear();
+  return out;
 }
 
 uint32_t Tile::installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool allWorkers) {

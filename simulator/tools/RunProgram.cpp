@@ -174,10 +174,10 @@ int runProgram(const RunProgramOptions &o) {
     }
     // The IPU runs as a SystemC module; the trace is written superstep by superstep.
     sim::IpuModule module("ipu0", ipu, cfg.ipu.clockHz, threads, o.maxCycles);
-    if (trace.is_open())
-      module.onTrace = [&trace](std::vector<sim::TraceEvent> &&events) {
-        for (const sim::TraceEvent &e : events) trace << sim::formatTraceEvent(e) << '\n';
-      };
+    if (trace.is_open()) {
+      ipu.spillTrace(); // memory stays bounded however long a superstep runs
+      module.onTraceEvent = [&trace](sim::TraceEvent &&e) { trace << sim::formatTraceEvent(e) << '\n'; };
+    }
     sc_core::sc_start();
     if (trace.is_open() && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
     if (std::exception_ptr error = module.error()) {

@@ -5,6 +5,7 @@
 #include "ipusim/cc/Object.h"
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Tile.h"
+#include "ipusim/sim/TraceSpool.h"
 
 #include <nlohmann/json.hpp>
 
@@ -83,23 +84,21 @@ int runTile(const RunTileOptions &o) {
     }
 
     std::ofstream trace;
+    sim::TraceSpool spool; // an instruction trace of a long run waits on disk, not in memory
     if (!o.trace.empty()) {
       trace.open(o.trace);
       if (!trace) throw BadInput(o.trace + ": error: cannot write file");
       tile.setTracing(true, true);
+      tile.setTraceSpool(&spool, 1, size_t(1) << 16);
     }
 
     // The trace is written whether or not the run ends in an exception: it shows the way there.
     auto writeTrace = [&] {
       if (!trace.is_open()) return;
       // The canonical order (docs/trace-format.md): by cycle, the supervisor before the workers,
-      // each context's events in the order they happened.
-      std::vector<sim::TileEvent> &events = tile.traceEvents();
-      std::stable_sort(events.begin(), events.end(), [](const sim::TileEvent &a, const sim::TileEvent &b) {
-        return a.event.cycle != b.event.cycle ? a.event.cycle < b.event.cycle : a.context < b.context;
-      });
+      // each context's events in the order they happened (sim::TraceKey).
       trace << sim::formatTraceHeader({cfg.name, cfg.ipu.clockHz, 1, 1});
-      for (const sim::TileEvent &e : events) trace << sim::formatTraceEvent(e.event) << '\n';
+      spool.drain(tile.takeKeyedEvents(), [&](sim::TraceEvent &&e) { trace << sim::formatTraceEvent(e) << '\n'; });
       if (!trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
     };
     sim::TileStats stats;

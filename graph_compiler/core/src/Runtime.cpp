@@ -29,6 +29,7 @@ Runtime::~Runtime() = default;
 void Runtime::setTrace(std::ostream *out, bool instructions) {
   trace_ = out;
   ipu_->setTracing(out != nullptr, instructions && out);
+  if (out) ipu_->spillTrace(); // an instruction trace of a long run stays out of memory
 }
 
 std::string Runtime::where(unsigned tile, uint32_t pc) const {
@@ -87,13 +88,13 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
         traceHeader_ = true;
       }
       // One timeline for all the engine's runs: each run's cycles count from the end of the last.
-      for (sim::TraceEvent &e : ipu.takeTrace()) {
+      ipu.drainTrace([&](sim::TraceEvent &&e) {
         e.cycle += traceBase_;
         for (auto &[key, value] : e.fields)
           if (key.size() > 6 && key.compare(key.size() - 6, 6, "_cycle") == 0)
             value = std::to_string(std::stoull(value) + traceBase_);
         *trace_ << sim::formatTraceEvent(e) << '\n';
-      }
+      });
     };
     if (trace_) {
       flushTrace();

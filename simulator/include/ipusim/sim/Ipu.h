@@ -7,6 +7,9 @@
 #include "ipusim/arch/ExchangeLayout.h"
 #include "ipusim/sim/Tile.h"
 #include "ipusim/sim/Trace.h"
+#include "ipusim/sim/TraceSpool.h"
+
+#include <functional>
 
 #include <memory>
 #include <stdexcept>
@@ -85,6 +88,11 @@ public:
 
   /// The trace events since the last call, in the canonical order (docs/trace-format.md).
   std::vector<TraceEvent> takeTrace();
+  /// The same, one event at a time to `sink`: with spillTrace, without holding them all.
+  void drainTrace(const std::function<void(TraceEvent &&)> &sink);
+  /// Long traces go to a temporary file as they are made, keeping about `events` in memory
+  /// across the tiles (TraceSpool.h); drainTrace merges them back in order.
+  void spillTrace(size_t events = size_t(1) << 17);
 
   /// Cycles from a word leaving tile `src` to its write into tile `dst`'s memory
   /// (arch::ExchangeLayout, the [exchange] parameters of arch/configs).
@@ -115,6 +123,7 @@ private:
   IpuStats totals_;               ///< the phase and sync totals so far
   bool tracing_ = false;
   std::vector<TraceEvent> ipuEvents_; ///< events of the IPU and its sync controller
+  std::unique_ptr<TraceSpool> spool_;  ///< spillTrace: where long traces wait
 };
 
 } // namespace ipusim::sim

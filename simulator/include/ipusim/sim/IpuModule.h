@@ -21,6 +21,9 @@ public:
 
   /// Called after each superstep with its trace events in the canonical order (when tracing).
   std::function<void(std::vector<TraceEvent> &&)> onTrace;
+  /// The same one event at a time (used instead of onTrace when set): with Ipu::spillTrace a
+  /// long superstep's events come from disk rather than memory.
+  std::function<void(TraceEvent &&)> onTraceEvent;
   /// Notified when every tile has returned, at the SystemC time of the last tile's last cycle.
   sc_core::sc_event done;
   /// The error that stopped the run (SimException, DeadlockError, ExchangeError), if any; the

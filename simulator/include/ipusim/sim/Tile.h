@@ -165,7 +165,10 @@ struct TileStats {
 struct TileEvent {
   unsigned context;
   TraceEvent event;
+  uint64_t seq = 0; ///< the tile's count of events before it (the order they happened)
 };
+
+class TraceSpool;
 
 class Tile {
 public:
@@ -202,6 +205,15 @@ public:
   std::vector<TileEvent> &traceEvents() { return events_; }
   /// Records an event of context `context` (kSupervisor or a worker 1..6) at cycle `cycle`.
   TraceEvent &traceEvent(uint64_t cycle, unsigned context, const char *name);
+  /// Long traces: once `limit` events are held, they go to `spool` as a run (part `part` of the
+  /// canonical order: the tile's number + 1). nullptr keeps every event in memory.
+  void setTraceSpool(TraceSpool *spool, uint32_t part, size_t limit) {
+    spool_ = spool;
+    spoolPart_ = part;
+    spoolLimit_ = std::max<size_t>(limit, 1);
+  }
+  /// The held events with their place in the canonical order (and none held after).
+  std::vector<struct KeyedEvent> takeKeyedEvents();
 
   /// Starts the supervisor at `pc` with $m0 = `m0` and $lr = the halt address, and runs until it
   /// returns there. Throws SimException (also for a sync beyond LOCAL, which needs an Ipu).
@@ -270,6 +282,10 @@ private:
   std::function<std::string(uint32_t)> symbol_;
   bool tracing_ = false, traceIssues_ = false;
   std::vector<TileEvent> events_;
+  uint64_t eventSeq_ = 0;
+  TraceSpool *spool_ = nullptr;
+  uint32_t spoolPart_ = 1;
+  size_t spoolLimit_ = 0;
   uint64_t syncWaitCycles_ = 0, wordsSent_ = 0, wordsReceived_ = 0;
   uint32_t accessElements_[3];       ///< elements touched by the current bundle
   unsigned accessCount_ = 0;
