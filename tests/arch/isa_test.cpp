@@ -171,6 +171,59 @@ TEST(IsaTable, EveryRowRoundTripsThroughTheAssembler) {
   }
 }
 
+// Every immediate operand of every row, one past its range: the assembler either finds another
+// row that takes the value, or says the immediate is out of range, naming the operand; never
+// that some other form wanted a register there (issue 14: `ld32 $m0, $m1, $m2, 4096`).
+TEST(IsaTable, EveryImmediateOutOfRangeSaysSo) {
+  std::mt19937 rng(777);
+  unsigned checked = 0;
+  for (const InsnDesc &d : instructionTable()) {
+    if (d.has(kPseudo) || std::string(d.mnemonic) == "rpt") continue;
+    const bool supervisor = !(d.modes & kWorker);
+    for (unsigned i = 0; i < d.numOperands; ++i) {
+      const OperandDesc &op = d.operands[i];
+      const int64_t fieldMax = (int64_t(1) << op.width) - 1;
+      int64_t bad;
+      switch (op.kind) {
+      case OperandKind::UImm: bad = fieldMax + 1; break;
+      case OperandKind::SImm: bad = fieldMax / 2 + 1; break;
+      case OperandKind::MinusOne: bad = fieldMax + 2; break;
+      case OperandKind::WordOffset: bad = (fieldMax + 1) * 4; break;
+      default: continue; // registers, CSRs, targets (labels), high immediates
+      }
+      int64_t values[kMaxOperands];
+      for (unsigned k = 0; k < d.numOperands; ++k) values[k] = randomOperand(d.operands[k], rng);
+      // The row's text with valid operands, then operand i replaced.
+      const std::string text = cc::formatInstruction(d, encode(d, values), supervisor);
+      const size_t space = text.find(' ');
+      ASSERT_NE(space, std::string::npos) << text;
+      std::vector<std::string> ops;
+      for (size_t at = space + 1;;) {
+        const size_t comma = text.find(", ", at);
+        ops.push_back(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+        if (comma == std::string::npos) break;
+        at = comma + 2;
+      }
+      ASSERT_EQ(ops.size(), d.numOperands) << text;
+      ops[i] = std::to_string(bad);
+      std::string line = text.substr(0, space) + " ";
+      for (size_t k = 0; k < ops.size(); ++k) line += (k ? ", " : "") + ops[k];
+      try {
+        test::assemble(std::string(".allow_invalid_repeat\n") + (supervisor ? ".supervisor\n" : ".worker\n") + line + "\n");
+      } catch (const std::exception &e) {
+        const std::string msg = e.what();
+        // "immediate N", "count N", "address N": what the operand is, then the range.
+        EXPECT_NE(msg.find(" " + std::to_string(bad) + " is out of range ["), std::string::npos) << line << ": " << msg;
+        EXPECT_NE(msg.find(" for operand " + std::to_string(i + 1) + " of '" + d.mnemonic + "'"), std::string::npos)
+            << line << ": " << msg;
+        EXPECT_EQ(msg.find("expected"), std::string::npos) << line << ": " << msg;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 92u); // the immediate operands of the table (a new row changes this)
+}
+
 TEST(Registers, AliasesAndGroups) {
   auto lr = parseRegister("$lr");
   ASSERT_TRUE(lr);

@@ -1306,7 +1306,9 @@ EncodedInsn Assembler::select(const std::string &mnemonic, std::vector<Operand> 
       auto v = tryEvaluate(op.expr, loc, false);
       if (v && v->isConstant()) {
         if (!operandFits(od, v->constant, &why)) {
-          note(1 + int(i), ol, why + " for operand " + std::to_string(i + 1) + " of '" + mnemonic + "'");
+          // An immediate where an immediate goes, only too large: that is the message, not
+          // another form's "expected a register" (issue 14: `ld32 $m0, $m1, $m2, 4096`).
+          note(1 + int(i), ol, why + " for operand " + std::to_string(i + 1) + " of '" + mnemonic + "'", true);
           ok = false;
           break;
         }
