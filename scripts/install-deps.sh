@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages ipusim builds with (../shared/DESIGN.md, "Conventions").
+# Installs the Debian 12 packages ipusim builds with (docs/architecture.md, "Conventions").
 # Does nothing when they are all present, so repeated runs are cheap.
 set -euo pipefail
 packages=(

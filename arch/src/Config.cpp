@@ -1,5 +1,6 @@
 // Loads arch/configs/*.toml against one schema. See arch/include/ipusim/arch/Config.h.
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/Files.h"
 #include "ipusim/arch/Isa.h"
 
 #include <toml++/toml.h>
@@ -241,6 +242,7 @@ private:
 void loadInto(const std::string &path, SystemConfig &cfg, std::set<std::string> &seen, int depth) {
   if (depth > 8) throw ConfigError(path + ": error: 'inherits' chain is too deep");
   toml::table table;
+  if (const std::string bad = unreadableFile(path, "a machine config (.toml)"); !bad.empty()) throw ConfigError(bad);
   try {
     table = toml::parse_file(path);
   } catch (const toml::parse_error &e) {

@@ -1,6 +1,8 @@
 // ELF32 reading (through LLVM's Object library) and writing for ipusim objects and tile images.
 #include "ipusim/cc/Object.h"
 
+#include "ipusim/arch/Files.h"
+
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/Error.h>
@@ -414,6 +416,7 @@ ObjectFile readElf(const std::vector<uint8_t> &bytes, const std::string &name) {
 }
 
 ObjectFile readElfFile(const std::string &path) {
+  if (const std::string bad = arch::unreadableFile(path, "an ELF file"); !bad.empty()) throw ObjectError(bad);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ObjectError(path + ": error: cannot open file");
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -4,6 +4,8 @@
 #include <cctype>
 #include "ipusim/sim/Trace.h"
 
+#include "ipusim/arch/Files.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -305,6 +307,7 @@ TraceFile readTrace(std::istream &in, const std::string &name) {
 }
 
 TraceFile readTrace(const std::string &path) {
+  if (const std::string bad = arch::unreadableFile(path, "a trace"); !bad.empty()) throw TraceError(bad);
   std::ifstream in(path);
   if (!in) throw TraceError(path + ": error: cannot open the trace (" + std::strerror(errno) + ")");
   return readTrace(in, path);

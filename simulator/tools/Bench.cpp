@@ -1,5 +1,5 @@
 // ipusim bench (docs/bench.md): microbenchmarks that run real programs on the model and set what
-// they measure beside the published figures of ../shared/ipu-facts.md §1 and §5.
+// they measure beside the published figures of docs/hardware.md §1 and §5.
 //
 // The programs are assembly source held here as text, assembled and linked in-process with the
 // codelet_compiler library: the ipusim tool links ipusim_cc for this, while the simulator library
@@ -44,7 +44,7 @@ struct BenchFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// ---- published figures (../shared/ipu-facts.md §1) ----
+// ---- published figures (docs/hardware.md §1) ----
 // [F] S11: 47.5 TB/s SRAM bandwidth per IPU; [D] §1: a tile loads 16 B and stores 8 B a cycle.
 constexpr double kMemoryTBs = 47.5;
 constexpr double kLoadBytesPerCycle = 16, kStoreBytesPerCycle = 8;

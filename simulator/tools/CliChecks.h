@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -22,6 +23,19 @@ inline CLI::Validator wholeNumber() {
         return "";
       },
       "NUMBER >= 0");
+}
+
+/// A number the user wrote (decimal, 0x hex or 0 octal) of at most `max`; "" and the value, or
+/// why it is not one: "'X' is not a number" or "'X' is out of range (at most MAX)".
+inline std::string parseNumber(const std::string &text, uint64_t max, uint64_t &value) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || text[0] == ' ') return "'" + text + "' is not a number";
+  char *end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (*end) return "'" + text + "' is not a number";
+  if (errno == ERANGE || v > max) return "'" + text + "' is out of range (at most " + std::to_string(max) + ")";
+  value = v;
+  return "";
 }
 
 } // namespace ipusim::tools

@@ -1,7 +1,9 @@
 // ipusim run: a program manifest (docs/program-manifest.md) loads work onto many tiles of one IPU.
 #include "RunProgram.h"
+#include "CliChecks.h"
 
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/Files.h"
 #include "ipusim/cc/Object.h"
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Ipu.h"
@@ -33,12 +35,25 @@ struct TileWork {
   std::string image, entry, mode = "supervisor";
   uint32_t vertexBase = 0;
   std::vector<std::pair<std::string, uint32_t>> loads;
+  // Where the manifest says each: "manifest.toml:LINE:COL", for errors about what it names.
+  std::string imageAt, entryAt;
+  std::vector<std::string> loadAt;
 };
+
+/// An error about a file the manifest names, at the manifest's line: "AT: error: WHAT: WHY",
+/// where `error` is the file's own message ("FILE: error: WHY").
+BadInput located(const std::string &at, const std::string &what, const std::string &error) {
+  std::string why = error;
+  if (const size_t e = why.find(": error: "); e != std::string::npos) why = why.substr(e + 9);
+  while (!why.empty() && why.back() == '\n') why.pop_back();
+  return BadInput(at + ": error: " + what + ": " + why);
+}
 
 class Manifest {
 public:
   explicit Manifest(const std::string &path) : path_(path), dir_(fs::path(path).parent_path()) {
     toml::table t;
+    if (const std::string bad = arch::unreadableFile(path, "a program manifest (.toml)"); !bad.empty()) throw BadInput(bad);
     try {
       t = toml::parse_file(path);
     } catch (const toml::parse_error &e) {
@@ -67,8 +82,11 @@ private:
   fs::path dir_;
   std::map<unsigned, TileWork> work_;
 
+  std::string at(const toml::source_region &src) const {
+    return path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
+  }
   [[noreturn]] void fail(const toml::source_region &src, const std::string &msg) const {
-    throw BadInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) + ": error: " + msg);
+    throw BadInput(at(src) + ": error: " + msg);
   }
   std::string str(const toml::node &n, const std::string &key) const {
     if (!n.is_string()) fail(n.source(), "key '" + key + "' must be a string");
@@ -103,8 +121,13 @@ private:
               fail(n.source(), "'tiles' must be a tile number or a range \"A-B\", not \"" + r + "\"");
             for (unsigned i = a; i <= b; ++i) which.push_back(i);
           }
-        } else if (k == "image") w.image = resolve(str(n, "image"));
-        else if (k == "entry") w.entry = str(n, "entry");
+        } else if (k == "image") {
+          w.image = resolve(str(n, "image"));
+          w.imageAt = at(n.source());
+        } else if (k == "entry") {
+          w.entry = str(n, "entry");
+          w.entryAt = at(n.source());
+        }
         else if (k == "mode") {
           w.mode = str(n, "mode");
           if (w.mode != "supervisor" && w.mode != "worker" && w.mode != "multi")
@@ -120,6 +143,7 @@ private:
             unsigned long addr = at == std::string::npos ? 0 : std::strtoul(spec.c_str() + at + 1, &end, 0);
             if (at == std::string::npos || !end || *end) fail(l.source(), "'load' wants \"FILE@ADDR\", not \"" + spec + "\"");
             w.loads.emplace_back(resolve(spec.substr(0, at)), uint32_t(addr));
+            w.loadAt.push_back(this->at(l.source()));
           }
         } else fail(key.source(), "unknown key 'tile." + k + "'");
       }
@@ -136,6 +160,47 @@ private:
 
 } // namespace
 
+struct Dump {
+  unsigned tile;
+  uint32_t addr, len;
+  std::string file;
+};
+
+/// TILE:ADDR:LEN:FILE, each part checked: which part is wrong, and why.
+Dump parseDump(const std::string &spec, sim::Ipu &ipu, unsigned tiles) {
+  const std::string what = "ipusim: error: --dump " + spec + ": ";
+  std::vector<std::string> parts;
+  size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t colon = spec.find(':', at);
+    if (colon == std::string::npos) throw BadInput("ipusim: error: --dump wants TILE:ADDR:LEN:FILE, not '" + spec + "'");
+    parts.push_back(spec.substr(at, colon - at));
+    at = colon + 1;
+  }
+  Dump d;
+  d.file = spec.substr(at);
+  if (d.file.empty()) throw BadInput(what + "no file to write");
+  uint64_t v = 0;
+  const std::string why = tools::parseNumber(parts[0], tiles - 1, v);
+  if (!why.empty() && why.find("out of range") == std::string::npos) throw BadInput(what + "the tile " + why);
+  if (!why.empty())
+    throw BadInput(what + "tile " + parts[0] + " is out of range (the program has " + std::to_string(tiles) + " tiles: 0-" +
+                   std::to_string(tiles - 1) + ")");
+  d.tile = unsigned(v);
+  if (std::string why = tools::parseNumber(parts[1], 0xFFFFFFFFu, v); !why.empty()) throw BadInput(what + "the address " + why);
+  d.addr = uint32_t(v);
+  if (std::string why = tools::parseNumber(parts[2], 0xFFFFFFFFu, v); !why.empty()) throw BadInput(what + "the length " + why);
+  d.len = uint32_t(v);
+  const sim::TileMemory &mem = ipu.tile(d.tile).memory();
+  if (!mem.contains(d.addr, d.len)) {
+    char range[96];
+    std::snprintf(range, sizeof range, "0x%x..0x%llx is outside tile memory 0x%x..0x%x", d.addr,
+                  static_cast<unsigned long long>(uint64_t(d.addr) + d.len), mem.base(), mem.end());
+    throw BadInput(what + range);
+  }
+  return d;
+}
+
 int runProgram(const RunProgramOptions &o) {
   try {
     Manifest m(o.manifest);
@@ -146,25 +211,42 @@ int runProgram(const RunProgramOptions &o) {
     std::map<std::string, const sim::Tile *> firstTile;            // whose decode cache the others share
     for (const auto &[t, w] : m.work()) {
       auto &img = images[w.image];
-      if (!img) img = std::make_unique<cc::ObjectFile>(cc::readElfFile(w.image));
+      if (!img) try {
+          img = std::make_unique<cc::ObjectFile>(cc::readElfFile(w.image));
+        } catch (const std::exception &e) {
+          throw located(w.imageAt, "image " + w.image, e.what());
+        }
       sim::Tile &tile = ipu.tile(t);
-      sim::loadImage(tile, *img, w.image);
+      try {
+        sim::loadImage(tile, *img, w.image);
+      } catch (const std::exception &e) {
+        throw located(w.imageAt, "image " + w.image, e.what());
+      }
       if (auto it = firstTile.find(w.image); it != firstTile.end()) tile.shareDecodeCache(it->second->decodeCache());
       else firstTile[w.image] = &tile;
-      for (const auto &[file, addr] : w.loads) {
+      for (size_t l = 0; l < w.loads.size(); ++l) {
+        const auto &[file, addr] = w.loads[l];
+        if (const std::string bad = arch::unreadableFile(file, "a data file"); !bad.empty())
+          throw located(w.loadAt[l], "load " + file, bad);
         std::ifstream in(file, std::ios::binary);
-        if (!in) throw BadInput(file + ": error: cannot open file");
         std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (!tile.memory().contains(addr, uint32_t(bytes.size())))
-          throw BadInput(file + ": error: loading it at " + std::to_string(addr) + " leaves tile memory");
+        if (!tile.memory().contains(addr, uint32_t(bytes.size()))) {
+          char range[96];
+          std::snprintf(range, sizeof range, "its %zu bytes at 0x%x leave tile memory 0x%x..0x%x", bytes.size(), addr,
+                        tile.memory().base(), tile.memory().end());
+          throw BadInput(w.loadAt[l] + ": error: load " + file + ": " + range);
+        }
         std::copy(bytes.begin(), bytes.end(), tile.memory().at(addr));
       }
       int sym = img->findSymbol(w.entry);
-      if (sym < 0) throw BadInput(w.image + ": error: no symbol '" + w.entry + "'");
+      if (sym < 0) throw BadInput(w.entryAt + ": error: entry '" + w.entry + "': no such symbol in " + w.image);
       uint32_t pc = img->symbols[size_t(sym)].value;
       if (w.mode == "supervisor") ipu.start(t, pc, w.vertexBase);
       else ipu.start(t, tile.installWorkerLauncher(pc, w.vertexBase, w.mode == "multi"), 0);
     }
+    // The dumps are checked before the run, not after it.
+    std::vector<Dump> dumps;
+    for (const std::string &spec : o.dumps) dumps.push_back(parseDump(spec, ipu, m.tiles));
     unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
     std::ofstream trace;
     if (!o.trace.empty()) {
@@ -193,18 +275,11 @@ int runProgram(const RunProgramOptions &o) {
       return 2;
     }
     const sim::IpuStats &stats = module.stats();
-    for (const std::string &spec : o.dumps) {
-      unsigned tile;
-      unsigned long addr, len;
-      int used = 0;
-      if (std::sscanf(spec.c_str(), "%u:%li:%li:%n", &tile, &addr, &len, &used) != 3 || used == 0 || tile >= m.tiles)
-        throw BadInput("ipusim: error: --dump wants TILE:ADDR:LEN:FILE, not '" + spec + "'");
-      const sim::TileMemory &mem = ipu.tile(tile).memory();
-      if (!mem.contains(uint32_t(addr), uint32_t(len)))
-        throw BadInput("ipusim: error: --dump " + spec + ": the range is outside tile memory");
-      std::ofstream out(spec.substr(size_t(used)), std::ios::binary);
-      out.write(reinterpret_cast<const char *>(mem.at(uint32_t(addr))), std::streamsize(len));
-      if (!out) throw BadInput(spec.substr(size_t(used)) + ": error: cannot write file");
+    for (const Dump &d : dumps) {
+      const sim::TileMemory &mem = ipu.tile(d.tile).memory();
+      std::ofstream out(d.file, std::ios::binary);
+      out.write(reinterpret_cast<const char *>(mem.at(d.addr)), std::streamsize(d.len));
+      if (!out) throw BadInput(d.file + ": error: cannot write file");
     }
     // Statistics with hierarchical names (ipu0.tile17.worker3.bundles ...), tiles that ran only.
     nlohmann::ordered_json j;

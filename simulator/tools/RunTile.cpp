@@ -1,7 +1,9 @@
 // ipusim run-tile: one tile image on one simulated tile, with JSON stats (docs/tile-timing.md).
 #include "RunTile.h"
+#include "CliChecks.h"
 
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/Files.h"
 #include "ipusim/cc/Object.h"
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Tile.h"
@@ -23,14 +25,10 @@ struct BadInput : std::runtime_error {
 };
 
 uint32_t parseAddress(const std::string &text, const std::string &what) {
-  try {
-    size_t used;
-    unsigned long v = std::stoul(text, &used, 0);
-    if (used != text.size() || v > 0xFFFFFFFFul) throw std::invalid_argument(text);
-    return uint32_t(v);
-  } catch (const std::exception &) {
-    throw BadInput("ipusim: error: " + what + ": '" + text + "' is not a number");
-  }
+  uint64_t v = 0;
+  if (const std::string why = tools::parseNumber(text, 0xFFFFFFFFu, v); !why.empty())
+    throw BadInput("ipusim: error: " + what + ": " + why);
+  return uint32_t(v);
 }
 
 void checkRange(const sim::TileMemory &mem, uint32_t addr, uint64_t len, const std::string &what) {
@@ -64,6 +62,7 @@ int runTile(const RunTileOptions &o) {
       auto at = spec.rfind('@');
       if (at == std::string::npos) throw BadInput("ipusim: error: --load wants FILE@ADDR, not '" + spec + "'");
       std::string file = spec.substr(0, at);
+      if (const std::string bad = arch::unreadableFile(file, "a data file"); !bad.empty()) throw BadInput(bad);
       std::ifstream in(file, std::ios::binary);
       if (!in) throw BadInput(file + ": error: cannot open file");
       std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -150,7 +150,7 @@ TEST(Tools, ErrorsExitWithStatus1) {
   EXPECT_EQ(r.err, bad + ": error: not an ELF file\n");
   r = run(tool("ipu-objdump") + " -d " + dir.file("missing.o"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, dir.file("missing.o") + ": error: cannot open file\n");
+  EXPECT_EQ(r.err, dir.file("missing.o") + ": error: no such file\n");
 }
 
 } // namespace

@@ -82,7 +82,46 @@ TEST(RunProgram, ManifestErrorsNameFileLineAndKey) {
   EXPECT_EQ(err("tiles = 2\n[[tile]]\ntiles = \"0-1\"\nimage = \"x.elf\"\nentry = \"e\"\n[[tile]]\ntiles = 1\n"
                 "image = \"x.elf\"\nentry = \"e\"\n"),
             "p.toml:6:1: error: tile 1 is given work twice\n");
-  EXPECT_EQ(err("tiles = 2\n[[tile]]\ntiles = 0\nimage = \"x.elf\"\nentry = \"e\"\n"), "x.elf: error: cannot open file\n");
+  // What the manifest names is reported at the manifest's line and column (issue 14).
+  auto full = [&](const std::string &text) {
+    auto r = run(tool("ipusim") + " run " + dir.file("p.toml", text));
+    EXPECT_EQ(r.status, 1);
+    return r.err;
+  };
+  const std::string p = dir.file("p.toml"), d = dir.path.string() + "/";
+  EXPECT_EQ(full("tiles = 2\n[[tile]]\ntiles = 0\nimage = \"x.elf\"\nentry = \"e\"\n"),
+            p + ":4:9: error: image " + d + "x.elf: no such file\n");
+  EXPECT_EQ(full("tiles = 2\n[[tile]]\ntiles = 0\nimage = \"p.toml\"\nentry = \"e\"\n"),
+            p + ":4:9: error: image " + d + "p.toml: not an ELF file\n");
+  // A real image: an entry it lacks, a load that is missing or does not fit.
+  ASSERT_EQ(run(tool("ipu-as") + " " + IPUSIM_SOURCE_DIR "/examples/asm/vector_add.S -o " + dir.file("v.o")).status, 0);
+  ASSERT_EQ(run(tool("ipu-ld") + " -o " + dir.file("v.elf") + " " + dir.file("v.o")).status, 0);
+  const std::string head = "tiles = 2\n[[tile]]\ntiles = 0\nimage = \"v.elf\"\n";
+  EXPECT_EQ(full(head + "entry = \"nope\"\n"), p + ":5:9: error: entry 'nope': no such symbol in " + d + "v.elf\n");
+  EXPECT_EQ(full(head + "entry = \"VectorAdd_f32\"\nload = [\"in.bin@0x60000\"]\n"),
+            p + ":6:9: error: load " + d + "in.bin: no such file\n");
+  dir.file("big.bin", std::string(100000, 'x'));
+  EXPECT_EQ(full(head + "entry = \"VectorAdd_f32\"\nload = [\"big.bin@0xe0000\"]\n"),
+            p + ":6:9: error: load " + d + "big.bin: its 100000 bytes at 0xe0000 leave tile memory 0x4c000..0xe8000\n");
+}
+
+TEST(RunProgram, DumpsAreCheckedBeforeTheRun) {
+  test::TempDir dir;
+  ASSERT_EQ(run(tool("ipu-as") + " " + IPUSIM_SOURCE_DIR "/examples/asm/vector_add.S -o " + dir.file("v.o")).status, 0);
+  ASSERT_EQ(run(tool("ipu-ld") + " -o " + dir.file("v.elf") + " " + dir.file("v.o")).status, 0);
+  const std::string m = dir.file("p.toml", "tiles = 16\n[[tile]]\ntiles = 0\nimage = \"v.elf\"\nentry = \"VectorAdd_f32\"\n");
+  auto err = [&](const std::string &spec) {
+    auto r = run(tool("ipusim") + " run " + m + " --dump " + spec);
+    EXPECT_EQ(r.status, 1) << spec;
+    EXPECT_EQ(r.out, "") << spec; // nothing ran
+    return r.err;
+  };
+  EXPECT_EQ(err("16:0x60000:4:x"), "ipusim: error: --dump 16:0x60000:4:x: tile 16 is out of range (the program has 16 tiles: 0-15)\n");
+  EXPECT_EQ(err("t:0x60000:4:x"), "ipusim: error: --dump t:0x60000:4:x: the tile 't' is not a number\n");
+  EXPECT_EQ(err("0:0x100000000:4:x"),
+            "ipusim: error: --dump 0:0x100000000:4:x: the address '0x100000000' is out of range (at most 4294967295)\n");
+  EXPECT_EQ(err("0:0xe7ffe:4:x"), "ipusim: error: --dump 0:0xe7ffe:4:x: 0xe7ffe..0xe8002 is outside tile memory 0x4c000..0xe8000\n");
+  EXPECT_EQ(err("0:0x60000:4"), "ipusim: error: --dump wants TILE:ADDR:LEN:FILE, not '0:0x60000:4'\n");
 }
 
 } // namespace

@@ -99,7 +99,7 @@ TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
   EXPECT_EQ(r.err, b.elf + ": error: no symbol 'nosuch'\n");
   r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --load " + b.dir.file("missing.bin") + "@0x70000");
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, b.dir.file("missing.bin") + ": error: cannot open file\n");
+  EXPECT_EQ(r.err, b.dir.file("missing.bin") + ": error: no such file\n");
   r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --dump 0xE8000:4:" + b.dir.file("x"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "ipusim: error: --dump 0xE8000:4:" + b.dir.file("x") +
@@ -129,6 +129,27 @@ TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
   r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --max-cycles -5");
   EXPECT_EQ(r.status, 105);
   EXPECT_NE(r.err.find("--max-cycles: '-5' is not a whole number of 0 or more"), std::string::npos) << r.err;
+}
+
+// Every tool given a directory where it reads a file names it and says what it wanted (issue 14:
+// some printed "basic_filebuf::underflow error reading the file", ipu-cc printed clang's warnings).
+TEST(Tools, ADirectoryIsNamed) {
+  test::TempDir d;
+  const std::string dir = d.path.string();
+  const std::pair<std::string, std::string> cases[] = {
+      {tool("ipu-as") + " " + dir + " -o " + d.file("x.o"), "an assembly file"},
+      {tool("ipu-cc") + " -c " + dir + " -o " + d.file("x.o"), "a C++ source file"},
+      {tool("ipu-ld") + " " + dir + " -o " + d.file("x.elf"), "an ELF file"},
+      {tool("ipu-objdump") + " -d " + dir, "an ELF file"},
+      {tool("ipu-trace") + " show " + dir, "a trace"},
+      {tool("ipusim") + " run " + dir, "a program manifest (.toml)"},
+      {tool("ipusim") + " run-tile " + dir + " --entry w", "an ELF file"},
+  };
+  for (const auto &[command, what] : cases) {
+    const test::ToolResult r = test::run(command);
+    EXPECT_NE(r.status, 0) << command;
+    EXPECT_EQ(r.err, dir + ": error: is a directory, not " + what + "\n") << command;
+  }
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 // ipusim's stand-in for the Poplar SDK header <poplar/TileConstants.hpp> (not public).
 // Usable from C++ codelets and from `.S` files. Values marked [F]/[RE] come from
-// ../shared/ipu-facts.md and ../shared/asm-dialect.md §2.4; values marked "ours" have no public
+// docs/hardware.md and docs/assembly.md §2.4; values marked "ours" have no public
 // source and are ipusim's own definitions, which the simulator implements consistently
-// (docs/asm-reference.md lists them).
+// (docs/assembly.md lists them).
 #ifndef IPUSIM_POPLAR_TILE_CONSTANTS_HPP
 #define IPUSIM_POPLAR_TILE_CONSTANTS_HPP
 

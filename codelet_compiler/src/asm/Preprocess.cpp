@@ -3,6 +3,7 @@
 #include "ipusim/cc/Assembler.h"
 
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/Files.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
@@ -71,6 +72,7 @@ std::string preprocessFile(const std::string &path, const AssemblerOptions &opti
 }
 
 ObjectFile assembleFile(const std::string &path, const AssemblerOptions &options) {
+  if (const std::string bad = arch::unreadableFile(path, "an assembly file"); !bad.empty()) throw AssemblyError(bad + "\n");
   std::string ext = fs::path(path).extension().string();
   if (ext == ".S" || ext == ".sx") return assembleText(preprocessFile(path, options), path);
   auto buf = llvm::MemoryBuffer::getFile(path);

@@ -3,6 +3,7 @@
 // C++ (clang type-checks them like user code) and costs a few tens of milliseconds.
 #include "Frontend.h"
 
+#include "ipusim/arch/Files.h"
 #include "ipusim/cc/Assembler.h"
 
 #include <clang/AST/ASTConsumer.h>
@@ -474,7 +475,7 @@ std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
 }
 
 FrontendResult runFrontend(const std::string &path, const CompileOptions &options, llvm::LLVMContext &context) {
-  if (!fs::exists(path)) throw CompileError(path + ": error: no such file\n");
+  if (const std::string bad = arch::unreadableFile(path, "a C++ source file"); !bad.empty()) throw CompileError(bad + "\n");
   std::string absPath = fs::absolute(path).lexically_normal().string();
   FrontendResult result;
   std::vector<std::string> wrappers;

@@ -1,6 +1,6 @@
 // Machine configurations (arch/configs/*.toml): one GC200 description plus the systems built of it.
 //
-// Every value in the TOML files cites its source in ../shared/ipu-facts.md or says it is a
+// Every value in the TOML files cites its source in docs/hardware.md or says it is a
 // provisional parameter of ours. The loader validates each file against one schema: an unknown key,
 // a wrong type or an out-of-range value is an error naming the file, line, column and key.
 #pragma once
