@@ -1,4 +1,5 @@
 // ipu-as [-I DIR] [-D NAME[=VAL]] IN.S -o OUT.o ; ipu-as --list-mnemonics
+#include "ipusim/arch/ToolError.h"
 #include "ipusim/arch/Isa.h"
 #include "ipusim/cc/Assembler.h"
 
@@ -28,8 +29,7 @@ int main(int argc, char **argv) {
   try {
     ipusim::cc::writeElfFile(ipusim::cc::assembleFile(input, options), output);
   } catch (const std::exception &e) {
-    std::fputs(e.what(), stderr);
-    if (e.what()[0] && e.what()[std::strlen(e.what()) - 1] != '\n') std::fputc('\n', stderr);
+    ipusim::arch::printToolError("ipu-as", e.what());
     return 1;
   }
   return 0;

@@ -1,6 +1,7 @@
 // ipu-cc: compiles Poplar-style C++ codelets for the Mk2 tile (docs/ipu-cc.md).
 //   ipu-cc [-O0..3] [-I DIR] [-D NAME[=VAL]] [-std=c++17] (-c | -S) IN.cpp [-o OUT]
 //   ipu-cc --print-vertex-layout IN.o
+#include "ipusim/arch/ToolError.h"
 #include "ipusim/cc/Compiler.h"
 
 #include <CLI/CLI.hpp>
@@ -11,8 +12,7 @@
 namespace {
 
 int fail(const std::string &what) {
-  std::fputs(what.c_str(), stderr);
-  if (!what.empty() && what.back() != '\n') std::fputc('\n', stderr);
+  ipusim::arch::printToolError("ipu-cc", what);
   return 1;
 }
 

@@ -1,4 +1,5 @@
 // ipu-ld -o OUT.elf A.o B.o ... : links objects into a tile image at the Mk2 memory map.
+#include "ipusim/arch/ToolError.h"
 #include "ipusim/arch/Config.h"
 #include "ipusim/cc/Linker.h"
 
@@ -21,8 +22,7 @@ int main(int argc, char **argv) {
     for (const std::string &in : inputs) objs.push_back({in, ipusim::cc::readElfFile(in)});
     ipusim::cc::writeElfFile(ipusim::cc::link(objs, cfg.tile, {entry}), output);
   } catch (const std::exception &e) {
-    std::fputs(e.what(), stderr);
-    if (e.what()[0] && e.what()[std::strlen(e.what()) - 1] != '\n') std::fputc('\n', stderr);
+    ipusim::arch::printToolError("ipu-ld", e.what());
     return 1;
   }
   return 0;

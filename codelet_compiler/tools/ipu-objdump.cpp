@@ -1,4 +1,5 @@
 // ipu-objdump -d FILE | ipu-objdump --asm FILE
+#include "ipusim/arch/ToolError.h"
 #include "ipusim/cc/Disassembler.h"
 
 #include <CLI/CLI.hpp>
@@ -22,8 +23,7 @@ int main(int argc, char **argv) {
     std::string out = source ? ipusim::cc::disassembleToSource(obj, input) : ipusim::cc::disassemble(obj, input);
     std::fwrite(out.data(), 1, out.size(), stdout);
   } catch (const std::exception &e) {
-    std::fputs(e.what(), stderr);
-    if (e.what()[0] && e.what()[std::strlen(e.what()) - 1] != '\n') std::fputc('\n', stderr);
+    ipusim::arch::printToolError("ipu-objdump", e.what());
     return 1;
   }
   return 0;

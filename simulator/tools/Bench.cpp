@@ -9,6 +9,7 @@
 // to wait for a word in flight) come from arch::ExchangeLayout, as a compiler's would.
 #include "Bench.h"
 
+#include "ipusim/arch/ToolError.h"
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/ExchangeLayout.h"
 #include "ipusim/cc/Assembler.h"
@@ -775,7 +776,7 @@ int runBench(const BenchOptions &o) {
                         (o.config.size() > 5 && o.config.compare(o.config.size() - 5, 5, ".toml") == 0);
     env.cfg = isFile ? arch::loadConfig(o.config) : arch::loadNamedConfig(o.config);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "ipusim bench: error: %s\n", e.what());
+    arch::printToolError("ipusim bench", e.what());
     return 1;
   }
   env.tiles = o.tiles ? o.tiles : env.cfg.ipu.tiles;

@@ -1,6 +1,7 @@
 // ipu-trace: show, diff and export traces in the canonical format (docs/trace-format.md).
 // Exit status: 0 done (diff: equal), 1 diff found a difference, 2 a trace cannot be read; CLI11's
 // own codes for bad command lines.
+#include "ipusim/arch/ToolError.h"
 #include "ipusim/sim/TraceTools.h"
 
 #include "CliChecks.h"
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   } catch (const std::exception &e) { // nothing the tool does may end in an abort
-    std::fprintf(stderr, "ipu-trace: error: %s\n", e.what());
+    ipusim::arch::printToolError("ipu-trace", e.what());
     return 2;
   }
   return 0;

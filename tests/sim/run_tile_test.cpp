@@ -144,6 +144,8 @@ TEST(Tools, ADirectoryIsNamed) {
       {tool("ipu-trace") + " show " + dir, "a trace"},
       {tool("ipusim") + " run " + dir, "a program manifest (.toml)"},
       {tool("ipusim") + " run-tile " + dir + " --entry w", "an ELF file"},
+      // Once "error:", not "ipusim bench: error: DIR: error: ..." (issue 14).
+      {tool("ipusim") + " bench --config " + dir, "a machine config (.toml)"},
   };
   for (const auto &[command, what] : cases) {
     const test::ToolResult r = test::run(command);
