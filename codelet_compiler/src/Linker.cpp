@@ -320,6 +320,33 @@ ObjectFile link(const std::vector<LinkInput> &inputs, const arch::TileConfig &ti
     return std::make_pair(a.section, a.offset) < std::make_pair(b.section, b.offset);
   });
 
+  // 6. The vertex layouts ipu-cc records (".ipu.vertices", a JSON array per object) carry over,
+  // joined into one array, so that `ipu-cc --print-vertex-layout` reads a tile image too.
+  {
+    std::string joined;
+    for (const LinkInput &in : inputs) {
+      const int s = in.object.findSection(".ipu.vertices");
+      if (s < 0) continue;
+      const std::vector<uint8_t> &d = in.object.sections[size_t(s)].data;
+      std::string text(d.begin(), d.end());
+      const size_t open = text.find('['), close = text.rfind(']');
+      if (open == std::string::npos || close == std::string::npos || close <= open) continue;
+      std::string inner = text.substr(open + 1, close - open - 1);
+      if (inner.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      joined += (joined.empty() ? "" : ",") + inner;
+    }
+    if (!joined.empty()) {
+      Section meta;
+      meta.name = ".ipu.vertices";
+      meta.type = 1;
+      meta.flags = 0;
+      const std::string json = "[" + joined + "]";
+      meta.data.assign(json.begin(), json.end());
+      meta.size = uint32_t(meta.data.size());
+      out.sections.push_back(std::move(meta));
+    }
+  }
+
   if (!options.entry.empty()) {
     auto it = outIndex.find(options.entry);
     if (it == outIndex.end()) errors.push_back("ipu-ld: error: entry symbol '" + options.entry + "' is not defined");

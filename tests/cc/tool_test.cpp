@@ -76,6 +76,31 @@ TEST(IpuCc, ObjectCarriesTheVertexLayout) {
   EXPECT_EQ(layouts[0].fields[2].offset, 12u);
 }
 
+// A linked tile image keeps the layouts of the vertices of every object in it (issue 14: the
+// linker dropped them and --print-vertex-layout printed []).
+TEST(IpuCc, LinkedImageKeepsTheVertexLayouts) {
+  test::TempDir d;
+  const std::string a = (d.path / "a.o").string(), b = (d.path / "b.o").string(), elf = (d.path / "t.elf").string();
+  ASSERT_EQ(run(tool("ipu-cc") + " -c " + example() + " -o " + a).status, 0);
+  const std::string src = (d.path / "fill.cpp").string();
+  std::ofstream(src) << "#include <poplar/Vertex.hpp>\ntemplate <class T> class Fill : public poplar::Vertex {\npublic:\n"
+                        "  poplar::Output<poplar::Vector<T>> out;\n  T value;\n"
+                        "  bool compute() { for (auto &x : out) x = value; return true; }\n};\n"
+                        "template class Fill<float>;\ntemplate class Fill<int>;\n";
+  ASSERT_EQ(run(tool("ipu-cc") + " -c " + src + " -o " + b).status, 0);
+  auto l = run(tool("ipu-ld") + " " + a + " " + b + " -o " + elf);
+  ASSERT_EQ(l.status, 0) << l.err;
+  auto r = run(tool("ipu-cc") + " --print-vertex-layout " + elf);
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 3u) << r.out;
+  EXPECT_EQ(j[0]["class"], "VectorAdd");
+  EXPECT_EQ(j[1]["class"], "Fill<float>");
+  EXPECT_EQ(j[2]["class"], "Fill<int>");
+  EXPECT_EQ(j[2]["fields"][1]["name"], "value");
+  EXPECT_EQ(j[2]["fields"][1]["kind"], "Value");
+}
+
 TEST(IpuCc, SourceErrorsAreLocatedAndFail) {
   test::TempDir d;
   std::string src = (d.path / "bad.cpp").string();
