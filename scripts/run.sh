@@ -14,12 +14,15 @@ mkdir -p "$out"
 build/bin/ipu-as examples/asm/vector_add.S -o "$out/vector_add.o"
 build/bin/ipu-ld -o "$out/vector_add.elf" "$out/vector_add.o"
 build/bin/ipu-objdump -d "$out/vector_add.elf"
-# Vertex state: in0 = 0x60000, in1 = 0x61000, out = 0x62000, n = 12 float pairs (little-endian).
-printf '\x00\x00\x06\x00\x00\x10\x06\x00\x00\x20\x06\x00\x0c\x00\x00\x00' > "$out/state.bin"
+# Vertex state: in0 = 0x60000, in1 = 0x61000, out = 0x62000, n = 12 float pairs.
+build/bin/ipusim pack-state -o "$out/state.bin" 0x60000 0x61000 0x62000 12
 echo
-echo "ipusim run-tile: VectorAdd_f32 on one tile (stats as JSON)"
+echo "ipusim run-tile: VectorAdd_f32 on one tile (stats as JSON), out = in0 + in1"
 build/bin/ipusim run-tile "$out/vector_add.elf" --entry VectorAdd_f32 --mode supervisor \
-  --vertex-base 0x70000 --load "$out/state.bin@0x70000" --trace "$out/vector_add.trace"
+  --vertex-base 0x70000 --load "$out/state.bin@0x70000" --load examples/asm/vector_add_in0.bin@0x60000 \
+  --load examples/asm/vector_add_in1.bin@0x61000 --dump "0x62000:96:$out/vector_add_out.bin" \
+  --trace "$out/vector_add.trace"
+od -An -tf4 "$out/vector_add_out.bin"
 
 # A program on four tiles of one IPU: each shifts four words to its neighbour over the exchange.
 build/bin/ipu-as examples/programs/ring_shift.S -o "$out/ring_shift.o"
@@ -60,13 +63,12 @@ build/bin/ipu-cc -S examples/codelets/vector_add.cpp -o "$out/vector_add_cc.s"
 build/bin/ipu-cc --print-vertex-layout "$out/vector_add_cc.o"
 grep -B1 -A1 "ld2xst64pace" "$out/vector_add_cc.s"
 build/bin/ipu-ld -o "$out/vector_add_cc.elf" "$out/vector_add_cc.o"
-le_words() { for w in "$@"; do printf "\\x${w:6:2}\\x${w:4:2}\\x${w:2:2}\\x${w:0:2}"; done; }
-le_words 00060000 00000008 00064000 00068000 > "$out/cc_state.bin" # a, n = 8, b, out (3 memory elements)
-le_words 3f800000 40000000 40400000 40800000 40a00000 40c00000 40e00000 41000000 > "$out/cc_a.bin" # 1..8
-le_words 3f000000 3f000000 3f000000 3f000000 3f000000 3f000000 3f000000 3f000000 > "$out/cc_b.bin" # 0.5
+# The state by the layout ipu-cc recorded: a (24 floats from the file), b, out in 3 memory elements.
+build/bin/ipusim pack-state --layout "$out/vector_add_cc.o" --vertex VectorAdd -o "$out/cc_state.bin" \
+  a=examples/asm/vector_add_in0.bin@0x60000 b=0x64000 out=0x68000
 build/bin/ipusim run-tile "$out/vector_add_cc.elf" --entry __runCodelet_VectorAdd --mode worker \
-  --vertex-base 0x70000 --load "$out/cc_state.bin@0x70000" --load "$out/cc_a.bin@0x60000" \
-  --load "$out/cc_b.bin@0x64000" --dump "0x68000:32:$out/cc_out.bin"
+  --vertex-base 0x70000 --load "$out/cc_state.bin@0x70000" --load examples/asm/vector_add_in0.bin@0x60000 \
+  --load examples/asm/vector_add_in1.bin@0x64000 --dump "0x68000:96:$out/cc_out.bin"
 echo "out = a + b:"
 od -An -tf4 "$out/cc_out.bin"
 

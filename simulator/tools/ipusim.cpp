@@ -1,5 +1,6 @@
 // ipusim: the simulator's command line: run-tile (one tile) and run (a program on an IPU).
 #include "Bench.h"
+#include "PackState.h"
 #include "RunProgram.h"
 #include "Report.h"
 #include "RunTile.h"
@@ -55,7 +56,19 @@ int sc_main(int argc, char **argv) {
   CLI::App *report = app.add_subcommand("report", "the profile summary of a Poplar engine's autoReport directory");
   report->add_option("directory", ro.directory, "the engine option autoReport.directory")->required();
   report->add_flag("--steps", ro.steps, "list the execution steps (as showExecutionSteps)");
+  ipusim::tools::PackStateOptions ps;
+  CLI::App *pack = app.add_subcommand(
+      "pack-state", "write a vertex state: FIELD=VALUE by the layout ipu-cc recorded, or raw 32-bit words");
+  pack->add_option("-o", ps.output, "the state file to write (load it at the vertex base)")->required();
+  pack->add_option("--layout", ps.layout, "object or tile image from ipu-cc holding the vertex's layout");
+  pack->add_option("--vertex", ps.vertex, "the vertex class (or its entry symbol)");
+  pack->add_option("--config", ps.config, "machine config (for SCALED_PTR32's memory base; default mk2)");
+  pack->add_option("items", ps.items,
+                   "with --vertex: FIELD=VALUE (edges ADDR:COUNT, ADDR, or FILE@ADDR; values numbers); "
+                   "without: 32-bit words (integers; 2.5 or 1e-3 as float)")
+      ->required();
   CLI11_PARSE(app, argc, argv);
+  if (*pack) return ipusim::tools::packState(ps);
   if (*runTile) return ipusim::tools::runTile(rt);
   if (*run) return ipusim::tools::runProgram(rp);
   if (*bench) return ipusim::tools::runBench(bo);

@@ -131,6 +131,47 @@ TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
   EXPECT_NE(r.err.find("--max-cycles: '-5' is not a whole number of 0 or more"), std::string::npos) << r.err;
 }
 
+std::vector<uint8_t> bytesOf(const std::string &file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// ipusim pack-state: raw words, and fields by the layout ipu-cc recorded (issue 14: nobody
+// writes struct.pack by hand).
+TEST(PackState, RawWordsAndFieldsByLayout) {
+  test::TempDir d;
+  auto r = run(tool("ipusim") + " pack-state -o " + d.file("w.bin") + " 0x60000 7 -1 2.5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 2.5f = 0x40200000; -1 = 0xffffffff; all little-endian.
+  EXPECT_EQ(bytesOf(d.file("w.bin")), (std::vector<uint8_t>{0x00, 0x00, 0x06, 0x00, 7, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+                                                            0x00, 0x00, 0x20, 0x40}));
+  // examples/codelets/vector_add.cpp: a (SPAN: pointer, count), b and out (ONE_PTR).
+  const std::string obj = d.file("v.o");
+  ASSERT_EQ(run(tool("ipu-cc") + " -c " + IPUSIM_SOURCE_DIR "/examples/codelets/vector_add.cpp -o " + obj).status, 0);
+  const std::string data = d.file("a.bin", std::string(40, 'x')); // 10 floats
+  r = run(tool("ipusim") + " pack-state --layout " + obj + " --vertex VectorAdd -o " + d.file("s.bin") + " a=" + data +
+          "@0x60000 b=0x61000 out=0x62008");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(bytesOf(d.file("s.bin")), (std::vector<uint8_t>{0x00, 0x00, 0x06, 0x00, 10, 0, 0, 0, 0x00, 0x10, 0x06, 0x00,
+                                                            0x08, 0x20, 0x06, 0x00}));
+  // Errors name the field and the problem.
+  auto err = [&](const std::string &args) {
+    auto e = run(tool("ipusim") + " pack-state --layout " + obj + " --vertex VectorAdd -o " + d.file("e.bin") + " " + args);
+    EXPECT_EQ(e.status, 1) << args;
+    return e.err;
+  };
+  EXPECT_EQ(err("a=0x60000:4 b=0x61000"), "ipusim pack-state: error: VectorAdd: no value for out\n");
+  EXPECT_EQ(err("a=0x60000:4 b=0x61000 out=0x62000 c=1"), "ipusim pack-state: error: VectorAdd has no field 'c'\n");
+  EXPECT_EQ(err("a=0x60000 b=0x61000 out=0x62000"),
+            "ipusim pack-state: error: field 'a' (Input SPAN of float): a SPAN field needs a count: ADDR:COUNT or FILE@ADDR\n");
+  EXPECT_EQ(err("a=0x60000:4 b=0x61004 out=0x62000"),
+            "ipusim pack-state: error: field 'b' (Input ONE_PTR of float): the data must be 8-byte aligned, not at 0x61004\n");
+  EXPECT_EQ(err("a=0x60000:4 b=zz out=0x62000"),
+            "ipusim pack-state: error: field 'b' (Input ONE_PTR of float): the address 'zz' is not a number\n");
+  auto nov = run(tool("ipusim") + " pack-state --layout " + obj + " --vertex Nope -o " + d.file("e.bin") + " a=1");
+  EXPECT_EQ(nov.err, obj + ": error: no vertex 'Nope' (it has: VectorAdd)\n");
+}
+
 // Every tool given a directory where it reads a file names it and says what it wanted (issue 14:
 // some printed "basic_filebuf::underflow error reading the file", ipu-cc printed clang's warnings).
 TEST(Tools, ADirectoryIsNamed) {

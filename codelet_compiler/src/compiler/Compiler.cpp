@@ -231,54 +231,6 @@ std::string generateAssembly(Module &module, const std::map<std::string, EntryKi
   return os.str();
 }
 
-std::string vertexLayoutsToJson(const std::vector<VertexLayout> &vertices) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::array();
-  for (const VertexLayout &v : vertices) {
-    nlohmann::ordered_json fields = nlohmann::ordered_json::array();
-    for (const VertexField &f : v.fields)
-      fields.push_back({{"name", f.name}, {"offset", f.offset}, {"size", f.size}, {"kind", f.kind}, {"layout", f.layout},
-                        {"elementType", f.elementType}, {"innerLayout", f.innerLayout}, {"innerKind", f.innerKind}, {"elementAlign", f.elementAlign},
-                        {"interleaved", f.interleaved}});
-    j.push_back({{"class", v.className}, {"entry", v.entrySymbol}, {"vertexKind", v.vertexKind},
-                 {"external", v.external}, {"size", v.size}, {"align", v.align}, {"fields", fields}});
-  }
-  return j.dump(2) + "\n";
-}
-
-std::vector<VertexLayout> readVertexLayouts(const ObjectFile &object) {
-  std::vector<VertexLayout> out;
-  int s = object.findSection(".ipu.vertices");
-  if (s < 0) return out;
-  const Section &sec = object.sections[size_t(s)];
-  nlohmann::json j = nlohmann::json::parse(std::string(sec.data.begin(), sec.data.end()), nullptr, false);
-  if (!j.is_array()) throw CompileError("error: malformed .ipu.vertices section\n");
-  for (const auto &v : j) {
-    VertexLayout l;
-    l.className = v.value("class", "");
-    l.entrySymbol = v.value("entry", "");
-    l.vertexKind = v.value("vertexKind", "");
-    l.external = v.value("external", false);
-    l.size = v.value("size", 0u);
-    l.align = v.value("align", 1u);
-    for (const auto &f : v["fields"]) {
-      VertexField vf;
-      vf.name = f.value("name", "");
-      vf.offset = f.value("offset", 0u);
-      vf.size = f.value("size", 0u);
-      vf.kind = f.value("kind", "");
-      vf.layout = f.value("layout", "");
-      vf.elementType = f.value("elementType", "");
-      vf.innerLayout = f.value("innerLayout", "");
-      vf.innerKind = f.value("innerKind", "");
-      vf.elementAlign = f.value("elementAlign", 0u);
-      vf.interleaved = f.value("interleaved", false);
-      l.fields.push_back(vf);
-    }
-    out.push_back(l);
-  }
-  return out;
-}
-
 CompileResult compileCodelet(const std::string &path, const CompileOptions &options) {
   LLVMContext context;
   FrontendResult fe = runFrontend(path, options, context);

@@ -4,6 +4,8 @@
 // and receive controls, host transfers as a host sync.
 #include "Emit.h"
 
+#include "ipusim/cc/VertexLayout.h"
+
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
@@ -284,40 +286,13 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
 
 // ---- vertex states ----
 
-namespace {
-
-void put32(std::vector<uint8_t> &s, uint32_t at, uint32_t v) { std::memcpy(s.data() + at, &v, 4); }
-void put16(std::vector<uint8_t> &s, uint32_t at, uint32_t v) {
-  const uint16_t h = uint16_t(v);
-  std::memcpy(s.data() + at, &h, 2);
-}
-
-} // namespace
-
 /// One vector descriptor in `layout` at `at` of `out` (asm-dialect §3.2, docs/device-headers.md).
 void writeDescriptor(std::vector<uint8_t> &out, uint32_t at, const std::string &layout, uint32_t addr, uint64_t count,
                      uint32_t memoryBase, const std::string &what) {
-  auto bad = [&](const std::string &why) {
-    throw poplar::graph_connection_error(what + ": " + why);
-  };
-  if (layout == "PTR" || layout == "ONE_PTR") put32(out, at, addr);
-  else if (layout == "SPAN") {
-    put32(out, at, addr);
-    put32(out, at + 4, uint32_t(count));
-  } else if (layout == "SHORT_SPAN") {
-    if (count > 0xFFF) bad("SHORT_SPAN holds at most 4095 elements");
-    put32(out, at, (addr & 0xFFFFF) | uint32_t(count) << 20);
-  } else if (layout == "SCALED_PTR32") {
-    if (addr % 4 || addr < memoryBase || ((addr - memoryBase) >> 2) > 0xFFFF) bad("address not reachable as SCALED_PTR32");
-    put16(out, at, (addr - memoryBase) >> 2);
-  } else if (layout == "SCALED_PTR64") {
-    if (addr % 8 || (addr >> 3) > 0xFFFF) bad("address not reachable as SCALED_PTR64");
-    put16(out, at, addr >> 3);
-  } else if (layout == "SCALED_PTR128") {
-    if (addr % 16 || (addr >> 4) > 0xFFFF) bad("address not reachable as SCALED_PTR128");
-    put16(out, at, addr >> 4);
-  } else {
-    bad("the vector layout " + layout + " is not supported by ipusim's graph compiler");
+  try {
+    cc::writeVectorDescriptor(out, at, layout, addr, count, memoryBase);
+  } catch (const std::invalid_argument &e) {
+    throw poplar::graph_connection_error(what + ": " + e.what());
   }
 }
 
