@@ -61,6 +61,13 @@ const LineEntry *ObjectFile::lineAt(uint32_t section, uint32_t offset) const {
   return it->section == section && offset < it->offset + size ? &*it : nullptr;
 }
 
+int ObjectFile::codeModeOf(const Symbol &s) const {
+  if (s.section < 0 || size_t(s.section) >= sections.size()) return -1;
+  const uint32_t offset = linked ? s.value - sections[size_t(s.section)].addr : s.value;
+  const LineEntry *e = lineAt(uint32_t(s.section), offset);
+  return e ? ((e->flags & kLineSupervisor) ? 1 : 0) : -1;
+}
+
 std::string ObjectFile::location(const LineEntry &e) const {
   std::string file = e.file < files.size() ? files[e.file] : "<unknown>";
   return file + ":" + std::to_string(e.line) + ":" + std::to_string(e.column);

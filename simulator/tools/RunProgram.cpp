@@ -1,6 +1,7 @@
 // ipusim run: a program manifest (docs/program-manifest.md) loads work onto many tiles of one IPU.
 #include "RunProgram.h"
 #include "CliChecks.h"
+#include "EntryMode.h"
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/Files.h"
@@ -13,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -240,6 +242,13 @@ int runProgram(const RunProgramOptions &o) {
       }
       int sym = img->findSymbol(w.entry);
       if (sym < 0) throw BadInput(w.entryAt + ": error: entry '" + w.entry + "': no such symbol in " + w.image);
+      if (std::string why = entryModeMismatch(*img, img->symbols[size_t(sym)], w.mode); !why.empty()) {
+        // The manifest's words: 'mode = "worker"', not a command-line flag.
+        for (const char *m : {"supervisor", "worker", "multi"})
+          for (size_t at; (at = why.find(std::string("--mode ") + m)) != std::string::npos;)
+            why.replace(at, 7 + std::strlen(m), std::string("mode = \"") + m + "\"");
+        throw BadInput(w.entryAt + ": error: " + why);
+      }
       uint32_t pc = img->symbols[size_t(sym)].value;
       if (w.mode == "supervisor") ipu.start(t, pc, w.vertexBase);
       else ipu.start(t, tile.installWorkerLauncher(pc, w.vertexBase, w.mode == "multi"), 0);

@@ -1,6 +1,7 @@
 // ipusim run-tile: one tile image on one simulated tile, with JSON stats (docs/tile-timing.md).
 #include "RunTile.h"
 #include "CliChecks.h"
+#include "EntryMode.h"
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/Files.h"
@@ -50,8 +51,11 @@ int runTile(const RunTileOptions &o) {
     cc::ObjectFile image = cc::readElfFile(o.image);
     if (o.mode != "supervisor" && o.mode != "worker" && o.mode != "multi")
       throw BadInput("ipusim: error: --mode must be supervisor, worker or multi, not '" + o.mode + "'");
+    if (!image.linked) throw BadInput(o.image + ": error: not a linked tile image (link it with ipu-ld)");
     int entrySym = image.findSymbol(o.entry);
     if (entrySym < 0) throw BadInput(o.image + ": error: no symbol '" + o.entry + "'");
+    if (std::string why = entryModeMismatch(image, image.symbols[size_t(entrySym)], o.mode); !why.empty())
+      throw BadInput(o.image + ": error: " + why);
     uint32_t entry = image.symbols[size_t(entrySym)].value;
     uint32_t vertexBase = parseAddress(o.vertexBase, "--vertex-base");
 

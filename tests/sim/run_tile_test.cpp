@@ -97,17 +97,17 @@ TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
   auto r = run(tool("ipusim") + " run-tile " + b.elf + " --entry nosuch");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, b.elf + ": error: no symbol 'nosuch'\n");
-  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --load " + b.dir.file("missing.bin") + "@0x70000");
+  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --mode worker --load " + b.dir.file("missing.bin") + "@0x70000");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, b.dir.file("missing.bin") + ": error: no such file\n");
-  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --dump 0xE8000:4:" + b.dir.file("x"));
+  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --mode worker --dump 0xE8000:4:" + b.dir.file("x"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "ipusim: error: --dump 0xE8000:4:" + b.dir.file("x") +
                        ": 0xe8000..0xe8004 is outside tile memory 0x4c000..0xe8000\n");
   r = run(tool("ipusim") + " run-tile " + b.dir.file("p.o") + " --entry w");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, b.dir.file("p.o") + ": error: not a linked tile image (link it with ipu-ld)\n");
-  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --vertex-base zz");
+  r = run(tool("ipusim") + " run-tile " + b.elf + " --entry w --mode worker --vertex-base zz");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "ipusim: error: --vertex-base: 'zz' is not a number\n");
   // A program that never returns is stopped, not waited for.
@@ -121,14 +121,25 @@ TEST(RunTile, BadInputIsAClearErrorWithStatus1) {
   EXPECT_NE(r.err.find("still running after 10000 cycles (the run's limit): a worker that never exits?"), std::string::npos)
       << r.err;
   // A supervisor that loops forever: the supervisor.
-  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --mode supervisor --max-cycles 10000");
+  Built spinSupervisor;
+  build(spinSupervisor, "  .supervisor\n  .globl w\nw:\n  bri w\n");
+  r = run(tool("ipusim") + " run-tile " + spinSupervisor.elf + " --entry w --mode supervisor --max-cycles 10000");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("context 0 (supervisor)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no return to the caller within 10000 cycles"), std::string::npos) << r.err;
   // Negative counts are errors, not 2^64 - 5 (issue 14: that turned the cycle limit off).
-  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --max-cycles -5");
+  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --mode worker --max-cycles -5");
   EXPECT_EQ(r.status, 105);
   EXPECT_NE(r.err.find("--max-cycles: '-5' is not a whole number of 0 or more"), std::string::npos) << r.err;
+  // The object knows each function's mode (issue 14: worker code started as the supervisor
+  // failed at its first instruction with a CSR error).
+  r = run(tool("ipusim") + " run-tile " + spin.elf + " --entry w --mode supervisor");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, spin.elf + ": error: entry 'w' is worker code (assembled after .worker): use --mode worker (one worker) "
+                              "or --mode multi (all six)\n");
+  r = run(tool("ipusim") + " run-tile " + spinSupervisor.elf + " --entry w --mode multi");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, spinSupervisor.elf + ": error: entry 'w' is supervisor code (assembled after .supervisor): use --mode supervisor\n");
 }
 
 std::vector<uint8_t> bytesOf(const std::string &file) {

@@ -104,6 +104,9 @@ struct ObjectFile {
   const LineEntry *lineAt(uint32_t section, uint32_t offset) const;
   /// "file:line:col" of a line entry.
   std::string location(const LineEntry &e) const;
+  /// The mode the code at symbol `s` was assembled in, from the line table: 1 supervisor,
+  /// 0 worker, -1 unknown (no line entry there).
+  int codeModeOf(const Symbol &s) const;
 };
 
 /// Malformed input, formatted as "NAME: error: ...".
