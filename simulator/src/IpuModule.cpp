@@ -20,6 +20,7 @@ void IpuModule::run() {
       Ipu::Superstep s = ipu_.compute(threads_, maxCycles_);
       if (onTraceEvent) ipu_.drainTrace(onTraceEvent);
       else if (onTrace) onTrace(ipu_.takeTrace());
+      if (onProgress) onProgress(s.lastArrival, ++supersteps_);
       if (s.finished) break;
       // The sync controller releases the tiles after the zone's latency (ipu-facts §4.5).
       const uint64_t release = s.lastArrival + ipu_.syncLatency(s.zone);

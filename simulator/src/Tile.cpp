@@ -490,6 +490,10 @@ TileStats Tile::stats() const {
 Tile::Stop Tile::run(uint64_t maxCycles) {
   Context &sup = ctx_[kSupervisor];
   for (;; ++cycle_) {
+    if (cycle_ >= progressAt_) {
+      progress_(cycle_);
+      progressAt_ = cycle_ + progressEvery_;
+    }
     if (cycle_ >= maxCycles) {
       // A worker still running then is the likelier culprit (a loop that never exits): name it
       // and where it is; else the supervisor.

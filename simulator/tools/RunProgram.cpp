@@ -2,6 +2,7 @@
 #include "RunProgram.h"
 #include "CliChecks.h"
 #include "EntryMode.h"
+#include "Progress.h"
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/Files.h"
@@ -269,7 +270,11 @@ int runProgram(const RunProgramOptions &o) {
       ipu.spillTrace(); // memory stays bounded however long a superstep runs
       module.onTraceEvent = [&trace](sim::TraceEvent &&e) { trace << sim::formatTraceEvent(e) << '\n'; };
     }
+    Progress progress("ipusim run");
+    module.onProgress = [&](uint64_t cycle, uint64_t supersteps) { progress.update(cycle, int64_t(supersteps)); };
     sc_core::sc_start();
+    const double seconds = progress.seconds();
+    progress.finish();
     if (trace.is_open() && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
     if (std::exception_ptr error = module.error()) {
       try {
@@ -316,6 +321,9 @@ int runProgram(const RunProgramOptions &o) {
         j[ctx + "stall_cycles"] = s.stallCycles[c];
       }
     }
+    // The host's figures: the only ones that differ between runs (and thread counts).
+    j["host.seconds"] = seconds;
+    j["host.cycles_per_second"] = seconds > 0 ? double(stats.cycles) / seconds : 0.0;
     std::string text = j.dump(2) + "\n";
     if (o.stats.empty()) std::fputs(text.c_str(), stdout);
     else {

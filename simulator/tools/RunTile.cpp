@@ -2,6 +2,7 @@
 #include "RunTile.h"
 #include "CliChecks.h"
 #include "EntryMode.h"
+#include "Progress.h"
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/Files.h"
@@ -105,6 +106,8 @@ int runTile(const RunTileOptions &o) {
       if (!trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
     };
     sim::TileStats stats;
+    Progress progress("ipusim run-tile");
+    tile.setProgress([&](uint64_t cycle) { progress.update(cycle); }, uint64_t(1) << 20);
     try {
       uint32_t start = o.mode == "supervisor" ? entry : tile.installWorkerLauncher(entry, vertexBase, o.mode == "multi");
       stats = tile.runSupervisor(start, o.mode == "supervisor" ? vertexBase : 0, o.maxCycles);
@@ -113,6 +116,8 @@ int runTile(const RunTileOptions &o) {
       std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
       return 2;
     }
+    const double seconds = progress.seconds();
+    progress.finish();
     writeTrace();
 
     for (const Dump &d : dumps) {
@@ -124,16 +129,20 @@ int runTile(const RunTileOptions &o) {
     int status = 1;
     for (unsigned w = 1; w <= 6; ++w)
       if (tile.context(w).exitStatus == 0) status = 0;
+    // The shape of `ipusim run`'s statistics (hierarchical names), for the one tile; the host's
+    // figures are the only ones that differ between runs.
     nlohmann::ordered_json j;
-    j["cycles"] = stats.cycles;
-    j["exit_status"] = status;
-    nlohmann::ordered_json ctx;
+    j["ipu0.cycles"] = stats.cycles;
+    j["ipu0.tile0.cycles"] = stats.cycles;
+    j["ipu0.tile0.exit_status"] = status;
     for (unsigned i = 0; i < 7; ++i) {
       if (i && stats.bundles[i] == 0) continue;
-      ctx[i ? "worker" + std::to_string(i - 1) : "supervisor"] = {{"bundles", stats.bundles[i]},
-                                                                    {"stall_cycles", stats.stallCycles[i]}};
+      const std::string ctx = "ipu0.tile0." + (i ? "worker" + std::to_string(i - 1) : std::string("supervisor")) + ".";
+      j[ctx + "bundles"] = stats.bundles[i];
+      j[ctx + "stall_cycles"] = stats.stallCycles[i];
     }
-    j["contexts"] = ctx;
+    j["host.seconds"] = seconds;
+    j["host.cycles_per_second"] = seconds > 0 ? double(stats.cycles) / seconds : 0.0;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   } catch (const BadInput &e) {

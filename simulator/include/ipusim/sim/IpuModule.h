@@ -24,11 +24,15 @@ public:
   /// The same one event at a time (used instead of onTrace when set): with Ipu::spillTrace a
   /// long superstep's events come from disk rather than memory.
   std::function<void(TraceEvent &&)> onTraceEvent;
+  /// Called after each superstep with the IPU's cycle and the supersteps so far (a progress
+  /// display; nothing else depends on it).
+  std::function<void(uint64_t cycle, uint64_t supersteps)> onProgress;
   /// Notified when every tile has returned, at the SystemC time of the last tile's last cycle.
   sc_core::sc_event done;
   /// The error that stopped the run (SimException, DeadlockError, ExchangeError), if any; the
   /// module's process ends at it (`done` is not notified).
   std::exception_ptr error() const { return error_; }
+  uint64_t supersteps() const { return supersteps_; }
   const IpuStats &stats() const { return stats_; }
   /// The SystemC time of an IPU cycle (rounded once, so times never drift).
   sc_core::sc_time timeOf(uint64_t cycle) const { return sc_core::sc_time(double(cycle) / clockHz_, sc_core::SC_SEC); }
@@ -42,6 +46,7 @@ private:
   uint64_t maxCycles_;
   IpuStats stats_;
   std::exception_ptr error_;
+  uint64_t supersteps_ = 0;
 };
 
 } // namespace ipusim::sim

@@ -192,6 +192,13 @@ public:
   /// Off: every cycle is stepped and every bundle issued one at a time (no batched rpt loops, no
   /// skipped idle cycles). The results are the same either way; the tests compare them.
   void setFastPaths(bool on) { fastPaths_ = on; }
+  /// Calls `report(cycle)` each time the tile passes another `every` cycles (a progress display
+  /// for long runs; nothing else depends on it).
+  void setProgress(std::function<void(uint64_t)> report, uint64_t every) {
+    progress_ = std::move(report);
+    progressEvery_ = std::max<uint64_t>(every, 1);
+    progressAt_ = progress_ ? cycle_ + progressEvery_ : UINT64_MAX;
+  }
   /// Names the function symbol at an address, or "" (for vertex events in traces).
   void setSymbolLookup(std::function<std::string(uint32_t)> lookup) { symbol_ = std::move(lookup); }
   /// Trace events (docs/trace-format.md): `events` records starts, exits, syncs and sends;
@@ -280,6 +287,8 @@ private:
   uint32_t bootBase_ = 0x1FFF00;     ///< its address (outside tile memory)
   std::function<std::string(uint32_t)> source_;
   std::function<std::string(uint32_t)> symbol_;
+  std::function<void(uint64_t)> progress_;
+  uint64_t progressEvery_ = 0, progressAt_ = UINT64_MAX;
   bool tracing_ = false, traceIssues_ = false;
   std::vector<TileEvent> events_;
   uint64_t eventSeq_ = 0;
