@@ -251,9 +251,16 @@ void loadInto(const std::string &path, SystemConfig &cfg, std::set<std::string> 
   }
   if (auto *base = table.get("inherits")) {
     if (!base->is_string()) fail(path, base->source(), "key 'inherits' must be a string");
-    std::string parent = (fs::path(path).parent_path() / (*base->value<std::string>() + ".toml")).string();
-    if (!fs::exists(parent))
-      fail(path, base->source(), "inherited config '" + parent + "' does not exist");
+    // A config beside this one, else a built-in one (so `inherits = "mk2"` works from any folder).
+    const std::string name = *base->value<std::string>();
+    std::string parent = (fs::path(path).parent_path() / (name + ".toml")).string();
+    if (!fs::exists(parent)) {
+      const std::string builtIn = configDirectory() + "/" + name + ".toml";
+      if (!fs::exists(builtIn))
+        fail(path, base->source(),
+             "inherited config '" + name + "' is neither beside this file (" + parent + ") nor built in (" + builtIn + ")");
+      parent = builtIn;
+    }
     loadInto(parent, cfg, seen, depth + 1);
   }
   Loader(cfg, seen).walk(path, table, "", "", 0);
@@ -281,6 +288,12 @@ void check(const std::string &path, const SystemConfig &c, const std::set<std::s
   if (c.tile.memoryEnd() > (1ull << c.tile.addressBits))
     bad("tile memory does not fit in tile.address_bits");
   if (c.ipus % c.ipusPerChassis) bad("system.ipus is not a multiple of system.ipus_per_chassis");
+  // The exchange model (ExchangeLayout, docs/tile-timing.md) places tiles by the GC200's floor plan.
+  if (c.ipu.columns != 16 || c.ipu.tilesPerSupertile != 4)
+    bad("the exchange model knows the GC200's floor plan only: ipu.columns = 16 and ipu.tiles_per_supertile = 4");
+  if (c.ipu.tiles % (c.ipu.columns * c.ipu.tilesPerSupertile))
+    bad("ipu.tiles = " + std::to_string(c.ipu.tiles) + " is not a whole number of supertile rows (a multiple of " +
+        std::to_string(c.ipu.columns * c.ipu.tilesPerSupertile) + "); a program may still use fewer tiles");
   if (c.host.kind != "pcie" && c.host.kind != "gateway") bad("host.kind must be \"pcie\" or \"gateway\"");
 }
 

@@ -95,7 +95,25 @@ TEST(Config, OutOfRange) {
 TEST(Config, MissingKeyAndSyntaxError) {
   EXPECT_EQ(errorOf("name = \"x\"\n"), "bad.toml:1:1: error: missing key 'exchange.bytes_per_cycle_per_tile'");
   EXPECT_NE(errorOf("inherits = \"mk2\"\n[ipu\n").find("bad.toml:2:"), std::string::npos);
-  EXPECT_EQ(errorOf("inherits = \"nothere\"\n"), "bad.toml:1:12: error: inherited config 'nothere.toml' does not exist");
+  EXPECT_EQ(errorOf("inherits = \"nothere\"\n"),
+            "bad.toml:1:12: error: inherited config 'nothere' is neither beside this file (nothere.toml) nor built in (" +
+                arch::configDirectory() + "/nothere.toml)");
+}
+
+// `inherits = "mk2"` from a folder without mk2.toml finds the built-in one (issue 14); a config
+// the exchange model cannot place is refused with the reason.
+TEST(Config, InheritsTheBuiltInConfigsFromAnyFolder) {
+  test::TempDir dir;
+  const arch::SystemConfig c = arch::loadConfig(dir.file("row.toml", "inherits = \"mk2\"\nname = \"row\"\n[ipu]\ntiles = 64\n"));
+  EXPECT_EQ(c.name, "row");
+  EXPECT_EQ(c.ipu.tiles, 64u);
+  EXPECT_EQ(c.tile.memorySize, arch::loadNamedConfig("mk2").tile.memorySize);
+  try {
+    arch::loadConfig(dir.file("cols.toml", "inherits = \"mk2\"\n[ipu]\ncolumns = 8\n"));
+    ADD_FAILURE() << "8 columns loaded";
+  } catch (const ConfigError &e) {
+    EXPECT_NE(std::string(e.what()).find("the exchange model knows the GC200's floor plan only"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Config, InconsistentRegions) {

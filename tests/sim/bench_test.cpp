@@ -188,3 +188,29 @@ TEST(Bench, BadTileCountsAreRefused) {
 }
 
 } // namespace
+
+namespace {
+
+// A config of one supertile row, inheriting the built-in mk2 from another folder (issue 14): the
+// benchmarks run; the latency cases that need a second row are named as skipped.
+TEST(Bench, SmallConfigRunsWhatFitsAndSaysWhatItSkips) {
+  TempDir d;
+  const std::string cfg = d.file("row.toml", "inherits = \"mk2\"\nname = \"row\"\n[ipu]\ntiles = 64\n");
+  ToolResult r = run(tool("ipusim") + " bench --json --config " + cfg + " --threads 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["config"], "row");
+  EXPECT_EQ(j["tiles"], 64);
+  EXPECT_TRUE(j["results"].contains("exchange.latency.same_pair"));
+  EXPECT_FALSE(j["results"].contains("exchange.latency.next_row"));
+  EXPECT_EQ(j["skipped"], (nlohmann::json{"exchange.latency.next_row: needs 2 supertile rows (128 tiles); the config has 64",
+                                          "exchange.latency.far_corner: needs 2 supertile rows (128 tiles); the config has 64"}));
+  // A config that is not whole rows is refused at load, saying why.
+  const std::string bad = d.file("bad.toml", "inherits = \"mk2\"\nname = \"bad\"\n[ipu]\ntiles = 16\n");
+  ToolResult b = run(tool("ipusim") + " bench --config " + bad);
+  EXPECT_EQ(b.status, 1);
+  EXPECT_EQ(b.err, bad + ":1:1: error: ipu.tiles = 16 is not a whole number of supertile rows (a multiple of 64); a "
+                         "program may still use fewer tiles\n");
+}
+
+} // namespace
