@@ -3,6 +3,7 @@
 #include "CliChecks.h"
 #include "EntryMode.h"
 #include "Progress.h"
+#include "Stats.h"
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/Files.h"
@@ -212,6 +213,7 @@ int runProgram(const RunProgramOptions &o) {
     ipu.setTracing(!o.trace.empty(), !o.trace.empty() && o.traceInstructions);
     std::map<std::string, std::unique_ptr<cc::ObjectFile>> images; // shared by the tiles that run them
     std::map<std::string, const sim::Tile *> firstTile;            // whose decode cache the others share
+    std::map<std::string, std::vector<uint8_t>> dataFiles;         // the files loaded, by path
     for (const auto &[t, w] : m.work()) {
       auto &img = images[w.image];
       if (!img) try {
@@ -229,10 +231,18 @@ int runProgram(const RunProgramOptions &o) {
       else firstTile[w.image] = &tile;
       for (size_t l = 0; l < w.loads.size(); ++l) {
         const auto &[file, addr] = w.loads[l];
-        if (const std::string bad = arch::unreadableFile(file, "a data file"); !bad.empty())
-          throw located(w.loadAt[l], "load " + file, bad);
-        std::ifstream in(file, std::ios::binary);
-        std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        // Each file is read once, however many tiles load it.
+        auto [cached, fresh] = dataFiles.try_emplace(file);
+        if (fresh) {
+          if (const std::string bad = arch::unreadableFile(file, "a data file"); !bad.empty())
+            throw located(w.loadAt[l], "load " + file, bad);
+          std::ifstream in(file, std::ios::binary);
+          in.seekg(0, std::ios::end);
+          cached->second.resize(size_t(in.tellg()));
+          in.seekg(0);
+          in.read(reinterpret_cast<char *>(cached->second.data()), std::streamsize(cached->second.size()));
+        }
+        const std::vector<uint8_t> &bytes = cached->second;
         if (!tile.memory().contains(addr, uint32_t(bytes.size()))) {
           char range[96];
           std::snprintf(range, sizeof range, "its %zu bytes at 0x%x leave tile memory 0x%x..0x%x", bytes.size(), addr,
@@ -296,35 +306,35 @@ int runProgram(const RunProgramOptions &o) {
       if (!out) throw BadInput(d.file + ": error: cannot write file");
     }
     // Statistics with hierarchical names (ipu0.tile17.worker3.bundles ...), tiles that ran only.
-    nlohmann::ordered_json j;
-    j["ipu0.cycles"] = stats.cycles;
-    j["ipu0.sync.count"] = stats.syncs;
-    j["ipu0.sync.cycles"] = stats.syncCycles;
-    j["ipu0.phase.compute.count"] = stats.computePhases;
-    j["ipu0.phase.compute.cycles"] = stats.computeCycles;
-    j["ipu0.phase.exchange.count"] = stats.exchangePhases;
-    j["ipu0.phase.exchange.cycles"] = stats.exchangeCycles;
-    j["ipu0.exchange.words_sent"] = stats.wordsSent;
-    j["ipu0.exchange.words_received"] = stats.wordsReceived;
-    j["ipu0.exchange.bytes"] = 4 * stats.wordsReceived;
+    Stats j;
+    j.add("ipu0.cycles", stats.cycles);
+    j.add("ipu0.sync.count", stats.syncs);
+    j.add("ipu0.sync.cycles", stats.syncCycles);
+    j.add("ipu0.phase.compute.count", stats.computePhases);
+    j.add("ipu0.phase.compute.cycles", stats.computeCycles);
+    j.add("ipu0.phase.exchange.count", stats.exchangePhases);
+    j.add("ipu0.phase.exchange.cycles", stats.exchangeCycles);
+    j.add("ipu0.exchange.words_sent", stats.wordsSent);
+    j.add("ipu0.exchange.words_received", stats.wordsReceived);
+    j.add("ipu0.exchange.bytes", 4 * stats.wordsReceived);
     for (const auto &[t, w] : m.work()) {
       const sim::TileStats &s = stats.tiles[t];
       std::string p = "ipu0.tile" + std::to_string(t) + ".";
-      j[p + "cycles"] = s.cycles;
-      j[p + "sync_wait_cycles"] = s.syncWaitCycles;
-      j[p + "exchange.words_sent"] = s.wordsSent;
-      j[p + "exchange.words_received"] = s.wordsReceived;
+      j.add(p + "cycles", s.cycles);
+      j.add(p + "sync_wait_cycles", s.syncWaitCycles);
+      j.add(p + "exchange.words_sent", s.wordsSent);
+      j.add(p + "exchange.words_received", s.wordsReceived);
       for (unsigned c = 0; c < 7; ++c) {
         if (c && !s.bundles[c]) continue;
         std::string ctx = p + (c ? "worker" + std::to_string(c - 1) : std::string("supervisor")) + ".";
-        j[ctx + "bundles"] = s.bundles[c];
-        j[ctx + "stall_cycles"] = s.stallCycles[c];
+        j.add(ctx + "bundles", s.bundles[c]);
+        j.add(ctx + "stall_cycles", s.stallCycles[c]);
       }
     }
     // The host's figures: the only ones that differ between runs (and thread counts).
-    j["host.seconds"] = seconds;
-    j["host.cycles_per_second"] = seconds > 0 ? double(stats.cycles) / seconds : 0.0;
-    std::string text = j.dump(2) + "\n";
+    j.add("host.seconds", seconds);
+    j.add("host.cycles_per_second", seconds > 0 ? double(stats.cycles) / seconds : 0.0);
+    std::string text = j.dump();
     if (o.stats.empty()) std::fputs(text.c_str(), stdout);
     else {
       std::ofstream out(o.stats);

@@ -3,6 +3,7 @@
 #include "CliChecks.h"
 #include "EntryMode.h"
 #include "Progress.h"
+#include "Stats.h"
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/Files.h"
@@ -131,19 +132,19 @@ int runTile(const RunTileOptions &o) {
       if (tile.context(w).exitStatus == 0) status = 0;
     // The shape of `ipusim run`'s statistics (hierarchical names), for the one tile; the host's
     // figures are the only ones that differ between runs.
-    nlohmann::ordered_json j;
-    j["ipu0.cycles"] = stats.cycles;
-    j["ipu0.tile0.cycles"] = stats.cycles;
-    j["ipu0.tile0.exit_status"] = status;
+    Stats j;
+    j.add("ipu0.cycles", stats.cycles);
+    j.add("ipu0.tile0.cycles", stats.cycles);
+    j.add("ipu0.tile0.exit_status", status);
     for (unsigned i = 0; i < 7; ++i) {
       if (i && stats.bundles[i] == 0) continue;
       const std::string ctx = "ipu0.tile0." + (i ? "worker" + std::to_string(i - 1) : std::string("supervisor")) + ".";
-      j[ctx + "bundles"] = stats.bundles[i];
-      j[ctx + "stall_cycles"] = stats.stallCycles[i];
+      j.add(ctx + "bundles", stats.bundles[i]);
+      j.add(ctx + "stall_cycles", stats.stallCycles[i]);
     }
-    j["host.seconds"] = seconds;
-    j["host.cycles_per_second"] = seconds > 0 ? double(stats.cycles) / seconds : 0.0;
-    std::printf("%s\n", j.dump(2).c_str());
+    j.add("host.seconds", seconds);
+    j.add("host.cycles_per_second", seconds > 0 ? double(stats.cycles) / seconds : 0.0);
+    std::fputs(j.dump().c_str(), stdout);
     return 0;
   } catch (const BadInput &e) {
     std::fprintf(stderr, "%s\n", e.what());
