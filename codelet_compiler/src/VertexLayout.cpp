@@ -25,29 +25,34 @@ std::vector<VertexLayout> readVertexLayouts(const ObjectFile &object) {
   const Section &sec = object.sections[size_t(s)];
   nlohmann::json j = nlohmann::json::parse(std::string(sec.data.begin(), sec.data.end()), nullptr, false);
   if (!j.is_array()) throw std::runtime_error("error: malformed .ipu.vertices section");
-  for (const auto &v : j) {
-    VertexLayout l;
-    l.className = v.value("class", "");
-    l.entrySymbol = v.value("entry", "");
-    l.vertexKind = v.value("vertexKind", "");
-    l.external = v.value("external", false);
-    l.size = v.value("size", 0u);
-    l.align = v.value("align", 1u);
-    for (const auto &f : v["fields"]) {
-      VertexField vf;
-      vf.name = f.value("name", "");
-      vf.offset = f.value("offset", 0u);
-      vf.size = f.value("size", 0u);
-      vf.kind = f.value("kind", "");
-      vf.layout = f.value("layout", "");
-      vf.elementType = f.value("elementType", "");
-      vf.innerLayout = f.value("innerLayout", "");
-      vf.innerKind = f.value("innerKind", "");
-      vf.elementAlign = f.value("elementAlign", 0u);
-      vf.interleaved = f.value("interleaved", false);
-      l.fields.push_back(vf);
+  try {
+    for (const auto &v : j) {
+      VertexLayout l;
+      l.className = v.value("class", "");
+      l.entrySymbol = v.value("entry", "");
+      l.vertexKind = v.value("vertexKind", "");
+      l.external = v.value("external", false);
+      l.size = v.value("size", 0u);
+      l.align = v.value("align", 1u);
+      for (const auto &f : v.at("fields")) {
+        VertexField vf;
+        vf.name = f.value("name", "");
+        vf.offset = f.value("offset", 0u);
+        vf.size = f.value("size", 0u);
+        vf.kind = f.value("kind", "");
+        vf.layout = f.value("layout", "");
+        vf.elementType = f.value("elementType", "");
+        vf.innerLayout = f.value("innerLayout", "");
+        vf.innerKind = f.value("innerKind", "");
+        vf.elementAlign = f.value("elementAlign", 0u);
+        vf.interleaved = f.value("interleaved", false);
+        l.fields.push_back(vf);
+      }
+      out.push_back(l);
     }
-    out.push_back(l);
+  } catch (const nlohmann::json::exception &) {
+    // Any other shape than ipu-cc writes (not objects, wrong types): one error, not a json one.
+    throw std::runtime_error("error: malformed .ipu.vertices section");
   }
   return out;
 }

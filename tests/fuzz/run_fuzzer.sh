@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer harness for a bounded time on a fresh copy of its seed corpus.
-#   run_fuzzer.sh FUZZER SECONDS asm|elf|sim BIN_DIR SEED_FILES...
+#   run_fuzzer.sh FUZZER SECONDS asm|elf|sim|trace BIN_DIR SEED_FILES...
 set -euo pipefail
 fuzzer=$1 seconds=$2 kind=$3 bin=$4
 shift 4
@@ -9,8 +9,8 @@ trap 'rm -rf "$corpus"' EXIT
 i=0
 for seed in "$@"; do
   i=$((i + 1))
-  if [[ $kind == asm ]]; then
-    cp "$seed" "$corpus/seed$i.s"
+  if [[ $kind == asm || $kind == trace ]]; then
+    cp "$seed" "$corpus/seed$i"
   elif [[ $kind == sim ]]; then
     # Code seeds: the text of each assembled input's first code section.
     "$bin/ipu-as" "$seed" -o "$corpus/seed$i.o"
