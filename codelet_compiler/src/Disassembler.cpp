@@ -65,7 +65,7 @@ std::vector<Item> items(const ObjectFile &obj, uint32_t si) {
       supervisor = e->flags & kLineSupervisor;
     } else {
       // No line table (a foreign file): a word with the co-issue bit at an 8-byte boundary starts a bundle.
-      bundle = off % 8 == 0 && off + 8 <= s.data.size() && (read32(s.data, off) & kCoissueBit);
+      bundle = off + 8 <= s.data.size() && (read32(s.data, off) & kCoissueBit); // at any word (Assembler.cpp)
     }
     if (!decode(read32(s.data, off)) || (bundle && !decode(read32(s.data, off + 4)))) code = false;
     out.push_back({off, bundle ? 8u : 4u, code, bundle && code, supervisor});

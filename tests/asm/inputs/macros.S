@@ -28,7 +28,6 @@ FN_WORKER scale_\type\()_kernel
   ld32 $m1, $mvertex_base, 1
   ld32 $m2, $mvertex_base, 2
   mov $m3, $m0
-  nop
   { rpt $m2, (.Lend\@ - .Lstart\@) / ATOM_BYTES - 1 ; fnop }
 .Lstart\@:
   .rept UNROLL
