@@ -3,7 +3,7 @@
 // assembly version. Shared by tests/cc_bench/compiled_vs_asm_test.cpp and bench/cc/compiled_vs_asm.cpp.
 #pragma once
 
-#include "../../simulator/src/Half.h"
+#include "ipusim/arch/Half.h"
 #include "ipusim/sim/Tile.h"
 
 #include <cstdint>
@@ -54,8 +54,8 @@ inline float inputValue(uint32_t stream, uint32_t i) {
   float f = float(int32_t(x % 20001) - 10000) / 1000.0f; // -10 .. 10, steps of 0.001
   return f;
 }
-inline uint16_t inputHalf(uint32_t stream, uint32_t i) { return sim::floatToHalf(inputValue(stream, i)); }
-inline uint16_t scaleK() { return sim::floatToHalf(-0.3125f); }
+inline uint16_t inputHalf(uint32_t stream, uint32_t i) { return arch::floatToHalf(inputValue(stream, i)); }
+inline uint16_t scaleK() { return arch::floatToHalf(-0.3125f); }
 
 /// Writes the inputs, the vertex state and the sentinel output area into a tile.
 inline void setup(sim::Tile &t, Kind k, uint32_t n) {
@@ -108,7 +108,7 @@ inline std::vector<uint8_t> reference(Kind k, uint32_t n) {
     break;
   case Kind::AddF16:
     for (uint32_t i = 0; i < n; ++i)
-      put16(i, sim::doubleToHalf(double(sim::halfToFloat(inputHalf(0, i))) + sim::halfToFloat(inputHalf(1, i))));
+      put16(i, arch::doubleToHalf(double(arch::halfToFloat(inputHalf(0, i))) + arch::halfToFloat(inputHalf(1, i))));
     break;
   case Kind::SumF32: {
     float s = 0;
@@ -117,10 +117,10 @@ inline std::vector<uint8_t> reference(Kind k, uint32_t n) {
     break;
   }
   case Kind::ScaledAddF16: {
-    double kk = sim::halfToFloat(scaleK());
+    double kk = arch::halfToFloat(scaleK());
     for (uint32_t i = 0; i < n; ++i) {
-      uint16_t p = sim::doubleToHalf(kk * sim::halfToFloat(inputHalf(1, i)));
-      put16(i, sim::doubleToHalf(double(sim::halfToFloat(inputHalf(0, i))) + sim::halfToFloat(p)));
+      uint16_t p = arch::doubleToHalf(kk * arch::halfToFloat(inputHalf(1, i)));
+      put16(i, arch::doubleToHalf(double(arch::halfToFloat(inputHalf(0, i))) + arch::halfToFloat(p)));
     }
     break;
   }

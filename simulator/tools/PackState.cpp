@@ -7,7 +7,7 @@
 #include "ipusim/cc/Object.h"
 #include "ipusim/cc/VertexLayout.h"
 
-#include "../src/Half.h"
+#include "ipusim/arch/Half.h"
 
 #include <cmath>
 #include <cstring>
@@ -34,7 +34,7 @@ std::vector<uint8_t> valueBytes(const std::string &text, const std::string &type
     if (text.empty() || *end) throw BadInput("ipusim pack-state: error: " + what + ": '" + text + "' is not a number");
     if (type == "float") std::memcpy(out.data(), &f, 4);
     else {
-      const uint16_t h = sim::floatToHalf(f); // round to nearest even, as the tile converts
+      const uint16_t h = arch::floatToHalf(f); // round to nearest even, as the tile converts
       std::memcpy(out.data(), &h, 2);
     }
     return out;

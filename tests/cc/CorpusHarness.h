@@ -10,7 +10,7 @@
 
 #include "SimUtil.h"
 
-#include "../../simulator/src/Half.h"
+#include "ipusim/arch/Half.h"
 #include "ipusim/cc/Compiler.h"
 
 #include <gtest/gtest.h>
@@ -109,7 +109,7 @@ template <class T> Data buf(const std::vector<T> &v) {
 /// binary16 data from floats, each rounded once to nearest even.
 inline std::vector<uint16_t> toHalves(const std::vector<float> &v) {
   std::vector<uint16_t> h;
-  for (float f : v) h.push_back(sim::doubleToHalf(f));
+  for (float f : v) h.push_back(arch::doubleToHalf(f));
   return h;
 }
 inline Data halves(const std::vector<float> &v) { return buf(toHalves(v)); }
@@ -564,8 +564,8 @@ inline void expectHalf(const VertexRun &r, const std::vector<uint16_t> &got, con
     if (ulpDistanceHalf(got[i], want[i]) > maxUlp) {
       ++bad;
       ADD_FAILURE() << r.where() << "[" << i << "] got half 0x" << std::hex << got[i] << " (" << std::dec
-                    << sim::halfToFloat(got[i]) << ") want 0x" << std::hex << want[i] << " (" << std::dec
-                    << sim::halfToFloat(want[i]) << "), allowed " << maxUlp << " ulp";
+                    << arch::halfToFloat(got[i]) << ") want 0x" << std::hex << want[i] << " (" << std::dec
+                    << arch::halfToFloat(want[i]) << "), allowed " << maxUlp << " ulp";
     }
 }
 /// |got - want| <= tol[i] for every element (for results whose rounding errors are bounded
@@ -614,7 +614,7 @@ private:
   uint32_t s_;
 };
 
-inline float h2f(uint16_t h) { return sim::halfToFloat(h); }
-inline uint16_t f2h(double d) { return sim::doubleToHalf(d); }
+inline float h2f(uint16_t h) { return arch::halfToFloat(h); }
+inline uint16_t f2h(double d) { return arch::doubleToHalf(d); }
 
 } // namespace ipusim::corpus

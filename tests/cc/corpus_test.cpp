@@ -4,7 +4,7 @@
 // supervisor) and its outputs compared with an independent host reference.
 //
 // Exactness: add, sub, mul, div and sqrt of f32 are checked bit for bit; f16 results against the
-// exact result rounded once to binary16 (sim::doubleToHalf; a double-computed +,-,*,/,sqrt of
+// exact result rounded once to binary16 (arch::doubleToHalf; a double-computed +,-,*,/,sqrt of
 // halves is exact or rounded innocuously, 53 >= 2 x 11 + 2). C++ allows a*b+c to be contracted to
 // a fused multiply-add (-ffp-contract=on, clang's default), so where a codelet has that shape both
 // results are accepted (expectF32OneOf). Sums are checked bit for bit where the data makes every
@@ -1661,7 +1661,10 @@ TEST(CorpusDiagnostics, MessagesSpeakCxx) {
 }
 // An uninstantiated vertex template compiles to nothing, with a warning that says how to fix it.
 TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
-  const std::string path = ::testing::TempDir() + "/uninstantiated.cpp";
+  // A folder of this process's own: ctest runs this file's tests once per optimisation level, in parallel.
+  const std::string dir = ::testing::TempDir() + "/uninstantiated." + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/uninstantiated.cpp";
   std::ofstream(path) << "#include <poplar/Vertex.hpp>\n"
                          "template <class T> class Scale : public poplar::Vertex {\n"
                          "public:\n  poplar::Output<T> out;\n  bool compute() { *out = 1; return true; }\n};\n";

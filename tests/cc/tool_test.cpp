@@ -6,7 +6,7 @@
 #include "ipusim/cc/Assembler.h"
 #include "ipusim/cc/Compiler.h"
 
-#include "../../simulator/src/Half.h"
+#include "ipusim/arch/Half.h"
 
 #include <cmath>
 #include <fstream>
@@ -169,7 +169,7 @@ TEST(IpuCc, WideVectorsUseLd128FromInterleavedMemory) {
     // x = -(a * b - b) + {1, 2, 3, 4}: each f32 operation rounded once, as on the host.
     float x = -(a[i] * b[i] - b[i]) + float(i % 4 + 1);
     EXPECT_EQ(r.tile->memory().read<float>(kOut + 4 * i), x) << i;
-    EXPECT_EQ(r.tile->memory().read<uint16_t>(kOutH + 2 * i), sim::doubleToHalf(double(x))) << i;
+    EXPECT_EQ(r.tile->memory().read<uint16_t>(kOutH + 2 * i), arch::doubleToHalf(double(x))) << i;
   }
 }
 

@@ -2,7 +2,7 @@
 // results checked against the host's IEEE arithmetic and hand-computed binary16 roundings.
 #include "SimUtil.h"
 
-#include "../../simulator/src/Half.h"
+#include "ipusim/arch/Half.h"
 
 #include <gtest/gtest.h>
 
@@ -259,7 +259,7 @@ TEST(Semantics, AmpWithTwoEngines) {
   auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
     putWords(t, 0x70000, {bits(0.5f), bits(1.5f), bits(2.5f), bits(3.5f), 0x40003C00, 0x44004200, 0x3C003C00, 0x3C003C00});
     for (unsigned k = 0; k < 4; ++k) {
-      uint64_t h = sim::floatToHalf(float(k + 1));
+      uint64_t h = arch::floatToHalf(float(k + 1));
       t.commonWeights()[4 * k] = h | h << 16 | h << 32 | h << 48;
       t.commonWeights()[4 * k + 1] = 0x3C003C003C003C00ull;
     }
@@ -300,7 +300,7 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
             std::to_string(8 + p) + "\n";
   auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
     for (unsigned i = 0; i < 4; ++i) {
-      auto h = [](float f) { return uint32_t(sim::floatToHalf(f)); };
+      auto h = [](float f) { return uint32_t(arch::floatToHalf(f)); };
       putWords(t, 0x70000 + 8 * i, {h(float(i)) | h(float(i) + 0.5f) << 16, h(10.0f + float(i)) | h(10.5f + float(i)) << 16});
     }
     putWords(t, 0x70020, {0x40003C00, 0x44004200});
@@ -308,10 +308,10 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
     for (unsigned e = 32; e < 64; ++e) t.commonWeights()[e] = 0x4000400040004000ull;    // 2.0
   });
   for (unsigned i = 0; i < 4; ++i) {
-    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70040 + 8 * i))), float(i) + 40.0f) << i;
-    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70040 + 8 * i) >> 16)), float(i) + 40.5f) << i;
-    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70044 + 8 * i))), float(i) + 90.0f) << i;
-    EXPECT_EQ(sim::halfToFloat(uint16_t(r.word(0x70044 + 8 * i) >> 16)), float(i) + 90.5f) << i;
+    EXPECT_EQ(arch::halfToFloat(uint16_t(r.word(0x70040 + 8 * i))), float(i) + 40.0f) << i;
+    EXPECT_EQ(arch::halfToFloat(uint16_t(r.word(0x70040 + 8 * i) >> 16)), float(i) + 40.5f) << i;
+    EXPECT_EQ(arch::halfToFloat(uint16_t(r.word(0x70044 + 8 * i))), float(i) + 90.0f) << i;
+    EXPECT_EQ(arch::halfToFloat(uint16_t(r.word(0x70044 + 8 * i) >> 16)), float(i) + 90.5f) << i;
   }
 
   // f32sisov2amp: eight phases of one input (j + 1, summing to 36); set A's weights 1.0, B's 2.0.
@@ -358,12 +358,12 @@ TEST(Semantics, SlicChainsAreOneDimensionalConvolutions) {
               "\n  st64 $a4:5, $mvertex_base, " + std::to_string(16 + i) + "\n";
     return runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
       for (unsigned i = 0; i < 6; ++i) {
-        uint32_t h = sim::floatToHalf(float(i + 1));
+        uint32_t h = arch::floatToHalf(float(i + 1));
         putWords(t, 0x70000 + 8 * i, {h | h << 16, h | h << 16});
         putWords(t, 0x70040 + 8 * i, {bits(float(100 + 2 * i)), bits(float(101 + 2 * i))});
       }
       for (unsigned m = 0; m < 8; ++m) {
-        uint64_t h = sim::floatToHalf(float(m + 1));
+        uint64_t h = arch::floatToHalf(float(m + 1));
         t.commonWeights()[4 * m] = h | h << 16 | h << 32 | h << 48;
       }
     });
@@ -433,14 +433,14 @@ TEST(Semantics, SixteenOutputF16SlicRunsTwoChainSets) {
               std::to_string(8 + i) + "\n  f16v4hihov4slic $a4:5, $a0:1, $a2:3, " + std::to_string(flags) +
               "\n  st64 $a4:5, $mvertex_base, " + std::to_string(16 + i) + "\n";
     return runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
-      auto h = [](float f) { return uint32_t(sim::floatToHalf(f)); };
+      auto h = [](float f) { return uint32_t(arch::floatToHalf(f)); };
       for (unsigned i = 0; i < 6; ++i) {
         const float x = float(i);
         putWords(t, 0x70000 + 8 * i, {h(x + 1) | h(x + 1) << 16, h(x + 1) | h(x + 1) << 16});
         putWords(t, 0x70040 + 8 * i, {h(x) | h(x + 0.5f) << 16, h(20 + x) | h(20.5f + x) << 16});
       }
       for (unsigned m = 0; m < 8; ++m) {
-        const uint64_t a = sim::floatToHalf(float(m + 1)), b = sim::floatToHalf(float(2 * (m + 1)));
+        const uint64_t a = arch::floatToHalf(float(m + 1)), b = arch::floatToHalf(float(2 * (m + 1)));
         t.commonWeights()[4 * m] = a * 0x0001000100010001ull;
         t.commonWeights()[32 + 4 * m] = b * 0x0001000100010001ull;
       }
@@ -448,7 +448,7 @@ TEST(Semantics, SixteenOutputF16SlicRunsTwoChainSets) {
   };
   auto four = run(0), three = run(2), bank1 = run(1);
   auto lane = [](const TileRun &r, unsigned i, unsigned k) {
-    return sim::halfToFloat(uint16_t(r.word(0x70080 + 8 * i + 4 * (k / 2)) >> (16 * (k % 2))));
+    return arch::halfToFloat(uint16_t(r.word(0x70080 + 8 * i + 4 * (k / 2)) >> (16 * (k % 2))));
   };
   for (unsigned j = 0; j < 2; ++j) {
     const float x = float(j);
@@ -565,8 +565,8 @@ TEST(Semantics, Float32MatchesHostIeee) {
 }
 
 TEST(Half, ConversionsRoundToNearestEven) {
-  using sim::doubleToHalf;
-  using sim::halfToFloat;
+  using arch::doubleToHalf;
+  using arch::halfToFloat;
   EXPECT_EQ(doubleToHalf(1.0), 0x3C00);
   EXPECT_EQ(doubleToHalf(1.0 + std::ldexp(1, -11)), 0x3C00);     // tie: to the even 1.0
   EXPECT_EQ(doubleToHalf(1.0 + 3 * std::ldexp(1, -11)), 0x3C02); // tie: to the even 1 + 2^-9
@@ -613,7 +613,7 @@ TEST(Semantics, Float16Vectors) {
   EXPECT_EQ(r.word(0x70014), 0x00027C00u);
   // a * b[0] (2^-11 broadcast from the low half): 2^-11, 2^-11, 65504*2^-11 = 31.98, 2^-35 -> 0.
   EXPECT_EQ(r.word(0x70018), 0x10001000u);
-  EXPECT_EQ(r.word(0x7001C), uint32_t(sim::doubleToHalf(65504.0 * std::ldexp(1, -11))));
+  EXPECT_EQ(r.word(0x7001C), uint32_t(arch::doubleToHalf(65504.0 * std::ldexp(1, -11))));
   EXPECT_EQ(r.f32(0x70020), 1.0f);
   EXPECT_EQ(r.f32(0x70024), 1.0f);
   EXPECT_EQ(r.word(0x70028), 0x00000000u); // 1 < 2^-11? no; 1 < 3*2^-11? no

@@ -2,7 +2,7 @@
 // asserted. Each count is derived by hand from docs/tile-timing.md in the comment above it.
 #include "SimUtil.h"
 
-#include "../../simulator/src/Half.h"
+#include "ipusim/arch/Half.h"
 
 #include <gtest/gtest.h>
 
@@ -43,8 +43,8 @@ TEST(Vertices, MultiVertexVectorAddF16) {
   // slot: 169 (context 2's): sync resumes at max(169, 168) + 6 = 175; br $lr: 181.
   std::vector<uint16_t> a(48), b(48);
   for (int i = 0; i < 48; ++i) {
-    a[i] = sim::doubleToHalf(0.5 * i - 7);
-    b[i] = sim::doubleToHalf(1.0 / (i + 1));
+    a[i] = arch::doubleToHalf(0.5 * i - 7);
+    b[i] = arch::doubleToHalf(1.0 / (i + 1));
   }
   auto r = runTile(assembleFile(vertex("vector_add_f16.S")), "VectorAdd_f16", Mode::Multi, kState, [&](sim::Tile &t) {
     putWords(t, kState, {kIn0, kIn1, kOut, 12});
@@ -55,7 +55,7 @@ TEST(Vertices, MultiVertexVectorAddF16) {
   });
   for (int i = 0; i < 48; ++i) {
     // One rounding of the exact sum (IEEE binary16 addition).
-    uint16_t expect = sim::doubleToHalf(double(sim::halfToFloat(a[i])) + double(sim::halfToFloat(b[i])));
+    uint16_t expect = arch::doubleToHalf(double(arch::halfToFloat(a[i])) + double(arch::halfToFloat(b[i])));
     EXPECT_EQ(r.tile->memory().read<uint16_t>(kOut + 2 * i), expect) << i;
   }
   EXPECT_EQ(r.stats.cycles, 181u);
@@ -122,17 +122,17 @@ TEST(Vertices, AmpConvolution1x1Partial) {
     for (int k = 0; k < 8; ++k)
       for (int p = 0; p < 4; ++p)
         for (int i = 0; i < 4; ++i) // entry 4k+p, half i: output k, input channel 4p+i
-          t.memory().write<uint16_t>(0x90000 + 8 * (4 * k + p) + 2 * i, sim::doubleToHalf(w(k, 4 * p + i)));
+          t.memory().write<uint16_t>(0x90000 + 8 * (4 * k + p) + 2 * i, arch::doubleToHalf(w(k, 4 * p + i)));
     for (int n = 0; n < N; ++n) {
-      for (int i = 0; i < 16; ++i) t.memory().write<uint16_t>(kIn0 + 2 * (16 * n + i), sim::doubleToHalf(x(n, i)));
-      for (int k = 0; k < 8; ++k) t.memory().write<uint16_t>(kIn1 + 2 * (8 * n + k), sim::doubleToHalf(partial(n, k)));
+      for (int i = 0; i < 16; ++i) t.memory().write<uint16_t>(kIn0 + 2 * (16 * n + i), arch::doubleToHalf(x(n, i)));
+      for (int k = 0; k < 8; ++k) t.memory().write<uint16_t>(kIn1 + 2 * (8 * n + k), arch::doubleToHalf(partial(n, k)));
     }
   });
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < 8; ++k) {
       int expect = partial(n, k);
       for (int i = 0; i < 16; ++i) expect += w(k, i) * x(n, i);
-      EXPECT_EQ(sim::halfToFloat(r.tile->memory().read<uint16_t>(kOut + 2 * (8 * n + k))), float(expect))
+      EXPECT_EQ(arch::halfToFloat(r.tile->memory().read<uint16_t>(kOut + 2 * (8 * n + k))), float(expect))
           << "position " << n << " channel " << k;
     }
   EXPECT_EQ(r.word(kOut + 2 * 8 * N), 0u); // nothing stored past the last position

@@ -290,6 +290,8 @@ private:
   EncodedInsn select(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
   EncodedInsn encodeRow(const char *mnemonic, const char *spec, std::vector<int64_t> values, const Loc &loc);
   std::vector<EncodedInsn> pseudo(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
+  static bool isSubOfImmediate(const std::string &mnemonic, const std::vector<Operand> &ops);
+  EncodedInsn subOfImmediate(std::vector<Operand> ops, const Loc &loc);
   void place(std::vector<EncodedInsn> insns, const Loc &loc);
   void closeBundle(const Loc &loc);
   void emitInsn(EncodedInsn e, bool coissue);
@@ -714,6 +716,12 @@ bool Assembler::conditional(const std::string &word, const std::string &rest, co
         value = word == ".ifdef" ? defined : !defined;
       } else if (word == ".ifc" || word == ".ifnc" || word == ".ifeqs" || word == ".ifnes") {
         auto parts = splitTopLevel(rest, restCol, ',');
+        if (parts.size() < 2) fail(rl, "'" + word + "' needs two comma-separated strings");
+        if ((word == ".ifc" || word == ".ifnc") && parts.size() > 2) {
+          // As GNU as and LLVM: the first string ends at the first comma, the second is the rest
+          // of the statement (poplibs writes `.ifnc, \NANOO, true`: "" against "true, true").
+          parts = {parts[0], Piece{trim(rest.substr(parts[1].col - restCol)), parts[1].col}};
+        }
         if (parts.size() != 2) fail(rl, "'" + word + "' needs two comma-separated strings");
         std::string a = parts[0].text, b = parts[1].text;
         if (word == ".ifeqs" || word == ".ifnes") {
@@ -800,8 +808,12 @@ void Assembler::directive(const std::string &word, const std::string &rest, cons
     }
     if (a.size() >= 3) type = a[2].text;
     if (word == ".pushsection") sectionStack_.push_back(current_);
+    // An unquoted name is any text up to the comma, as the SDK's assembler reads it: poplibs'
+    // macros make names such as `.text.__runCodelet_..._stride2)` (a parenthesis included).
     auto quoted = unquote(a[0].text);
-    switchSection(quoted ? *quoted : symbolName(a[0]), flags, type, loc);
+    if (!quoted && a[0].text.find_first_of(" \t") != std::string::npos)
+      fail(at(loc, a[0].col), "expected a section name, not '" + a[0].text + "'");
+    switchSection(quoted ? *quoted : a[0].text, flags, type, loc);
     return;
   }
   if (word == ".text" || word == ".data" || word == ".bss" || word == ".rodata") {
@@ -823,6 +835,12 @@ void Assembler::directive(const std::string &word, const std::string &rest, cons
   }
   if (word == ".globl" || word == ".global" || word == ".weak" || word == ".local") {
     for (const Piece &p : needArgs(1, 1000)) {
+      // `@name` is a symbol name to the SDK's (LLVM) assembler: poplibs writes
+      // `.globl SYMBOL, @function`, which declares a second global, `@function`, never defined.
+      if (p.text.size() > 1 && p.text[0] == '@') {
+        symbolName(Piece{p.text.substr(1), p.col + 1});
+        continue; // nothing refers to it and nothing defines it: it has no effect on the object
+      }
       SymbolInfo &s = symbol(symbolName(p));
       s.global = word != ".local";
       s.weak = word == ".weak";
@@ -834,7 +852,15 @@ void Assembler::directive(const std::string &word, const std::string &rest, cons
     return;
   }
   if (word == ".type") {
-    auto a = needArgs(2, 2);
+    // The comma is optional (LLVM's ELF parser; poplibs writes `.type \symbol @function`).
+    auto a = args();
+    if (a.size() == 1 && a[0].text.find_first_of(" \t") != std::string::npos) {
+      size_t blank = a[0].text.find_first_of(" \t");
+      std::string second = trim(a[0].text.substr(blank));
+      a = {Piece{a[0].text.substr(0, blank), a[0].col},
+           Piece{second, a[0].col + unsigned(a[0].text.find(second, blank))}};
+    }
+    if (a.size() != 2) needArgs(2, 2);
     SymbolInfo &s = symbol(symbolName(a[0]));
     std::string t = a[1].text;
     if (auto q = unquote(t)) t = *q;
@@ -1140,6 +1166,12 @@ std::vector<Operand> Assembler::parseOperands(const std::string &rest, const Loc
       while (e < p.text.size() && (std::isalnum(static_cast<unsigned char>(p.text[e])) || p.text[e] == '_')) ++e;
       std::string name = p.text.substr(0, e);
       std::string tail = p.text.substr(e);
+      // poplibs' headers define register groups over two lines (`#define X a4: \ 5`), so after
+      // preprocessing a group or a broadcast suffix may have blanks around its ':' (`$a4 : 5`).
+      if (size_t t = tail.find_first_not_of(" \t"); t != std::string::npos && tail[t] == ':') {
+        size_t u = tail.find_first_not_of(" \t", t + 1);
+        tail = ":" + (u == std::string::npos ? std::string() : tail.substr(u));
+      }
       // A register group `:N`.
       if (tail.size() >= 2 && tail[0] == ':' && std::isdigit(static_cast<unsigned char>(tail[1]))) {
         size_t d = 1;
@@ -1233,8 +1265,13 @@ std::string registerMismatch(const OperandDesc &d, const Operand &op, ModeMask m
     return std::string("expected ") + registerKindName(d) + ", not " + op.text;
   if (op.reg.index % op.reg.count)
     return "register group " + op.text + " is not aligned (a pair starts at an even register, a quad at a multiple of 4)";
-  if (file == RegFile::A && isReservedArf(op.reg.index))
-    return "register " + op.text + " does not exist on Mk2 (ARF general registers are $a0-$a7)";
+  // $a8-$a13 do not exist on Mk2, yet the SDK's assembler takes them as destinations: poplibs
+  // names $a10:11 `NULL2` and writes AMP results it discards there. Writes are accepted (the ISS
+  // stores them; no assembled instruction reads them); reads are an error.
+  if (file == RegFile::A && !d.written) {
+    for (unsigned r = op.reg.index; r < op.reg.index + op.reg.count; ++r)
+      if (isReservedArf(r)) return "register " + op.text + " does not exist on Mk2 (ARF general registers are $a0-$a7)";
+  }
   return "";
 }
 
@@ -1406,6 +1443,29 @@ std::vector<EncodedInsn> Assembler::pseudo(const std::string &mn, std::vector<Op
   return {a, b};
 }
 
+// `sub $mA, $mB, imm`: the SDK's assembler takes it as `add $mA, $mB, -imm` (poplibs writes
+// `sub $mcount, $mcount, 1` in 17 files); the ISA's own `sub` forms take the immediate first.
+bool Assembler::isSubOfImmediate(const std::string &mnemonic, const std::vector<Operand> &ops) {
+  return mnemonic == "sub" && ops.size() == 3 && ops[0].isReg && ops[1].isReg && ops[1].reg.file == RegFile::M &&
+         !ops[2].isReg && ops[2].dollarName.empty();
+}
+
+EncodedInsn Assembler::subOfImmediate(std::vector<Operand> ops, const Loc &loc) {
+  Loc il = at(loc, ops[2].col);
+  auto v = tryEvaluate(ops[2].expr, loc, false);
+  if (v && v->isConstant() && (v->constant < -32767 || v->constant > 32768))
+    fail(il, "immediate " + std::to_string(v->constant) +
+                 " is out of range [-32767, 32768] for operand 3 of 'sub' (assembled as 'add' of its negation)");
+  auto neg = std::make_shared<as::ExprNode>();
+  neg->kind = as::ExprNode::Unary;
+  neg->name = "-";
+  neg->lhs = ops[2].expr;
+  neg->column = ops[2].col;
+  neg->depth = ops[2].expr->depth + 1;
+  ops[2].expr = neg;
+  return select("add", ops, loc);
+}
+
 void Assembler::instruction(const std::string &mnemonic, const std::string &rest, const Loc &loc,
                             unsigned mnemonicCol, unsigned restCol) {
   Loc ml = at(loc, mnemonicCol);
@@ -1414,6 +1474,7 @@ void Assembler::instruction(const std::string &mnemonic, const std::string &rest
   std::vector<Operand> ops = parseOperands(rest, loc, restCol);
   std::vector<EncodedInsn> insns;
   if (variants[0]->has(kPseudo)) insns = pseudo(mnemonic, ops, ml);
+  else if (isSubOfImmediate(mnemonic, ops)) insns.push_back(subOfImmediate(ops, ml));
   else insns.push_back(select(mnemonic, ops, ml));
   place(std::move(insns), ml);
 }
@@ -1523,7 +1584,7 @@ void Assembler::checkRepeats() {
       Loc l = r.slotLoc[0];
       if (start % 8) {
         error(l, "repeat body must start on an 8-byte boundary: the instruction after 'rpt' is at offset " +
-                     std::to_string(start) + " of '" + s.sec.name + "' (align the rpt with .align 8 and a nop)");
+                     std::to_string(start) + " of '" + s.sec.name + "' (bundle the rpt with an fnop or put a nop before it)");
         continue;
       }
       uint32_t end = start + 8 * bundles;

@@ -1,7 +1,11 @@
 #include "Expr.h"
 
+#include "ipusim/arch/Half.h"
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace ipusim::cc::as {
@@ -103,9 +107,53 @@ private:
       n->lhs = unary();
       --depth_;
       setDepth(*n);
+      // A negated floating-point literal is the literal of the negative value (sign bit set),
+      // as the SDK's assembler reads `setzi $a0, -1.0h` (0xBC00, not -0x3C00).
+      if (n->name == "-" && n->lhs->kind == ExprNode::Number && n->lhs->floatBits) {
+        auto f = std::make_shared<ExprNode>(*n->lhs);
+        f->number ^= int64_t(1) << (f->floatBits - 1);
+        f->column = n->column;
+        return f;
+      }
       return n;
     }
     return primary();
+  }
+
+  /// `digits.digits[e[+-]digits](h|f)`: the bits of the value as binary16 (`h`) or binary32 (`f`),
+  /// rounded to nearest even (poplibs writes `-1.0h` as a setzi immediate).
+  Expr floatLiteral(size_t start, unsigned c) {
+    p_ = start;
+    while (p_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[p_])) || s_[p_] == '.')) ++p_;
+    if (p_ < s_.size() && (s_[p_] == 'e' || s_[p_] == 'E')) {
+      size_t q = p_ + 1;
+      if (q < s_.size() && (s_[q] == '+' || s_[q] == '-')) ++q;
+      if (q < s_.size() && std::isdigit(static_cast<unsigned char>(s_[q]))) {
+        p_ = q;
+        while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
+      }
+    }
+    std::string text = s_.substr(start, p_ - start);
+    char suffix = p_ < s_.size() ? s_[p_] : 0;
+    if (suffix != 'h' && suffix != 'f')
+      throw ExprError{"floating-point literal '" + text + "' needs a suffix: 'h' (half) or 'f' (float)", c};
+    ++p_;
+    if (p_ < s_.size() && isIdentChar(s_[p_])) throw ExprError{"malformed floating-point literal", c};
+    double d = std::strtod(text.c_str(), nullptr);
+    auto n = std::make_shared<ExprNode>();
+    n->kind = ExprNode::Number;
+    n->column = c;
+    if (suffix == 'h') {
+      n->number = arch::doubleToHalf(d);
+      n->floatBits = 16;
+    } else {
+      float f = std::strtof(text.c_str(), nullptr); // rounded once, from the decimal
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      n->number = bits;
+      n->floatBits = 32;
+    }
+    return n;
   }
 
   Expr primary() {
@@ -138,6 +186,8 @@ private:
       size_t start = p_;
       while (p_ < s_.size() && std::isalnum(static_cast<unsigned char>(s_[p_]))) ++p_;
       std::string tok = s_.substr(start, p_ - start);
+      if (p_ < s_.size() && s_[p_] == '.' && tok.find_first_not_of("0123456789") == std::string::npos)
+        return floatLiteral(start, c);
       // Local label reference: digits followed by 'b' or 'f' (GNU as), but not 0b0101.
       if (tok.size() >= 2 && (tok.back() == 'b' || tok.back() == 'f') &&
           tok.find_first_not_of("0123456789") == tok.size() - 1) {

@@ -19,6 +19,7 @@ struct ExprNode {
   Expr lhs, rhs;
   unsigned column = 0; ///< 1-based column of the node in its line
   unsigned depth = 0;  ///< operators on the longest path down from this node (0 for a leaf)
+  unsigned floatBits = 0; ///< Number from a floating-point literal (`1.5h`, `2.0f`): 16 or 32
 };
 
 /// The deepest expression the assembler takes (parsing and evaluation recurse on the tree): far

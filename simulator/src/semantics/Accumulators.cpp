@@ -7,7 +7,7 @@
 // an outer product into AACC[0,2,4,6] ([RE] tessellate-ipu). Lane maps that nothing public shows
 // (f16v8acc, f32mac, the cmac forms, f16v4mix/gacc, the istacc/stacc transpose's state) are ours,
 // marked [I].
-#include "../Half.h"
+#include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include <string>
 
 namespace ipusim::sim {
+using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
 
 namespace {
 

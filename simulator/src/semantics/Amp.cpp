@@ -14,10 +14,11 @@
 // phases as engines and twice as many f32 ones, [I] from poplibs' and popsparse's use); the
 // 16-output forms (f16v4hihov4amp, f32sisov2amp) run a second set beside the first ([F] Mk2 has
 // 64 $CWEI entries, [I] the second set's lane order from poplibs' weight placement).
-#include "../Half.h"
+#include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
 namespace ipusim::sim {
+using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
 
 namespace {
 

@@ -1,12 +1,13 @@
 // Less common instructions, with the behaviour the public evidence gives (the ISA hover texts
 // [F] S2, the Colossus LLVM backend and poplibs' use of them); where a detail is inferred the
 // comment says so (docs/tile-timing.md lists what is not modelled).
-#include "../Half.h"
+#include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
 #include <cmath>
 
 namespace ipusim::sim {
+using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
 
 namespace {
 uint32_t byteOf(uint32_t x, unsigned i) { return x >> (8 * i) & 0xFF; }

@@ -3,7 +3,7 @@
 // results stochastically when $FP_CTL.ESR is set; invalid, divide-by-zero and overflow set $FP_STS
 // and trap when $FP_CTL enables them (bit layout: docs/tile-timing.md).
 // Data-dependent instructions occupy the worker for the cycles of [tile.fp_worker_cycles].
-#include "../Half.h"
+#include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
 #include <cfenv>
@@ -11,6 +11,7 @@
 #include <limits>
 
 namespace ipusim::sim {
+using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
 
 namespace {
 

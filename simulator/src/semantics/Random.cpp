@@ -1,10 +1,11 @@
 // The tile's hardware PRNG: xoroshiro128aox, published by Graphcore (J. Hanlon, "A Fast Hardware
 // Pseudorandom Number Generator Based on xoroshiro128", arXiv:2203.04058, IEEE TC 2022). The
 // state is $PRNG_0_0/$PRNG_0_1 (s0, low/high) and $PRNG_1_0/$PRNG_1_1 (s1) of each worker.
-#include "../Half.h"
+#include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
 namespace ipusim::sim {
+using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
 
 namespace {
 

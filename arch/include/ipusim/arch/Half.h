@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace ipusim::sim {
+namespace ipusim::arch {
 
 inline float halfToFloat(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF, bits;
@@ -75,4 +75,4 @@ inline uint16_t doubleToHalf(double d, Rounding mode) {
   return h;
 }
 
-} // namespace ipusim::sim
+} // namespace ipusim::arch
