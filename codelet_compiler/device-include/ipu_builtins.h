@@ -323,13 +323,13 @@ IPUSIM_BI float2 __builtin_ipu_f32v2clamp(float2 a, float2 lim) { IPUSIM_ASM2("f
 IPUSIM_BI float __builtin_ipu_f32clamp(float a, float2 lim) { IPUSIM_ASM2("f32clamp", float, a, lim) }
 #else
 IPUSIM_BI half2 __builtin_ipu_f16v2clamp(half2 a, half2 lim) {
-  return __builtin_elementwise_min(__builtin_elementwise_max(a, (half2)lim[0]), (half2)lim[1]);
+  return __builtin_elementwise_min(__builtin_elementwise_max(a, half2{lim[0], lim[0]}), half2{lim[1], lim[1]});
 }
 IPUSIM_BI half4 __builtin_ipu_f16v4clamp(half4 a, half2 lim) {
-  return __builtin_elementwise_min(__builtin_elementwise_max(a, (half4)lim[0]), (half4)lim[1]);
+  return __builtin_elementwise_min(__builtin_elementwise_max(a, half4{lim[0], lim[0], lim[0], lim[0]}), half4{lim[1], lim[1], lim[1], lim[1]});
 }
 IPUSIM_BI float2 __builtin_ipu_f32v2clamp(float2 a, float2 lim) {
-  return __builtin_elementwise_min(__builtin_elementwise_max(a, (float2)lim[0]), (float2)lim[1]);
+  return __builtin_elementwise_min(__builtin_elementwise_max(a, float2{lim[0], lim[0]}), float2{lim[1], lim[1]});
 }
 IPUSIM_BI float __builtin_ipu_f32clamp(float a, float2 lim) {
   return __builtin_elementwise_min(__builtin_elementwise_max(a, lim[0]), lim[1]);
@@ -468,12 +468,12 @@ IPUSIM_BI int __builtin_ipu_isfinite_f32(float a) { return __builtin_fabsf(a) < 
 IPUSIM_BI short2 __builtin_ipu_isnan_v2f16(half2 a) { return a != a; }
 IPUSIM_BI short4 __builtin_ipu_isnan_v4f16(half4 a) { return a != a; }
 IPUSIM_BI int2 __builtin_ipu_isnan_v2f32(float2 a) { return a != a; }
-IPUSIM_BI short2 __builtin_ipu_isinf_v2f16(half2 a) { return __builtin_elementwise_abs(a) == (half2)(half)__builtin_huge_valf(); }
-IPUSIM_BI short4 __builtin_ipu_isinf_v4f16(half4 a) { return __builtin_elementwise_abs(a) == (half4)(half)__builtin_huge_valf(); }
-IPUSIM_BI int2 __builtin_ipu_isinf_v2f32(float2 a) { return __builtin_elementwise_abs(a) == (float2)__builtin_huge_valf(); }
-IPUSIM_BI short2 __builtin_ipu_isfinite_v2f16(half2 a) { return __builtin_elementwise_abs(a) < (half2)(half)__builtin_huge_valf(); }
-IPUSIM_BI short4 __builtin_ipu_isfinite_v4f16(half4 a) { return __builtin_elementwise_abs(a) < (half4)(half)__builtin_huge_valf(); }
-IPUSIM_BI int2 __builtin_ipu_isfinite_v2f32(float2 a) { return __builtin_elementwise_abs(a) < (float2)__builtin_huge_valf(); }
+IPUSIM_BI short2 __builtin_ipu_isinf_v2f16(half2 a) { return __builtin_elementwise_abs(a) == half2{(half)__builtin_huge_valf(), (half)__builtin_huge_valf()}; }
+IPUSIM_BI short4 __builtin_ipu_isinf_v4f16(half4 a) { return __builtin_elementwise_abs(a) == (half)__builtin_huge_valf(); }
+IPUSIM_BI int2 __builtin_ipu_isinf_v2f32(float2 a) { return __builtin_elementwise_abs(a) == __builtin_huge_valf(); }
+IPUSIM_BI short2 __builtin_ipu_isfinite_v2f16(half2 a) { return __builtin_elementwise_abs(a) < half2{(half)__builtin_huge_valf(), (half)__builtin_huge_valf()}; }
+IPUSIM_BI short4 __builtin_ipu_isfinite_v4f16(half4 a) { return __builtin_elementwise_abs(a) < (half)__builtin_huge_valf(); }
+IPUSIM_BI int2 __builtin_ipu_isfinite_v2f32(float2 a) { return __builtin_elementwise_abs(a) < __builtin_huge_valf(); }
 
 // ---------------------------------------------------------------------------------------------
 // C++: the overloaded names poplibs uses
@@ -511,10 +511,10 @@ IPUSIM_BI float __builtin_ipu_exp(float a) { return __builtin_expf(a); }
 IPUSIM_BI float __builtin_ipu_exp2(float a) { return __builtin_exp2f(a); }
 IPUSIM_BI float __builtin_ipu_ln(float a) { return __builtin_logf(a); }
 IPUSIM_BI float __builtin_ipu_log2(float a) { return __builtin_log2f(a); }
-IPUSIM_BI half __builtin_ipu_exp(half a) { return __builtin_ipu_f16v2exp((half2)a)[0]; }
-IPUSIM_BI half __builtin_ipu_exp2(half a) { return __builtin_ipu_f16v2exp2((half2)a)[0]; }
-IPUSIM_BI half __builtin_ipu_ln(half a) { return __builtin_ipu_f16v2ln((half2)a)[0]; }
-IPUSIM_BI half __builtin_ipu_log2(half a) { return __builtin_ipu_f16v2log2((half2)a)[0]; }
+IPUSIM_BI half __builtin_ipu_exp(half a) { return __builtin_ipu_f16v2exp(half2{a, a})[0]; }
+IPUSIM_BI half __builtin_ipu_exp2(half a) { return __builtin_ipu_f16v2exp2(half2{a, a})[0]; }
+IPUSIM_BI half __builtin_ipu_ln(half a) { return __builtin_ipu_f16v2ln(half2{a, a})[0]; }
+IPUSIM_BI half __builtin_ipu_log2(half a) { return __builtin_ipu_f16v2log2(half2{a, a})[0]; }
 IPUSIM_BI float __builtin_ipu_sum(half2 a) { return __builtin_ipu_f16v2sum(a); }
 IPUSIM_BI float2 __builtin_ipu_sum(half4 a) { return __builtin_ipu_f16v4sum(a); }
 IPUSIM_BI half __builtin_ipu_maxc(half2 a) { return __builtin_ipu_f16v2maxc(a); }

@@ -1,5 +1,8 @@
-// ipusim's <ipudef.h>: the IPU's native short-vector types, as clang extended vectors
-// (element access v[i] / v.x, swizzles, element-wise operators, __builtin_shufflevector).
+// ipusim's <ipudef.h>: the IPU's native short-vector types, as GCC-style vectors (`vector_size`):
+// element access v[i], element-wise operators with scalars broadcast, __builtin_shufflevector,
+// and reinterpret_cast to and from a scalar of the same size, which poplibs' codelets use
+// (`reinterpret_cast<ushort2>(unsigned)`) and clang refuses for its extended vectors. A scalar
+// is not cast to a vector: write half2{x, x}.
 //
 // 32-bit vectors (half2, char4, short2 ...) are 4-byte aligned and live in one ARF/MRF register;
 // 64-bit vectors (half4, float2, short4, int2 ...) are 8-byte aligned and live in an even ARF
@@ -12,8 +15,8 @@
 #include <poplar/HalfFloat.hpp>
 
 #ifndef __ASSEMBLER__
-#define IPUSIM_VEC(T, N) __attribute__((ext_vector_type(N)))
-#define IPUSIM_VEC128(T, N) __attribute__((ext_vector_type(N), aligned(8)))
+#define IPUSIM_VEC(T, N) __attribute__((vector_size(N * sizeof(T))))
+#define IPUSIM_VEC128(T, N) __attribute__((vector_size(N * sizeof(T)), aligned(8)))
 
 typedef half half2 IPUSIM_VEC(half, 2);
 typedef half half4 IPUSIM_VEC(half, 4);
@@ -32,6 +35,10 @@ typedef int int2 IPUSIM_VEC(int, 2);
 typedef int int4 IPUSIM_VEC128(int, 4);
 typedef unsigned int uint2 IPUSIM_VEC(unsigned int, 2);
 typedef unsigned int uint4 IPUSIM_VEC128(unsigned int, 4);
+typedef long long2 IPUSIM_VEC(long, 2); // long is 32 bits on the IPU
+typedef unsigned long ulong2 IPUSIM_VEC(unsigned long, 2);
+typedef long long4 IPUSIM_VEC128(long, 4);
+typedef unsigned long ulong4 IPUSIM_VEC128(unsigned long, 4);
 
 #undef IPUSIM_VEC
 #undef IPUSIM_VEC128

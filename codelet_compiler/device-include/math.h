@@ -61,5 +61,8 @@ IPUSIM_MATHF float fmodf(float x, float y) { return ipusim::math::fmod(x, y); }
 #define M_PI_4 0.785398163397448309616
 #define M_SQRT2 1.41421356237309504880
 #define M_SQRT1_2 0.707106781186547524401
+#ifdef __cplusplus
+#include <cmath> // the float and half overloads, in std and globally (as libc++'s <math.h>)
+#endif
 #endif
 #endif

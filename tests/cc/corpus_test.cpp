@@ -1660,6 +1660,51 @@ TEST(CorpusDiagnostics, MessagesSpeakCxx) {
   }
 }
 // An uninstantiated vertex template compiles to nothing, with a warning that says how to fix it.
+// sdk_visible.cpp
+TEST(CorpusSdkVisible, NamesTheSdkHeadersMakeVisible) {
+  std::vector<float> in = {-2.5f, -0.75f, 0.0f, 0.3f, 1.0f, 1.6f, 2.25f, 7.125f};
+  std::vector<uint32_t> words = {0x12345678u, 0xFFFF0000u, 0x0000ABCDu, 0u, 1u, 0x80000001u, 0xDEADBEEFu, 42u};
+  VertexRun r("sdk_visible.cpp", "corpus::VisibleNames");
+  r.set("in", buf(in)).set("out", out(8, 4)).set("rem", out(8, 4)).set("root", out(8, 4)).set("flags", out(8, 4));
+  r.set("words", buf(words)).set("swapped", out(8, 4));
+  if (!r.run()) return;
+  std::vector<float> e, m, s;
+  std::vector<uint32_t> f, w;
+  for (size_t i = 0; i < in.size(); ++i) {
+    e.push_back(float(std::exp(-double(in[i]))));
+    m.push_back(std::fmod(in[i], 0.75f)); // exact
+    s.push_back(std::sqrt(std::fabs(in[i]))); // x * 0.5 doubled: exact; sqrt correctly rounded
+    f.push_back(in[i] >= 1.0f);
+    w.push_back(words[i] >> 16 | words[i] << 16);
+  }
+  expectF32(r, r.get<float>("out"), e, 4); // exp: 4 ulp, as CorpusUnary.ExpF32
+  expectF32(r, r.get<float>("rem"), m);
+  expectF32(r, r.get<float>("root"), s);
+  expectEq(r, r.get<uint32_t>("flags"), f);
+  expectEq(r, r.get<uint32_t>("swapped"), w);
+}
+TEST(CorpusSdkVisible, LoopLongerThanRptRunsAsACountedLoop) {
+  // 0, 1 and 5 iterations: the count-0 skip, the single pass and the branch back.
+  for (unsigned n : {0u, 1u, 5u}) {
+    Rng rng(140 + n);
+    auto in = rng.floats(n, -4, 4);
+    VertexRun r("sdk_visible.cpp", "corpus::LongLoopBody");
+    r.set("in", buf(in)).set("out", out(n, 4));
+    if (!r.run()) return;
+    std::vector<float> want;
+    for (float x : in) {
+      for (int k = 0; k < 80; ++k) { // STEP4 is two of these pairs; 5 x STEP32 = 160 steps
+        volatile float t = x * 1.0009765625f; // one rounding per operation, as the tile (no fma)
+        x = t + 0.5f;
+        t = x * 0.9990234375f;
+        x = t - 0.25f;
+      }
+      want.push_back(x);
+    }
+    expectF32(r, r.get<float>("out"), want);
+  }
+}
+
 TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
   // A folder of this process's own: ctest runs this file's tests once per optimisation level, in parallel.
   const std::string dir = ::testing::TempDir() + "/uninstantiated." + std::to_string(getpid());

@@ -24,6 +24,16 @@
 
 #include <poplar/HalfFloat.hpp>
 
+// What the SDK's codelet headers make visible transitively, and codelets use without including
+// it (issue 13): the fixed-width integers, size_t, the type traits and, on the IPU, the
+// short-vector types (float2, half4 ...). poplibs' codelets rely on each.
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#ifdef __IPU__
+#include <ipudef.h>
+#endif
+
 // Poplar's graph compiler reads vertex constraints such as
 // `class [[poplar::constraint("elem(*a) != elem(*b)")]] V`. They mean nothing to code generation,
 // and clang does not know the attribute namespace: keep codelets warning-free under -Wall.

@@ -490,17 +490,37 @@ std::string printFunction(MFunction &mf) {
     };
     for (size_t part = 0; part < parts.size(); ++part) {
       std::vector<MInst> &insts = parts[part];
+      std::vector<std::vector<const MInst *>> sched = schedule(insts, worker);
       std::optional<Pipeline> pipe;
-      if (part == 1 && worker &&
+      if (part == 1 && worker && sched.size() <= 256 &&
           std::find(mf.independentBlocks.begin(), mf.independentBlocks.end(), int(&b - mf.blocks.data())) !=
               mf.independentBlocks.end())
-        pipe = pipelineBody(insts, schedule(insts, worker).size());
-      std::vector<std::vector<const MInst *>> sched;
-      sched = schedule(insts, worker);
+        pipe = pipelineBody(insts, sched.size());
+      if (part == 1 && sched.size() > 256) {
+        // Longer than rpt's 256 bundles (poplibs' unrolled transforms reach 500): an ordinary
+        // counted loop, `brz` past it when the count is 0, then `brnzdec` back count - 1 times.
+        MOp count = repeat->ops[0], dec = count;
+        dec.def = true;
+        std::string loopLabel = b.label + "_long", doneLabel = b.label + "_long_done";
+        MInst skip, sub, back;
+        skip.mnemonic = "brz";
+        skip.ops = {count, MOp::label(doneLabel)};
+        sub.mnemonic = "add";
+        dec.use = false;
+        sub.ops = {dec, count, MOp::imm_(-1)};
+        back.mnemonic = "brnzdec";
+        MOp both = count;
+        both.def = true;
+        back.ops = {both, MOp::label(loopLabel)};
+        bundles.push_back({own(skip)});
+        bundles.push_back({own(sub)});
+        labels.push_back({bundles.size(), loopLabel});
+        for (auto &x : sched) bundles.push_back(x);
+        bundles.push_back({own(back)});
+        labels.push_back({bundles.size(), doneLabel});
+        continue;
+      }
       if (part == 1) {
-        if (sched.size() > 256)
-          throw CompileError(mf.location + ": error: a repeat loop body of " + std::to_string(sched.size()) +
-                             " bundles exceeds rpt's 256\n");
         MInst rpt = *repeat;
         rpt.ops[0].def = false;
         rpt.barrier = false;
@@ -566,9 +586,12 @@ std::string printFunction(MFunction &mf) {
       }
       for (auto &x : sched) bundles.push_back(x);
     }
-    for (auto &[at, name] : labels)
-      if (at == bundles.size()) bundles.push_back({}), labels.push_back({at, name}); // never: a suffix follows
-    for (size_t bi2 = 0; bi2 < bundles.size(); ++bi2) {
+    for (size_t bi2 = 0; bi2 <= bundles.size(); ++bi2) {
+      if (bi2 == bundles.size()) { // labels after the last bundle (a loop ending its block)
+        for (auto &[at, name] : labels)
+          if (at == bi2) os << name << ":\n";
+        break;
+      }
       for (auto &[at, name] : labels)
         if (at == bi2) os << name << ":\n";
       auto &bundle = bundles[bi2];
@@ -594,8 +617,8 @@ std::string printFunction(MFunction &mf) {
         continue;
       }
       if (bundle.size() == 1 && isSolo(*bundle[0])) {
-        // Keep bundles 8-byte aligned after a solo instruction or inline assembly of any length
-        // (the assembler pads with a nop when needed).
+        // Keep bundles 8-byte aligned after a solo instruction or inline assembly of any length, so
+        // that repeat bodies start on 8 bytes (.align pads with a nop when needed).
         os << "  " << print(bundle[0]) << "\n  .align 8\n";
         continue;
       }

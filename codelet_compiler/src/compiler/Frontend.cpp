@@ -466,7 +466,7 @@ std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
                                 "-Xclang", "-ffloat16-excess-precision=none", "-ffreestanding", "-fno-exceptions",
                                 "-fno-rtti", "-fno-math-errno", "-ffp-contract=off", "-fsigned-char",
                                 "-nostdinc++", "-nostdlibinc", "-gline-tables-only", "-isystem", inc + "/c++",
-                                "-isystem", inc, "-D__IPU__", "-D__IPU_ARCH_VERSION__=2",
+                                "-isystem", inc, "-D__IPU__", "-D__IPU_ARCH_VERSION__=2", "-D__POPC__", // popc defines it: headers skip host-only parts
                                 "-D__IPU_REPEAT_COUNT_SIZE__=16", "-std=" + options.cxxStandard, "-O" + std::to_string(std::max(options.optLevel, 1)), "-fsyntax-only",
                                 "-Wno-unknown-attributes"};
   for (const std::string &d : options.includeDirs) f.push_back("-I" + d);

@@ -54,7 +54,40 @@ bool isWide(Type *t) {
 // Integers of 33 to 64 bits (LLVM's closed forms of sums use i33 ...) are held like i64 in two
 // MRF registers, the bits above their width undefined until an operation needs them.
 bool isWideInt(Type *t) { return t->isIntegerTy() && t->getIntegerBitWidth() > 32; }
-int partsOf(Type *t) { return isWideInt(t) || isWide(t) ? 2 : 1; }
+// The scalar and vector leaves of a first-class aggregate ({float, i32}, [2 x i32]: what a
+// std::tuple or a small struct passed by value becomes), in order; a non-aggregate is its own leaf.
+void leavesOf(Type *t, std::vector<Type *> &out) {
+  if (auto *st = dyn_cast<StructType>(t))
+    for (Type *e : st->elements()) leavesOf(e, out);
+  else if (auto *a = dyn_cast<ArrayType>(t))
+    for (uint64_t i = 0; i < a->getNumElements(); ++i) leavesOf(a->getElementType(), out);
+  else
+    out.push_back(t);
+}
+int partsOf(Type *t) {
+  if (t->isAggregateType()) { // an aggregate is held as its leaves' registers, flattened
+    std::vector<Type *> leaves;
+    leavesOf(t, leaves);
+    int n = 0;
+    for (Type *l : leaves) n += partsOf(l);
+    return n;
+  }
+  return isWideInt(t) || isWide(t) ? 2 : 1;
+}
+// The first register (part) of the element that `indices` select in aggregate type `t`.
+int partOffset(Type *t, ArrayRef<unsigned> indices) {
+  int off = 0;
+  for (unsigned idx : indices) {
+    if (auto *st = dyn_cast<StructType>(t)) {
+      for (unsigned k = 0; k < idx; ++k) off += partsOf(st->getElementType(k));
+      t = st->getElementType(idx);
+    } else {
+      t = cast<ArrayType>(t)->getElementType();
+      off += int(idx) * partsOf(t);
+    }
+  }
+  return off;
+}
 
 bool isHalfVector(Type *t) {
   auto *v = dyn_cast<FixedVectorType>(t);
@@ -305,6 +338,8 @@ private:
     hoistAt_ = int(block().insts.size()) - 1;
     hoisted_.clear();
     hoistedDefs_.clear();
+    hoistedConstants_.clear();
+    hoistedArfRegs_ = 0;
     block().repeatBody = true;
     block().repeatCount = n;
   }
@@ -517,6 +552,8 @@ private:
   bool hoisting_ = false;
   std::map<std::pair<int, uint32_t>, int> hoisted_; ///< (file, bits) -> register, in this body
   std::vector<MOp> hoistedDefs_;                    ///< the registers holding them
+  std::map<std::pair<const Constant *, int>, int> hoistedConstants_; ///< (constant, part) -> register
+  unsigned hoistedArfRegs_ = 0;                      ///< ARF registers the hoisted constants hold
   int newM() { return mf_.newVreg(RegClass::M); }
   int newA() { return mf_.newVreg(RegClass::A); }
   int newReg(RegClass c) { return mf_.newVreg(c); }
@@ -600,7 +637,13 @@ private:
     if (it != regs_.end()) return it->second;
     std::vector<int> &r = regs_[v];
     Type *t = v->getType();
-    if (isWideInt(t)) r = {newM(), newM()};
+    if (t->isAggregateType()) {
+      std::vector<Type *> leaves;
+      leavesOf(t, leaves);
+      for (Type *l : leaves)
+        for (int k = 0; k < partsOf(l); ++k)
+          r.push_back(isWideInt(l) ? newM() : isWide(l) ? newReg(RegClass::AP) : newReg(classOfType(l)));
+    } else if (isWideInt(t)) r = {newM(), newM()};
     else if (isWide(t)) r = {newReg(RegClass::AP), newReg(RegClass::AP)};
     else r = {newReg(classOfType(t))};
     return r;
@@ -616,16 +659,43 @@ private:
     return regsOf(v)[size_t(part)];
   }
   int constant(Constant *c, int part) {
-    // Inside a repeat body, scalar and vector constants are made before the rpt.
+    // Inside a repeat body, scalar and vector constants are made before the rpt, each once, and
+    // at most half of the ARF's 8 registers held that way: the body needs the rest (a float2
+    // loop with four distinct pair constants would otherwise leave it none). Past that budget a
+    // constant is made where it is used.
     bool wasHoisting = hoisting_;
     hoisting_ = hoistAt_ >= 0 && !isa<ConstantExpr>(c) && !isa<GlobalValue>(c);
+    if (hoisting_)
+      if (auto it = hoistedConstants_.find({c, part}); it != hoistedConstants_.end()) {
+        hoisting_ = wasHoisting;
+        return it->second;
+      }
+    Type *t = c->getType();
+    unsigned arfRegs = t->isVectorTy() ? unsigned(t->getPrimitiveSizeInBits().getFixedValue() / 32)
+                       : t->isFloatingPointTy() ? 1 : 0;
+    if (hoisting_ && arfRegs && hoistedArfRegs_ + arfRegs > 4) hoisting_ = false;
     int r = constantHere(c, part);
-    if (hoisting_ && isVirtual(r)) hoistedDefs_.push_back(MOp::use_(r, mf_.classOf(r)));
+    if (hoisting_ && isVirtual(r)) {
+      hoistedDefs_.push_back(MOp::use_(r, mf_.classOf(r)));
+      hoistedConstants_[{c, part}] = r;
+      if (!isMrf(mf_.classOf(r))) hoistedArfRegs_ += widthOf(mf_.classOf(r));
+    }
     hoisting_ = wasHoisting;
     return r;
   }
   int constantHere(Constant *c, int part) {
     Type *t = c->getType();
+    if (t->isAggregateType()) { // the leaf that holds `part`, and its part
+      for (unsigned i = 0;; ++i) {
+        Constant *e = c->getAggregateElement(i);
+        if (!e) break;
+        int n = partsOf(e->getType());
+        if (part < n) return constantHere(e, part);
+        part -= n;
+      }
+      error(nullptr, "internal error: part of an aggregate constant out of range");
+      return kMZero;
+    }
     if (isa<UndefValue>(c) || isa<PoisonValue>(c)) {
       RegClass rc = isWide(t) ? RegClass::AP : classOfType(t);
       return rc == RegClass::M ? kMZero : rc == RegClass::A ? kAZero : rc == RegClass::AP ? kAZeros : makeZeroQuad();
@@ -697,6 +767,8 @@ private:
   struct ArgAssign {
     std::vector<int> mregs;
     int areg = -1;
+    /// An aggregate ({float, i32}): one register per part, each of its leaf's class.
+    std::vector<std::pair<int, RegClass>> parts;
     int stack = -1; ///< byte offset in the stack argument area (the caller's $sp up), when passed there
   };
   // Assigns argument registers in order: MRF values to $m0-$m5, ARF values to the lowest free
@@ -708,6 +780,21 @@ private:
     unsigned usedA = 0, stack = 0;
     for (Type *t : types) {
       ArgAssign a;
+      if (t->isAggregateType()) {
+        // Each leaf part in its own register file, in order; all in registers or all on the stack.
+        int m = nextM;
+        unsigned used = usedA;
+        a.parts = aggregateRegs(t, m, used);
+        if (!a.parts.empty()) nextM = m, usedA = used;
+        else {
+          unsigned size = unsigned(dl_.getTypeAllocSize(t));
+          stack = (stack + 3) / 4 * 4;
+          a.stack = int(stack);
+          stack += size;
+        }
+        out.push_back(a);
+        continue;
+      }
       RegClass c = classOfType(t);
       unsigned parts = unsigned(partsOf(t));
       if (c == RegClass::M && nextM + int(parts) <= 6) {
@@ -728,6 +815,37 @@ private:
     }
     if (stackBytes) *stackBytes = (stack + 7) / 8 * 8;
     return out;
+  }
+  // The registers of an aggregate's parts: MRF leaves from $m`nextM` up to $m5, ARF leaves in
+  // the lowest free $a registers of their width; empty if they do not all fit.
+  std::vector<std::pair<int, RegClass>> aggregateRegs(Type *t, int &nextM, unsigned &usedA) {
+    std::vector<Type *> leaves;
+    leavesOf(t, leaves);
+    std::vector<std::pair<int, RegClass>> out;
+    for (Type *l : leaves)
+      for (int k = 0; k < partsOf(l); ++k) {
+        RegClass c = isWideInt(l) ? RegClass::M : isWide(l) ? RegClass::AP : classOfType(l);
+        if (c == RegClass::M) {
+          if (nextM >= 6) return {};
+          out.push_back({nextM++, c});
+          continue;
+        }
+        unsigned w = widthOf(c), found = 99;
+        for (unsigned r = 0; r + w <= 8; r += w)
+          if (!(usedA & (((1u << w) - 1) << r))) { found = r; break; }
+        if (found == 99) return {};
+        usedA |= ((1u << w) - 1) << found;
+        out.push_back({kA0 + int(found), c});
+      }
+    return out;
+  }
+  // Where a function returns an aggregate: as if it were the only argument.
+  std::vector<std::pair<int, RegClass>> returnRegs(Type *t, const Instruction *at) {
+    int m = 0;
+    unsigned used = 0;
+    auto r = aggregateRegs(t, m, used);
+    if (r.empty()) error(at, "returning an aggregate of more than 6 MRF and 8 ARF registers by value is not supported");
+    return r;
   }
   // Moves a value to or from the stack argument area: `incoming` reads the caller's area (above
   // this function's frame, resolved when the frame size is known).
@@ -757,7 +875,11 @@ private:
     std::vector<ArgAssign> as = assignArgs(types);
     for (size_t i = 0; i < as.size(); ++i) {
       Argument *a = f_.getArg(unsigned(i));
-      if (as[i].stack >= 0) stackArg(a, as[i].stack, true, true);
+      if (!as[i].parts.empty())
+        for (size_t p = 0; p < as[i].parts.size(); ++p) copyFromPhys(def(a, int(p)), as[i].parts[p].first, as[i].parts[p].second);
+      else if (as[i].stack >= 0 && a->getType()->isAggregateType())
+        error(nullptr, "an aggregate argument that does not fit in registers is not supported");
+      else if (as[i].stack >= 0) stackArg(a, as[i].stack, true, true);
       else if (as[i].areg >= 0 && isWide(a->getType()))
         for (int k = 0; k < 2; ++k) copyFromPhys(def(a, k), as[i].areg + 2 * k, RegClass::AP);
       else if (as[i].areg >= 0) copy(def(a), as[i].areg);
@@ -814,7 +936,9 @@ private:
     // Stack arguments first (at the bottom of this frame): while the argument registers fill up,
     // nothing else needs a register.
     for (size_t i = 0; i < as.size(); ++i)
-      if (as[i].stack >= 0) stackArg(call.getArgOperand(unsigned(i)), as[i].stack, false, false);
+      if (as[i].stack >= 0 && call.getArgOperand(unsigned(i))->getType()->isAggregateType())
+        error(&call, "an aggregate argument that does not fit in registers is not supported");
+      else if (as[i].stack >= 0) stackArg(call.getArgOperand(unsigned(i)), as[i].stack, false, false);
     // Every register argument in a virtual register first (constants materialised), then the
     // moves into the argument registers, which are live from there to the call.
     std::vector<std::vector<int>> values(as.size());
@@ -825,6 +949,13 @@ private:
     for (size_t i = 0; i < as.size(); ++i) {
       Value *a = call.getArgOperand(unsigned(i));
       if (as[i].stack >= 0) continue;
+      if (!as[i].parts.empty()) {
+        for (size_t p = 0; p < as[i].parts.size(); ++p) {
+          emitCopyToPhys(as[i].parts[p].first, values[i][p], as[i].parts[p].second);
+          c.ops.push_back(U(as[i].parts[p].first, as[i].parts[p].second));
+        }
+        continue;
+      }
       if (as[i].areg >= 0) {
         if (isWide(a->getType())) { // a quad argument: its two pairs
           for (int k = 0; k < 2; ++k) emitCopyToPhys(as[i].areg + 2 * k, values[i][size_t(k)], RegClass::AP);
@@ -844,6 +975,11 @@ private:
     block().insts.push_back(c);
     Type *rt = call.getType();
     if (rt->isVoidTy()) return;
+    if (rt->isAggregateType()) {
+      auto regs = returnRegs(rt, &call);
+      for (size_t p = 0; p < regs.size(); ++p) copyFromPhys(def(&call, int(p)), regs[p].first, regs[p].second);
+      return;
+    }
     RegClass rc = classOfType(rt);
     if (rc == RegClass::M) {
       copy(def(&call), 0);
@@ -2521,7 +2657,13 @@ private:
         else m.mnemonic = "exitnz", m.ops = {U(get(rv))};
       } else {
         m.mnemonic = "ret";
-        if (Value *v = ret->getReturnValue()) {
+        if (Value *v = ret->getReturnValue(); v && v->getType()->isAggregateType()) {
+          auto regs = returnRegs(v->getType(), ret);
+          for (size_t p = 0; p < regs.size(); ++p) {
+            emitCopyToPhys(regs[p].first, get(v, int(p)), regs[p].second);
+            m.ops.push_back(U(regs[p].first, regs[p].second));
+          }
+        } else if (Value *v = ret->getReturnValue()) {
           RegClass rc = classOfType(v->getType());
           if (rc == RegClass::M) {
             emit("mov", {D(0), U(get(v))});
@@ -2595,6 +2737,17 @@ private:
         return copy(def(&i), asmResults_[call][e->getIndices()[0]]);
       if (aggregates_.count(e->getAggregateOperand()))
         return copy(def(&i), aggregates_[e->getAggregateOperand()][e->getIndices()[0]]);
+      // A first-class aggregate: its element's registers are a slice of the aggregate's.
+      int off = partOffset(e->getAggregateOperand()->getType(), e->getIndices());
+      for (int k = 0; k < partsOf(i.getType()); ++k) copy(def(&i, k), get(e->getAggregateOperand(), off + k));
+      return;
+    }
+    if (auto *ins = dyn_cast<InsertValueInst>(&i)) {
+      int off = partOffset(i.getType(), ins->getIndices()), n = partsOf(ins->getInsertedValueOperand()->getType());
+      for (int k = 0; k < partsOf(i.getType()); ++k)
+        copy(def(&i, k), k >= off && k < off + n ? get(ins->getInsertedValueOperand(), k - off)
+                                                 : get(ins->getAggregateOperand(), k));
+      return;
     }
     if (isa<FreezeInst>(&i)) {
       for (int k = 0; k < partsOf(i.getType()); ++k) copy(def(&i, k), get(i.getOperand(0), k));

@@ -1,0 +1,67 @@
+// What the SDK's codelet headers make visible and poplibs' codelets rely on (issue 13): no
+// <cstdint>, <type_traits> or <cmath> included, yet uint32_t, std::size_t, std::is_same and the
+// short-vector types are there; unqualified float maths (exp, fmod, sqrt); <tuple>; a scalar
+// reinterpreted as a vector; and loops longer than rpt's 256 bundles.
+#include <poplar/Vertex.hpp>
+#include <math.h>
+#include <tuple>
+
+static constexpr auto ONE_PTR = poplar::VectorLayout::ONE_PTR;
+
+using namespace poplar;
+
+namespace corpus {
+
+static std::tuple<float, unsigned> splitScaled(float x) { return std::make_tuple(x * 0.5f, unsigned(x >= 1.0f)); }
+
+// exp(-x), fmod(x, 0.75) and sqrt(|x|) with the C names, unqualified; flags[i] = (x >= 1)
+// through a tuple and std::tie; words[i]: the halves of a uint32_t swapped through ushort2.
+class VisibleNames : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float, ONE_PTR>> out;
+  Output<Vector<float, ONE_PTR>> rem;
+  Output<Vector<float, ONE_PTR>> root;
+  Output<Vector<uint32_t, ONE_PTR>> flags;
+  Input<Vector<uint32_t, ONE_PTR>> words;
+  Output<Vector<uint32_t, ONE_PTR>> swapped;
+
+  bool compute() {
+    static_assert(std::is_same<std::size_t, unsigned>::value, "size_t is 32 bits on the IPU");
+    for (unsigned i = 0; i < in.size(); ++i) {
+      float half;
+      unsigned big;
+      std::tie(half, big) = splitScaled(in[i]);
+      out[i] = exp(-in[i]);
+      rem[i] = fmod(in[i], 0.75f);
+      root[i] = sqrt(fabs(half + half));
+      flags[i] = big;
+      ushort2 h = reinterpret_cast<ushort2>(words[i]);
+      swapped[i] = reinterpret_cast<uint32_t>(__builtin_shufflevector(h, h, 1, 0));
+    }
+    return true;
+  }
+};
+
+#define STEP4 x = x * 1.0009765625f + 0.5f; x = x * 0.9990234375f - 0.25f; \
+              x = x * 1.0009765625f + 0.5f; x = x * 0.9990234375f - 0.25f;
+#define STEP32 STEP4 STEP4 STEP4 STEP4 STEP4 STEP4 STEP4 STEP4
+
+// Each element through 160 dependent multiply-adds (320 bundles and more): too long for one rpt
+// body, so the loop is an ordinary counted loop.
+class LongLoopBody : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float, ONE_PTR>> out;
+
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i) {
+      float x = in[i];
+      STEP32 STEP32 STEP32 STEP32 STEP32
+      out[i] = x;
+    }
+    return true;
+  }
+};
+
+} // namespace corpus
