@@ -43,6 +43,11 @@ typedef unsigned long ulong4 IPUSIM_VEC128(unsigned long, 4);
 #undef IPUSIM_VEC
 #undef IPUSIM_VEC128
 
+/// A repeat count: $REPEAT_COUNT's width (__IPU_REPEAT_COUNT_SIZE__, 16 bits on Mk2). poplibs
+/// declares its rpt loop counters so. [I] an unsigned integer of that width (the SDK's is an
+/// arbitrary-precision integer type of the same width).
+typedef unsigned short rptsize_t;
+
 #if defined(__cplusplus)
 /// `1.5_h`: a half literal.
 constexpr half operator""_h(long double x) { return static_cast<half>(x); }

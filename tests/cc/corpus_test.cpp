@@ -1705,6 +1705,37 @@ TEST(CorpusSdkVisible, LoopLongerThanRptRunsAsACountedLoop) {
   }
 }
 
+TEST(CorpusSdkVisible, SaturatingAndWideUnsigned) {
+  std::vector<uint32_t> a = {0u, 5u, 7u, 0xFFFFFFF0u, 100u, 0x80000000u};
+  std::vector<uint32_t> b = {0u, 7u, 5u, 0x20u, 100u, 0x80000000u};
+  std::vector<uint64_t> wa = {0ull, 1ull << 32, 0xFFFFFFFFull, 5ull << 32 | 1, 7ull, 0xFFFFFFFFFFFFFFFFull};
+  std::vector<uint64_t> wb = {0ull, 0xFFFFFFFFull, 1ull << 32, 5ull << 32 | 2, 7ull, 0ull};
+  VertexRun r("sdk_visible.cpp", "corpus::SaturatingAndWide");
+  r.set("a", buf(a)).set("b", buf(b)).set("subSat", out(6, 4)).set("addSat", out(6, 4));
+  r.set("wa", buf(wa)).set("wb", buf(wb)).set("wmax", out(6, 8)).set("wmin", out(6, 8));
+  if (!r.run()) return;
+  std::vector<uint32_t> sub, add;
+  std::vector<uint64_t> mx, mn;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sub.push_back(a[i] < b[i] ? 0 : a[i] - b[i]);
+    add.push_back(uint64_t(a[i]) + b[i] > 0xFFFFFFFFull ? 0xFFFFFFFFu : a[i] + b[i]);
+    mx.push_back(std::max(wa[i], wb[i]));
+    mn.push_back(std::min(wa[i], wb[i]));
+  }
+  expectEq(r, r.get<uint32_t>("subSat"), sub);
+  expectEq(r, r.get<uint32_t>("addSat"), add);
+  expectEq(r, r.get<uint64_t>("wmax"), mx);
+  expectEq(r, r.get<uint64_t>("wmin"), mn);
+}
+TEST(CorpusSdkVisible, InlineAsmClobbersNamedRegisters) {
+  std::vector<float> in = {1.5f, 2.25f, 3.0f, 4.0f, 10.0f, 4.0f, 0.0f};
+  VertexRun r("sdk_visible.cpp", "corpus::ClobberingAsm");
+  r.set("in", buf(in)).set("out", out(1, 4));
+  if (!r.run()) return;
+  // 1.5 + 2.25 + 3 * 4 - 10 / 4 + 7, every step exact.
+  expectF32(r, r.get<float>("out"), {3.75f + 12.0f - 2.5f + 7.0f});
+}
+
 TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
   // A folder of this process's own: ctest runs this file's tests once per optimisation level, in parallel.
   const std::string dir = ::testing::TempDir() + "/uninstantiated." + std::to_string(getpid());

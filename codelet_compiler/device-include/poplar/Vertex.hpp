@@ -26,9 +26,10 @@
 
 // What the SDK's codelet headers make visible transitively, and codelets use without including
 // it (issue 13): the fixed-width integers, size_t, the type traits and, on the IPU, the
-// short-vector types (float2, half4 ...). poplibs' codelets rely on each.
+// short-vector types (float2, half4 ...) and memcpy. poplibs' codelets rely on each.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #ifdef __IPU__
 #include <ipudef.h>

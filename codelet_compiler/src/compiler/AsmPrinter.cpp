@@ -49,13 +49,20 @@ std::string operandText(const MOp &o) {
   return "";
 }
 
-// Inline assembly: $N is operand N, $$ a dollar, ${N:x} operand N (modifiers ignored).
+// Inline assembly: $N is operand N, $$ a dollar, ${N:x} operand N (modifiers ignored). clang
+// writes a source's `{`, `|` and `}` as $( $| $) (assembler-dialect alternatives, which riscv,
+// ipu-cc's carrier, has); the IPU has one dialect, and braces are bundles: print them as written.
 std::string expandAsm(const MInst &in) {
   const std::string &t = in.asmText;
   std::string out;
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i] != '$') { out += t[i]; continue; }
     if (i + 1 < t.size() && t[i + 1] == '$') { out += '$'; ++i; continue; }
+    if (i + 1 < t.size() && (t[i + 1] == '(' || t[i + 1] == ')' || t[i + 1] == '|')) {
+      out += t[i + 1] == '(' ? '{' : t[i + 1] == ')' ? '}' : '|';
+      ++i;
+      continue;
+    }
     size_t j = i + 1;
     bool brace = j < t.size() && t[j] == '{';
     if (brace) ++j;

@@ -25,6 +25,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <filesystem>
+#include <regex>
 
 namespace ipusim::cc {
 
@@ -456,6 +457,63 @@ std::shared_ptr<clang::CompilerInvocation> makeInvocation(const std::string &pat
   return inv;
 }
 
+// Inline assembly names the IPU's registers in its clobber lists ("$m0", "$a2:3"), which clang's
+// riscv32 front end (ipu-cc's carrier to LLVM IR) does not know. Every source file is read through
+// this file system, which renames a string literal that is exactly an IPU register to riscv
+// registers standing for it one to one: $mN is "xN+1", $aN is "fN", a group names each register
+// ("$a2:3" is "f2","f3"). ISel maps the names back (ipuRegisterOfClobber). Nothing else in a
+// source is a string of that exact form.
+class ClobberRenamingFileSystem : public llvm::vfs::ProxyFileSystem {
+public:
+  explicit ClobberRenamingFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs) : ProxyFileSystem(std::move(fs)) {}
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &path) override {
+    auto file = ProxyFileSystem::openFileForRead(path);
+    if (!file) return file;
+    auto status = (*file)->status();
+    auto buffer = (*file)->getBuffer(path.str());
+    if (!status || !buffer) return file;
+    std::string text = (*buffer)->getBuffer().str();
+    if (text.find("\"$") == std::string::npos) return ProxyFileSystem::openFileForRead(path);
+    std::string renamed = renameClobbers(text);
+    if (renamed == text) return ProxyFileSystem::openFileForRead(path);
+    return std::unique_ptr<llvm::vfs::File>(new RenamedFile(*status, path.str(), std::move(renamed)));
+  }
+
+private:
+  class RenamedFile : public llvm::vfs::File {
+  public:
+    RenamedFile(const llvm::vfs::Status &s, std::string name, std::string text)
+        : status_(llvm::vfs::Status::copyWithNewSize(s, text.size())), name_(std::move(name)), text_(std::move(text)) {}
+    llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine &, int64_t, bool, bool) override {
+      return llvm::MemoryBuffer::getMemBufferCopy(text_, name_);
+    }
+    std::error_code close() override { return {}; }
+
+  private:
+    llvm::vfs::Status status_;
+    std::string name_, text_;
+  };
+
+  static std::string renameClobbers(const std::string &text) {
+    static const std::regex reg(R"re("\$([am])([0-9]+)(?::([0-9]+))?")re");
+    std::string out;
+    auto it = std::sregex_iterator(text.begin(), text.end(), reg);
+    size_t last = 0;
+    for (; it != std::sregex_iterator(); ++it) {
+      const std::smatch &m = *it;
+      int first = std::stoi(m[2].str()), lastReg = m[3].matched ? std::stoi(m[3].str()) : first;
+      if (first > 15 || lastReg > 15 || lastReg < first) continue;
+      out += text.substr(last, size_t(m.position(0)) - last);
+      for (int r = first; r <= lastReg; ++r)
+        out += std::string(r == first ? "" : ",") + "\"" + (m[1] == "m" ? "x" + std::to_string(r + 1) : "f" + std::to_string(r)) + "\"";
+      last = size_t(m.position(0) + m.length(0));
+    }
+    return out + text.substr(last);
+  }
+};
+
 } // namespace
 
 std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
@@ -467,7 +525,10 @@ std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
                                 "-fno-rtti", "-fno-math-errno", "-ffp-contract=off", "-fsigned-char",
                                 "-nostdinc++", "-nostdlibinc", "-gline-tables-only", "-isystem", inc + "/c++",
                                 "-isystem", inc, "-D__IPU__", "-D__IPU_ARCH_VERSION__=2", "-D__POPC__", // popc defines it: headers skip host-only parts
-                                "-D__IPU_REPEAT_COUNT_SIZE__=16", "-std=" + options.cxxStandard, "-O" + std::to_string(std::max(options.optLevel, 1)), "-fsyntax-only",
+                                "-D__IPU_REPEAT_COUNT_SIZE__=16",
+                                // The __builtin_ipu_* functions are the SDK compiler's builtins: visible
+                                // without an include (poplibs' Dot.hpp calls __builtin_ipu_tapack so).
+                                "-include", "ipu_builtins.h", "-std=" + options.cxxStandard, "-O" + std::to_string(std::max(options.optLevel, 1)), "-fsyntax-only",
                                 "-Wno-unknown-attributes"};
   for (const std::string &d : options.includeDirs) f.push_back("-I" + d);
   for (const std::string &d : options.defines) f.push_back("-D" + d);
@@ -484,6 +545,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
     clang::CompilerInstance ci;
     ci.setInvocation(makeInvocation(absPath, options, diags));
     ci.createDiagnostics(&diags.printer, false);
+    ci.createFileManager(llvm::makeIntrusiveRefCnt<ClobberRenamingFileSystem>(llvm::vfs::getRealFileSystem()));
     ci.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>()); // no "N errors generated."
     FinderAction finder(result.vertices, wrappers);
     bool ok = ci.ExecuteAction(finder);
@@ -517,6 +579,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
   clang::CompilerInstance ci;
   ci.setInvocation(inv);
   ci.createDiagnostics(&diags.printer, false);
+  ci.createFileManager(llvm::makeIntrusiveRefCnt<ClobberRenamingFileSystem>(llvm::vfs::getRealFileSystem()));
   ci.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>());
   clang::EmitLLVMOnlyAction action(&context);
   bool ok = ci.ExecuteAction(action);

@@ -1024,6 +1024,13 @@ private:
       std::string code = ci.Codes.empty() ? "" : ci.Codes[0];
       if (ci.Type == InlineAsm::isClobber) {
         if (code == "{memory}") m.barrier = true;
+        // An IPU register, renamed for clang on the way in (Frontend.cpp ClobberRenamingFileSystem):
+        // {xN} is $m(N-1), {fN} is $aN.
+        if (code.size() >= 4 && (code[1] == 'x' || code[1] == 'f') && std::isdigit(static_cast<unsigned char>(code[2]))) {
+          int n = std::stoi(code.substr(2));
+          if (code[1] == 'x' && n >= 1 && n <= 16) m.clobbers.push_back(n - 1);
+          else if (code[1] == 'f' && n <= 15) m.clobbers.push_back(kA0 + n);
+        }
         continue;
       }
       if (ci.Type == InlineAsm::isOutput) {
@@ -2466,8 +2473,51 @@ private:
       emit("shr", {D(b), U(lo), I(bits - sh)});
       return void(emit("or", {D(def(&ii)), U(a), U(b)}));
     }
+    case Intrinsic::usub_sat: { // x <u y ? 0 : x - y
+      if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth();
+      int x = zeroOrSame(ii.getArgOperand(0), bits), y = zeroOrSame(ii.getArgOperand(1), bits);
+      int lt = newM(), d = newM();
+      emit("cmpult", {D(lt), U(x), U(y)});
+      emit("sub", {D(d), U(x), U(y)});
+      MInst &m = emit("movnz", {D(d), U(lt), U(kMZero)});
+      m.ops[0].use = true;
+      return copy(def(&ii), d);
+    }
+    case Intrinsic::uadd_sat: { // x + y, or the largest value if that is past it
+      if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
+      unsigned bits = t->getIntegerBitWidth();
+      int x = zeroOrSame(ii.getArgOperand(0), bits), y = zeroOrSame(ii.getArgOperand(1), bits);
+      int sum = newM(), over = newM(), most = constM(bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1);
+      emit("add", {D(sum), U(x), U(y)});
+      if (bits == 32) emit("cmpult", {D(over), U(sum), U(x)}); // wrapped
+      else emit("cmpult", {D(over), U(most), U(sum)});
+      MInst &m = emit("movnz", {D(sum), U(over), U(most)});
+      m.ops[0].use = true;
+      return copy(def(&ii), sum);
+    }
     case Intrinsic::umax:
     case Intrinsic::umin: {
+      if (t->isIntegerTy(64)) {
+        // Compare the high words, then the low: pick x where (umin) x <u y, (umax) y <u x.
+        bool mn = id == Intrinsic::umin;
+        Value *xv = ii.getArgOperand(0), *yv = ii.getArgOperand(1);
+        int al = get(mn ? xv : yv, 0), ah = get(mn ? xv : yv, 1), bl = get(mn ? yv : xv, 0), bh = get(mn ? yv : xv, 1);
+        int ltH = newM(), eqH = newM(), ltL = newM(), both = newM(), pick = newM();
+        emit("cmpult", {D(ltH), U(ah), U(bh)});
+        emit("cmpeq", {D(eqH), U(ah), U(bh)});
+        emit("cmpult", {D(ltL), U(al), U(bl)});
+        emit("and", {D(both), U(eqH), U(ltL)});
+        emit("or", {D(pick), U(ltH), U(both)});
+        for (int k = 0; k < 2; ++k) {
+          int r = newM();
+          copy(r, get(yv, k));
+          MInst &m = emit("movnz", {D(r), U(pick), U(get(xv, k))});
+          m.ops[0].use = true;
+          copy(def(&ii, k), r);
+        }
+        return;
+      }
       if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
       unsigned bits = t->getIntegerBitWidth();
       int x = zeroOrSame(ii.getArgOperand(0), bits), y = zeroOrSame(ii.getArgOperand(1), bits);

@@ -56,6 +56,7 @@ struct MInst {
   bool terminator = false; ///< a branch or exit ending its block
   bool call = false;
   std::string asmText;     ///< inline assembly with %N operand references
+  std::vector<int> clobbers; ///< physical registers inline assembly overwrites (its clobber list)
   unsigned line = 0, col = 0; ///< source position, for diagnostics and the object's line table
   unsigned file = 0;          ///< 1 + index into MFunction::files (0: no position)
 };

@@ -50,6 +50,8 @@ Effects effectsOf(const MInst &in, const MFunction &mf) {
   if (in.call)
     for (int r = 0; r < 32; ++r)
       if (tracked(r) && (r < 11 || (r >= kA0 && r < kA0 + 8))) e.defs.push_back(r);
+  for (int r : in.clobbers)
+    if (tracked(r)) e.defs.push_back(r);
   (void)mf;
   return e;
 }
@@ -133,6 +135,10 @@ Graph buildGraph(const MFunction &mf) {
         live.insert(u);
         if (isVirtual(u)) g.adj[u], ++g.uses[u];
       }
+      // Inline assembly's clobbered registers hold none of its operands (as GCC's rule).
+      for (int r : in.clobbers)
+        if (tracked(r))
+          for (Item u : e.uses) interfere(g, r, u);
       // An early-clobber output ("=&r") may not share a register with any input.
       for (const MOp &o : in.ops)
         if (o.kind == MOp::Reg && o.def && o.earlyClobber) {

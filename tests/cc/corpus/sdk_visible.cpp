@@ -65,3 +65,51 @@ public:
 };
 
 } // namespace corpus
+
+namespace corpus {
+
+// Saturating arithmetic (llvm.usub.sat / llvm.uadd.sat) and 64-bit unsigned max / min
+// (llvm.umax.i64 / llvm.umin.i64), which poplibs' SeqSlice and binary ops reach.
+class SaturatingAndWide : public Vertex {
+public:
+  Input<Vector<unsigned>> a;
+  Input<Vector<unsigned, ONE_PTR>> b;
+  Output<Vector<unsigned, ONE_PTR>> subSat, addSat;
+  Input<Vector<unsigned long long, ONE_PTR>> wa, wb;
+  Output<Vector<unsigned long long, ONE_PTR>> wmax, wmin;
+
+  bool compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      subSat[i] = __builtin_elementwise_sub_sat(a[i], b[i]);
+      addSat[i] = __builtin_elementwise_add_sat(a[i], b[i]);
+      wmax[i] = wa[i] > wb[i] ? wa[i] : wb[i];
+      wmin[i] = wa[i] < wb[i] ? wa[i] : wb[i];
+    }
+    return true;
+  }
+};
+
+// Inline assembly that clobbers registers by name ("$a0:1", "$m0", as poplibs' Dot.hpp and
+// casts do) and writes its bundle with braces: values live across it must be kept elsewhere.
+class ClobberingAsm : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float, ONE_PTR>> out;
+
+  bool compute() {
+    float a = in[0], b = in[1], c = in[2], d = in[3], e = in[4], f = in[5];
+    unsigned n = in.size();
+    asm volatile(R"(
+      { setzi $m0, 0 ; setzi $a0, 0 }
+      { setzi $m1, 0 ; setzi $a1, 0 }
+      setzi $a2, 0
+      setzi $a3, 0
+    )" ::: "$a0:1", "$a2", "$a3", "$m0", "$m1");
+    float r;
+    asm("{ nop ; f32add %0, %1, %2 }" : "=r"(r) : "r"(a), "r"(b));
+    out[0] = r + c * d - e / f + float(n);
+    return true;
+  }
+};
+
+} // namespace corpus
