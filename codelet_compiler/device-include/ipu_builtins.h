@@ -25,6 +25,7 @@
 #ifndef IPUSIM_IPU_BUILTINS_H
 #define IPUSIM_IPU_BUILTINS_H
 
+#include <arch/gc_tile_defines.h> // the CSR names the builtins take (CSR_W_FP_CLR__INDEX ...)
 #include <ipudef.h>
 
 #define IPUSIM_BI static inline __attribute__((always_inline))

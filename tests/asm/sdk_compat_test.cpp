@@ -101,6 +101,14 @@ TEST(SdkCompat, FloatingPointLiterals) {
   EXPECT_NO_THROW(assemble("setzi $a0, 1f\n1:\n")); // `1f` stays a label reference
 }
 
+// `#` starts a comment anywhere on a line, as `//` does (poplibs' inline assembly writes
+// `ld64step $a2:3, $mzero, %[rhs]+=, 1 # Load first rhs`); line markers stay line markers.
+TEST(SdkCompat, HashStartsAComment) {
+  EXPECT_EQ(word("setzi $m1, 2 # two"), word("setzi $m1, 2"));
+  EXPECT_EQ(word("# a whole-line comment\nsetzi $m1, 2"), word("setzi $m1, 2"));
+  EXPECT_EQ(assembleError("# 40 \"k.S\"\nbogus\n"), "k.S:40:1: error: unknown instruction 'bogus'\n");
+}
+
 // $a8-$a13 do not exist on Mk2, but the SDK's assembler takes them as destinations: poplibs
 // discards AMP results into `$a10:11` (its NULL2). As sources they are still an error.
 TEST(SdkCompat, ReservedArfRegistersAsDiscardedDestinations) {

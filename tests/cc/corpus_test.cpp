@@ -1713,6 +1713,9 @@ TEST(CorpusSdkVisible, SaturatingAndWideUnsigned) {
   VertexRun r("sdk_visible.cpp", "corpus::SaturatingAndWide");
   r.set("a", buf(a)).set("b", buf(b)).set("subSat", out(6, 4)).set("addSat", out(6, 4));
   r.set("wa", buf(wa)).set("wb", buf(wb)).set("wmax", out(6, 8)).set("wmin", out(6, 8));
+  std::vector<int64_t> sa = {0, -1, INT64_MIN, 5ll << 32, -(5ll << 32), 3};
+  std::vector<int64_t> sb = {0, 1, INT64_MAX, (5ll << 32) | 0xFFFFFFFFll, -(5ll << 32) + 1, -3};
+  r.set("sa", buf(sa)).set("sb", buf(sb)).set("smax", out(6, 8)).set("smin", out(6, 8)).set("sabs", out(6, 8));
   if (!r.run()) return;
   std::vector<uint32_t> sub, add;
   std::vector<uint64_t> mx, mn;
@@ -1726,6 +1729,13 @@ TEST(CorpusSdkVisible, SaturatingAndWideUnsigned) {
   expectEq(r, r.get<uint32_t>("addSat"), add);
   expectEq(r, r.get<uint64_t>("wmax"), mx);
   expectEq(r, r.get<uint64_t>("wmin"), mn);
+  std::vector<int64_t> smx, smn;
+  for (size_t i = 0; i < sa.size(); ++i) smx.push_back(std::max(sa[i], sb[i])), smn.push_back(std::min(sa[i], sb[i]));
+  expectEq(r, r.get<int64_t>("smax"), smx);
+  expectEq(r, r.get<int64_t>("smin"), smn);
+  std::vector<int64_t> ab;
+  for (int64_t v : sa) ab.push_back(v == INT64_MIN ? v : v < 0 ? -v : v); // |INT64_MIN| wraps, as llabs
+  expectEq(r, r.get<int64_t>("sabs"), ab);
 }
 TEST(CorpusSdkVisible, InlineAsmClobbersNamedRegisters) {
   std::vector<float> in = {1.5f, 2.25f, 3.0f, 4.0f, 10.0f, 4.0f, 0.0f};

@@ -17,6 +17,9 @@
 //   pow          2 ulp (y = 0.5), 3 ulp (integer y, repeated squaring), 4 ulp (x^2.7 on
 //                [1e-3, 1e3]), 8 ulp (1.1^y, |y| <= 100): the exponent y*log2(x) is carried to
 //                ~30 bits, the remaining error is log2's, scaled by |y|.
+//   asin         3.5 ulp (atan2 of x and sqrt((1 - x)(1 + x)))
+//   cbrt         1 ulp (a Newton step on 2^(log2|x| / 3))
+//   log1p, expm1 4.5 ulp (the rounding of 1 + x, or the cancellation of e^x - 1, corrected)
 //   fmod         exact
 #ifndef IPUSIM_MATH_IMPL_H
 #define IPUSIM_MATH_IMPL_H
@@ -403,6 +406,72 @@ static inline float pow(float x, float y) {
     r = exp2Compensated(y, ax);
   }
   return negResult ? -r : r;
+}
+
+// --- asin, cbrt, log1p, expm1 (poplibs' unary ops) ------------------------------------------
+
+/// asin(x) = atan2(x, sqrt((1 - x)(1 + x))): 1 - x is exact where it matters (x near 1).
+static inline float asin(float x) {
+  if (isNaN(x) || absf(x) > 1.0f)
+    return quietNaN();
+  return atan2(x, __builtin_sqrtf((1.0f - x) * (1.0f + x)));
+}
+
+/// cbrt: 2^(log2|x| / 3), then one Newton step y -= (y^3 - a) / (3 y^2) in float. Tiny inputs
+/// are scaled by 2^102 first so that y^3 stays normal.
+static inline float cbrt(float x) {
+  float ax = absf(x);
+  if (isNaN(x) || isInf(x) || ax == 0.0f)
+    return x;
+  float scale = 1.0f;
+  if (ax < 0x1p-100f) {
+    ax *= 0x1p102f;
+    scale = 0x1p-34f;
+  }
+  float y = exp2(log2(ax) * (1.0f / 3.0f));
+  y = y - (y * y * y - ax) / (3.0f * y * y);
+  y *= scale;
+  return x < 0.0f ? -y : y;
+}
+
+/// log1p: with u = 1 + x rounded, log(u) * x / (u - 1) corrects for the rounding of 1 + x
+/// (Goldberg, "What every computer scientist should know about floating-point", theorem 4).
+static inline float log1p(float x) {
+  if (isNaN(x) || x < -1.0f)
+    return quietNaN();
+  if (x == -1.0f)
+    return -inf();
+  if (isInf(x))
+    return x;
+  float u = 1.0f + x;
+  if (u == 1.0f)
+    return x;
+  float lnU = log2(u) * 0.693147180560f;
+  if (u == inf())
+    return lnU;
+  return lnU * (x / (u - 1.0f));
+}
+
+/// expm1: e^x - 1. Near 0 with u = e^x rounded: (u - 1) * x / log(u) (Kahan's correction of
+/// the cancellation); elsewhere u - 1.
+static inline float expm1(float x) {
+  if (isNaN(x))
+    return x;
+  if (x > 88.8f)
+    return inf();
+  if (x < -17.4f) // e^x below half an ulp of 1
+    return -1.0f;
+  // e^x = 2^(x log2(e)), the product carried to ~30 bits (log2(e) as a float and a remainder).
+  float p, err;
+  twoProduct(x, 1.44269502162933349609375f, p, err);
+  float lo = err + x * 1.925963033500011e-8f;
+  float n = __builtin_floorf(p + 0.5f);
+  float u = ldexpInt(exp2((p - n) + lo), static_cast<int>(n));
+  if (absf(x) >= 0.5f)
+    return u - 1.0f;
+  if (u == 1.0f)
+    return x;
+  return (u - 1.0f) * (x / (log2(u) * 0.693147180560f));
 }
 
 // --- fmod (exact) --------------------------------------------------------------------------

@@ -527,7 +527,8 @@ void Assembler::feed(const std::string &rawLine, const Loc &lineLoc) {
     collectLine(rawLine, lineLoc);
     return;
   }
-  // Strip comments: `//` to the end of the line and `/* ... */` (which may span lines).
+  // Strip comments: `//` and `#` to the end of the line (the SDK's assembler takes both: poplibs'
+  // inline assembly writes `ld64step ... # Load first rhs`), and `/* ... */` (which may span lines).
   std::string line;
   bool quote = false;
   for (size_t i = 0; i < rawLine.size(); ++i) {
@@ -548,6 +549,7 @@ void Assembler::feed(const std::string &rawLine, const Loc &lineLoc) {
     }
     if (c == '"') quote = true;
     if (c == '/' && i + 1 < rawLine.size() && rawLine[i + 1] == '/') break;
+    if (c == '#') break;
     if (c == '/' && i + 1 < rawLine.size() && rawLine[i + 1] == '*') {
       inBlockComment_ = true;
       line += "  ";

@@ -992,6 +992,25 @@ private:
         copyFromPhys(def(&call), kA0, rc);
     }
   }
+  // 64-bit max / min: compare the high words (signed or not), then the low words unsigned, and
+  // pick x where (min) x < y or (max) y < x.
+  void minMax64(IntrinsicInst &ii, bool isSigned, bool isMin) {
+    Value *xv = ii.getArgOperand(0), *yv = ii.getArgOperand(1);
+    Value *a = isMin ? xv : yv, *b = isMin ? yv : xv;
+    int ltH = newM(), eqH = newM(), ltL = newM(), both = newM(), pick = newM();
+    emit(isSigned ? "cmpslt" : "cmpult", {D(ltH), U(get(a, 1)), U(get(b, 1))});
+    emit("cmpeq", {D(eqH), U(get(a, 1)), U(get(b, 1))});
+    emit("cmpult", {D(ltL), U(get(a, 0)), U(get(b, 0))});
+    emit("and", {D(both), U(eqH), U(ltL)});
+    emit("or", {D(pick), U(ltH), U(both)});
+    for (int k = 0; k < 2; ++k) {
+      int r = newM();
+      copy(r, get(yv, k));
+      MInst &m = emit("movnz", {D(r), U(pick), U(get(xv, k))});
+      m.ops[0].use = true;
+      copy(def(&ii, k), r);
+    }
+  }
   void emitCopyToPhys(int phys, int src, RegClass rc) {
     if (rc == RegClass::M) emit("mov", {D(phys), U(src)});
     else emit("mov", {D(phys, rc), U(src, rc)}, true);
@@ -2425,6 +2444,7 @@ private:
     }
     case Intrinsic::smax:
     case Intrinsic::smin: {
+      if (t->isIntegerTy(64)) return minMax64(ii, true, id == Intrinsic::smin);
       if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
       unsigned bits = t->getIntegerBitWidth();
       int x = signExtended(ii.getArgOperand(0), bits), y = signExtended(ii.getArgOperand(1), bits);
@@ -2498,26 +2518,7 @@ private:
     }
     case Intrinsic::umax:
     case Intrinsic::umin: {
-      if (t->isIntegerTy(64)) {
-        // Compare the high words, then the low: pick x where (umin) x <u y, (umax) y <u x.
-        bool mn = id == Intrinsic::umin;
-        Value *xv = ii.getArgOperand(0), *yv = ii.getArgOperand(1);
-        int al = get(mn ? xv : yv, 0), ah = get(mn ? xv : yv, 1), bl = get(mn ? yv : xv, 0), bh = get(mn ? yv : xv, 1);
-        int ltH = newM(), eqH = newM(), ltL = newM(), both = newM(), pick = newM();
-        emit("cmpult", {D(ltH), U(ah), U(bh)});
-        emit("cmpeq", {D(eqH), U(ah), U(bh)});
-        emit("cmpult", {D(ltL), U(al), U(bl)});
-        emit("and", {D(both), U(eqH), U(ltL)});
-        emit("or", {D(pick), U(ltH), U(both)});
-        for (int k = 0; k < 2; ++k) {
-          int r = newM();
-          copy(r, get(yv, k));
-          MInst &m = emit("movnz", {D(r), U(pick), U(get(xv, k))});
-          m.ops[0].use = true;
-          copy(def(&ii, k), r);
-        }
-        return;
-      }
+      if (t->isIntegerTy(64)) return minMax64(ii, false, id == Intrinsic::umin);
       if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
       unsigned bits = t->getIntegerBitWidth();
       int x = zeroOrSame(ii.getArgOperand(0), bits), y = zeroOrSame(ii.getArgOperand(1), bits);
@@ -2532,6 +2533,18 @@ private:
       return;
     }
     case Intrinsic::abs:
+      if (t->isIntegerTy(64)) { // (x ^ s) - s with s = x >> 63 (all ones or zero), the borrow carried
+        Value *x = ii.getArgOperand(0);
+        int sgn = newM(), xl = newM(), xh = newM(), borrow = newM(), hi = newM();
+        emit("shrs", {D(sgn), U(get(x, 1)), I(31)});
+        emit("xor", {D(xl), U(get(x, 0)), U(sgn)});
+        emit("xor", {D(xh), U(get(x, 1)), U(sgn)});
+        emit("cmpult", {D(borrow), U(xl), U(sgn)});
+        emit("sub", {D(def(&ii, 0)), U(xl), U(sgn)});
+        emit("sub", {D(hi), U(xh), U(sgn)});
+        emit("sub", {D(def(&ii, 1)), U(hi), U(borrow)});
+        return;
+      }
       if (!t->isIntegerTy(32)) break;
       return void(emit("abs", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));
     case Intrinsic::ctpop:

@@ -69,7 +69,7 @@ public:
 namespace corpus {
 
 // Saturating arithmetic (llvm.usub.sat / llvm.uadd.sat) and 64-bit unsigned max / min
-// (llvm.umax.i64 / llvm.umin.i64), which poplibs' SeqSlice and binary ops reach.
+// and signed (llvm.umax.i64, llvm.smin.i64 ...) and llvm.abs.i64, which poplibs' SeqSlice and binary ops reach.
 class SaturatingAndWide : public Vertex {
 public:
   Input<Vector<unsigned>> a;
@@ -77,6 +77,8 @@ public:
   Output<Vector<unsigned, ONE_PTR>> subSat, addSat;
   Input<Vector<unsigned long long, ONE_PTR>> wa, wb;
   Output<Vector<unsigned long long, ONE_PTR>> wmax, wmin;
+  Input<Vector<long long, ONE_PTR>> sa, sb;
+  Output<Vector<long long, ONE_PTR>> smax, smin, sabs;
 
   bool compute() {
     for (unsigned i = 0; i < a.size(); ++i) {
@@ -84,6 +86,9 @@ public:
       addSat[i] = __builtin_elementwise_add_sat(a[i], b[i]);
       wmax[i] = wa[i] > wb[i] ? wa[i] : wb[i];
       wmin[i] = wa[i] < wb[i] ? wa[i] : wb[i];
+      smax[i] = sa[i] > sb[i] ? sa[i] : sb[i];
+      smin[i] = sa[i] < sb[i] ? sa[i] : sb[i];
+      sabs[i] = __builtin_llabs(sa[i]);
     }
     return true;
   }

@@ -129,6 +129,14 @@ int main() {
   sweep1("1.1^y", [](float y) { return m::pow(1.1f, y); }, [](double y) { return std::pow(double(1.1f), y); }, -100, 100, N, 8);
   sweep1("fmod", [](float x) { return m::fmod(x, 0.3f); }, [](double x) { return std::fmod(x, double(0.3f)); }, -1e4, 1e4, N, 0);
   sweep1("fmod", [](float x) { return m::fmod(1234.5678f, x); }, [](double x) { return std::fmod(double(1234.5678f), x); }, -100, 100, N, 0);
+  sweep1("asin", m::asin, [](double x) { return std::asin(x); }, -1, 1, N, 3.5);
+  sweep1("cbrt", m::cbrt, [](double x) { return std::cbrt(x); }, -1e6, 1e6, N, 1);
+  sweep1("cbrt", m::cbrt, [](double x) { return std::cbrt(x); }, 1e-40, 1e-30, N, 1);
+  sweep1("log1p", m::log1p, [](double x) { return std::log1p(x); }, -0.999, 10, N, 4.5);
+  sweep1("log1p", m::log1p, [](double x) { return std::log1p(x); }, -1e-3, 1e-3, N, 4.5);
+  sweep1("expm1", m::expm1, [](double x) { return std::expm1(x); }, -10, 10, N, 4.5);
+  sweep1("expm1", m::expm1, [](double x) { return std::expm1(x); }, -1e-3, 1e-3, N, 4.5);
+  sweep1("expm1", m::expm1, [](double x) { return std::expm1(x); }, 80, 88.7, N, 1.5);
   // the public interfaces run the same code on the host
   sweep1("ipu::sin", [](float x) { return ipu::sin(x); }, [](double x) { return std::sin(x); }, -10, 10, 100000, 2);
   sweep1("ipu::erf", [](float x) { return ipu::erf(x); }, [](double x) { return std::erf(x); }, -5, 5, 100000, 3);
