@@ -101,6 +101,16 @@ TEST(SdkCompat, FloatingPointLiterals) {
   EXPECT_NO_THROW(assemble("setzi $a0, 1f\n1:\n")); // `1f` stays a label reference
 }
 
+// `.endm` may follow the body's statements on one line after `;` (poplibs' inline assembly:
+// `.macro instruction OPERANDS:vararg; f32exp \OPERANDS; .endm;`), and statements may follow it.
+TEST(SdkCompat, OneLineMacroDefinitions) {
+  auto w = words(assemble(".macro instr OPS:vararg\n  f32exp \\OPS; .endm; setzi $m1, 2\ninstr $a0, $a1\n"));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], word("setzi $m1, 2"));
+  EXPECT_EQ(w[1], word("f32exp $a0, $a1"));
+  EXPECT_EQ(words(assemble(".macro two a; setzi $m0, \\a; setzi $m1, \\a; .endm\ntwo 3\n")).size(), 2u);
+}
+
 // `#` starts a comment anywhere on a line, as `//` does (poplibs' inline assembly writes
 // `ld64step $a2:3, $mzero, %[rhs]+=, 1 # Load first rhs`); line markers stay line markers.
 TEST(SdkCompat, HashStartsAComment) {

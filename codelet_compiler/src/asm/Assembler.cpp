@@ -584,7 +584,11 @@ void Assembler::feed(const std::string &rawLine, const Loc &lineLoc) {
     }
   }
   for (const Piece &p : stmts) {
-    if (ended_ || exitMacro_ || collect_ != Collect::None) break;
+    if (ended_ || exitMacro_) break;
+    if (collect_ != Collect::None) { // a `.macro` or `.rept` began on this line: the rest is its body
+      collectLine(line.substr(p.col - 1), lineLoc);
+      break;
+    }
     try {
       statement(p, lineLoc);
     } catch (const Failure &f) {
@@ -595,6 +599,31 @@ void Assembler::feed(const std::string &rawLine, const Loc &lineLoc) {
 }
 
 void Assembler::collectLine(const std::string &line, const Loc &loc) {
+  // `.endm` (or a nested `.macro`) may follow other statements after a `;`, as the SDK's assembler
+  // reads statements: poplibs' inline assembly defines one-line macros
+  // (`.macro instruction OPS:vararg; f32exp \OPS; .endm;`). Such a line is taken a statement at a time.
+  std::vector<Piece> parts = splitTopLevel(line, 1, ';');
+  if (parts.size() > 1) {
+    const char *open = collect_ == Collect::Macro ? ".macro" : ".rept";
+    const char *close = collect_ == Collect::Macro ? ".endm" : ".endr";
+    bool marks = false;
+    for (const Piece &p : parts) {
+      std::string w = p.text.substr(0, p.text.find_first_of(" \t"));
+      marks |= w == open || w == close;
+    }
+    if (marks) {
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (collect_ == Collect::None) { // closed: the rest of the line is ordinary statements
+          std::string rest;
+          for (size_t k = i; k < parts.size(); ++k) rest += parts[k].text + (k + 1 < parts.size() ? " ; " : "");
+          feed(rest, loc);
+          return;
+        }
+        if (!parts[i].text.empty()) collectLine(parts[i].text, loc);
+      }
+      return;
+    }
+  }
   std::string t = trim(line);
   std::string word = t.substr(0, t.find_first_of(" \t"));
   const char *open = collect_ == Collect::Macro ? ".macro" : ".rept";
