@@ -111,6 +111,21 @@ TEST(SdkCompat, OneLineMacroDefinitions) {
   EXPECT_EQ(words(assemble(".macro two a; setzi $m0, \\a; setzi $m1, \\a; .endm\ntwo 3\n")).size(), 2u);
 }
 
+// $azero read where an MRF register goes is $mzero (register 15 in both files): poplibs writes
+// `ld32 $a0, $m1, $azero, 0`. Written, it stays an error.
+TEST(SdkCompat, AzeroReadInAnMrfSlot) {
+  EXPECT_EQ(word(".worker\nld32 $a0, $m1, $azero, 0"), word(".worker\nld32 $a0, $m1, $mzero, 0"));
+  EXPECT_EQ(word("add $m2, $azero, 5"), word("add $m2, $mzero, 5"));
+  EXPECT_NE(assembleError("add $azero, $m1, 5\n"), "");
+}
+
+// get/put with an ARF register are uget/uput (poplibs: `get $a6, $TAS`).
+TEST(SdkCompat, GetAndPutWithArfRegistersAreUgetAndUput) {
+  EXPECT_EQ(word(".worker\nget $a6, $TAS"), word(".worker\nuget $a6, $TAS"));
+  EXPECT_EQ(word(".worker\nput $FP_CLR, $a2"), word(".worker\nuput $FP_CLR, $a2"));
+  EXPECT_EQ(assembleError(".worker\nget $a6, $WSR\n"), "t.s:2:10: error: CSR $WSR is accessed with get/put\n");
+}
+
 // `#` starts a comment anywhere on a line, as `//` does (poplibs' inline assembly writes
 // `ld64step $a2:3, $mzero, %[rhs]+=, 1 # Load first rhs`); line markers stay line markers.
 TEST(SdkCompat, HashStartsAComment) {

@@ -291,6 +291,7 @@ private:
   EncodedInsn encodeRow(const char *mnemonic, const char *spec, std::vector<int64_t> values, const Loc &loc);
   std::vector<EncodedInsn> pseudo(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
   static bool isSubOfImmediate(const std::string &mnemonic, const std::vector<Operand> &ops);
+  static bool isArfCsrAccess(const std::string &mnemonic, const std::vector<Operand> &ops);
   EncodedInsn subOfImmediate(std::vector<Operand> ops, const Loc &loc);
   void place(std::vector<EncodedInsn> insns, const Loc &loc);
   void closeBundle(const Loc &loc);
@@ -1280,6 +1281,11 @@ std::string registerMismatch(const OperandDesc &d, const Operand &op, ModeMask m
     return "";
   }
   if (!op.isReg) return std::string("expected ") + registerKindName(d) + ", not '" + op.text + "'";
+  // $azero read where an MRF register goes is $mzero: both are register 15, always zero, and the
+  // SDK's assembler takes it so (poplibs: `ld32 $a0, $m1, $azero, 0`). [I] docs/poplibs-compat.md
+  if (d.kind == OperandKind::MReg && !d.written && op.reg.file == RegFile::A && op.reg.index == 15 &&
+      op.reg.count == 1 && op.suffix.empty())
+    return "";
   RegFile file = d.isArf() ? RegFile::A : RegFile::M;
   std::string suffix;
   switch (d.kind) {
@@ -1476,6 +1482,14 @@ std::vector<EncodedInsn> Assembler::pseudo(const std::string &mn, std::vector<Op
 
 // `sub $mA, $mB, imm`: the SDK's assembler takes it as `add $mA, $mB, -imm` (poplibs writes
 // `sub $mcount, $mcount, 1` in 17 files); the ISA's own `sub` forms take the immediate first.
+// `get $aN, $CSR` / `put $CSR, $aN`: an ARF register with get/put is uget/uput, the ARF's CSR
+// access (poplibs: `get $a6, $TAS`). [I] docs/poplibs-compat.md
+bool Assembler::isArfCsrAccess(const std::string &mnemonic, const std::vector<Operand> &ops) {
+  if (ops.size() != 2) return false;
+  const Operand &r = mnemonic == "get" ? ops[0] : mnemonic == "put" ? ops[1] : ops[0];
+  return (mnemonic == "get" || mnemonic == "put") && r.isReg && r.reg.file == RegFile::A;
+}
+
 bool Assembler::isSubOfImmediate(const std::string &mnemonic, const std::vector<Operand> &ops) {
   return mnemonic == "sub" && ops.size() == 3 && ops[0].isReg && ops[1].isReg && ops[1].reg.file == RegFile::M &&
          !ops[2].isReg && ops[2].dollarName.empty();
@@ -1506,6 +1520,7 @@ void Assembler::instruction(const std::string &mnemonic, const std::string &rest
   std::vector<EncodedInsn> insns;
   if (variants[0]->has(kPseudo)) insns = pseudo(mnemonic, ops, ml);
   else if (isSubOfImmediate(mnemonic, ops)) insns.push_back(subOfImmediate(ops, ml));
+  else if (isArfCsrAccess(mnemonic, ops)) insns.push_back(select(mnemonic == "get" ? "uget" : "uput", ops, ml));
   else insns.push_back(select(mnemonic, ops, ml));
   place(std::move(insns), ml);
 }
