@@ -351,6 +351,11 @@ public:
     for (uint32_t i = 0; i < count; ++i) v[i] = run_.tile->memory().read<T>(addr + i * sizeof(T));
     return v;
   }
+  /// Where a field's data was placed (of a vector of vectors: row `row`).
+  uint32_t address(const std::string &field, size_t row = 0) const {
+    auto it = bufs_.find(field);
+    return it == bufs_.end() || row >= it->second.size() ? 0 : it->second[row].first;
+  }
   template <class T> T get1(const std::string &field) const {
     auto v = get<T>(field);
     return v.empty() ? T{} : v[0];

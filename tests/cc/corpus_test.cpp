@@ -1746,6 +1746,17 @@ TEST(CorpusSdkVisible, InlineAsmClobbersNamedRegisters) {
   expectF32(r, r.get<float>("out"), {3.75f + 12.0f - 2.5f + 7.0f});
 }
 
+TEST(CorpusSdkVisible, PackedPointersAsAnMrfPairOperand) {
+  std::vector<float> a = {1.5f, 2.0f}, b = {4.0f, -0.25f};
+  VertexRun r("sdk_visible.cpp", "corpus::PackedPointerAsm");
+  r.set("a", buf(a)).set("b", buf(b)).set("out", out(1, 4)).set("moved", out(2, 4));
+  if (!r.run()) return;
+  expectF32(r, r.get<float>("out"), {1.5f * 4.0f + 2.0f * -0.25f});
+  // tapack: a in bits 0-20, b in 21-41, 0 above; each pointer advanced by 8 bytes.
+  uint32_t pa = r.address("a") + 8, pb = r.address("b") + 8;
+  expectEq(r, r.get<uint32_t>("moved"), {pa | (pb << 21), pb >> 11});
+}
+
 TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
   // A folder of this process's own: ctest runs this file's tests once per optimisation level, in parallel.
   const std::string dir = ::testing::TempDir() + "/uninstantiated." + std::to_string(getpid());

@@ -89,6 +89,14 @@ int partOffset(Type *t, ArrayRef<unsigned> indices) {
   return off;
 }
 
+// A 64-bit vector of integers (uint2, int2: tapack's packed addresses) in an inline-assembly
+// "r" operand is an MRF pair: poplibs passes tapack's result so and uses it as `%[ptr]+=` of
+// ld2x64pace, which takes an MRF pair. [I] docs/poplibs-compat.md
+bool isIntPairVector(Type *t) {
+  auto *v = dyn_cast<FixedVectorType>(t);
+  return v && v->getElementType()->isIntegerTy() && v->getPrimitiveSizeInBits().getFixedValue() == 64;
+}
+
 bool isHalfVector(Type *t) {
   auto *v = dyn_cast<FixedVectorType>(t);
   return v && v->getElementType()->isHalfTy();
@@ -1055,7 +1063,7 @@ private:
       if (ci.Type == InlineAsm::isOutput) {
         if (ci.isIndirect) { error(&call, "inline assembly memory outputs are not supported"); return; }
         Type *t = resultTypes[resultNo];
-        int r = newReg(isWideInt(t) ? RegClass::MP : classOfType(t)); // i64: an even MRF pair
+        int r = newReg(isWideInt(t) || isIntPairVector(t) ? RegClass::MP : classOfType(t)); // an even MRF pair
         m.ops.push_back(DA(r));
         m.ops.back().earlyClobber = ci.isEarlyClobber;
         results.push_back({m.ops.size() - 1, int(resultNo++)});
@@ -1066,7 +1074,14 @@ private:
         // Tied to output N: the output register starts with this value.
         unsigned tied = unsigned(std::stoi(code));
         if (tied < m.ops.size() && m.ops[tied].kind == MOp::Reg) {
-          copy(m.ops[tied].reg, get(v));
+          if (mf_.classOf(m.ops[tied].reg) == RegClass::MP && isIntPairVector(v->getType())) {
+            int lo = newM(), hi = newM();
+            emit("atom", {D(lo), lane(get(v), RegClass::AP, 0)});
+            emit("atom", {D(hi), lane(get(v), RegClass::AP, 1)});
+            emit("makepair", {D(m.ops[tied].reg, RegClass::MP), U(lo), U(hi)});
+          } else {
+            copy(m.ops[tied].reg, get(v));
+          }
           m.ops[tied].use = true;
         }
         m.ops.push_back(m.ops[tied]); // printed the same
@@ -1085,6 +1100,12 @@ private:
         if (isWideInt(v->getType())) { // an even MRF pair
           r = newReg(RegClass::MP);
           emit("makepair", {D(r, RegClass::MP), U(get(v, 0)), U(get(v, 1))});
+        } else if (isIntPairVector(v->getType())) { // the ARF pair's words into an even MRF pair
+          int lo = newM(), hi = newM();
+          emit("atom", {D(lo), lane(get(v), RegClass::AP, 0)});
+          emit("atom", {D(hi), lane(get(v), RegClass::AP, 1)});
+          r = newReg(RegClass::MP);
+          emit("makepair", {D(r, RegClass::MP), U(lo), U(hi)});
         }
         m.ops.push_back(UA(r));
         continue;
@@ -1097,6 +1118,21 @@ private:
     block().insts.push_back(m);
     for (const auto &result : results) {
       int r = block().insts.back().ops[result.first].reg;
+      if (mf_.classOf(r) == RegClass::MP && isIntPairVector(resultTypes[size_t(result.second)])) {
+        // Back to the vector's ARF pair, a word at a time through memory (mToA).
+        std::vector<int> words;
+        for (int k = 0; k < 2; ++k) {
+          MOp l = U(r, RegClass::M);
+          l.lane = k + 1;
+          int m = newM();
+          emit("mov", {D(m), l});
+          words.push_back(mToA(m));
+        }
+        int pair = resultTypes.size() == 1 ? def(&call) : newReg(RegClass::AP);
+        emit("makepair", {D(pair, RegClass::AP), U(words[0], RegClass::A), U(words[1], RegClass::A)}, true);
+        if (resultTypes.size() != 1) asmResults_[&call].push_back(pair);
+        continue;
+      }
       if (mf_.classOf(r) == RegClass::MP) { // i64 from an MRF pair
         if (resultTypes.size() != 1) { error(&call, "a 64-bit integer among several inline assembly outputs is not supported"); return; }
         for (int k = 0; k < 2; ++k) {

@@ -118,3 +118,28 @@ public:
 };
 
 } // namespace corpus
+
+namespace corpus {
+
+// tapack's packed addresses (a uint2) as an inline-assembly "+r" operand used as an MRF pair, as
+// poplibs' Dot.hpp does: ld2x64pace walks both pointers, the updated pair comes back as a uint2.
+class PackedPointerAsm : public Vertex {
+public:
+  Input<Vector<float, VectorLayout::SPAN, 8>> a;
+  Input<Vector<float, ONE_PTR, 8>> b;
+  Output<Vector<float, ONE_PTR>> out;
+  Output<Vector<unsigned, ONE_PTR>> moved;
+
+  bool compute() {
+    uint2 packed = __builtin_ipu_tapack(&a[0], &b[0], 0);
+    float2 x, y;
+    asm volatile("ld2x64pace %[x], %[y], %[ptr]+=, $mzero, 0"
+                 : [x] "=r"(x), [y] "=r"(y), [ptr] "+r"(packed));
+    out[0] = x[0] * y[0] + x[1] * y[1];
+    moved[0] = packed[0];
+    moved[1] = packed[1];
+    return true;
+  }
+};
+
+} // namespace corpus
