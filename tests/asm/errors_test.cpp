@@ -115,6 +115,17 @@ std::string repeat(const std::string &s, unsigned n) {
   for (unsigned i = 0; i < n; ++i) out += s;
   return out;
 }
+// An error inside a macro names each expansion, innermost first, at the line that invoked it.
+TEST(AssemblerErrors, NamesTheMacroExpansionChain) {
+  EXPECT_EQ(assembleError(".macro INNER r\n  add \\r, $m1, $a3\n.endm\n.macro OUTER r\n  INNER \\r\n.endm\n"
+                          "OUTER $m2\n"),
+            "t.s:2:17: error: expected an MRF register ($m0-$m15), not $a3\n"
+            "t.s:5:3: note: in expansion of macro 'INNER'\n"
+            "t.s:7:1: note: in expansion of macro 'OUTER'\n");
+  // Outside the macro again: no notes.
+  EXPECT_EQ(assembleError(".macro OK\n  nop\n.endm\nOK\nbogus\n"), "t.s:5:1: error: unknown instruction 'bogus'\n");
+}
+
 } // namespace
 
 // Expressions deeper than the assembler takes (issue 14: these crashed with unbounded recursion

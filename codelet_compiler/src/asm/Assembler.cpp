@@ -203,6 +203,7 @@ private:
   unsigned dotCount_ = 0;
   unsigned macroCounter_ = 0;
   unsigned macroDepth_ = 0;
+  std::vector<std::pair<std::string, Loc>> expansions_; ///< the macros being expanded: name, invocation
   bool exitMacro_ = false;
   bool ended_ = false;
   ModeMask mode_ = kWorker;
@@ -235,7 +236,13 @@ private:
     return files_[l.file] + ":" + std::to_string(l.line) + ":" + std::to_string(l.col);
   }
   void error(const Loc &l, const std::string &msg) {
-    if (errors_.size() < kMaxErrors) errors_.push_back(where(l) + ": error: " + msg);
+    if (errors_.size() < kMaxErrors) {
+      // Inside a macro: name each expansion, innermost first, at the line that invoked it.
+      std::string text = where(l) + ": error: " + msg;
+      for (auto it = expansions_.rbegin(); it != expansions_.rend(); ++it)
+        text += "\n" + where(it->second) + ": note: in expansion of macro '" + it->first + "'";
+      errors_.push_back(text);
+    }
     else if (errors_.size() == kMaxErrors) {
       errors_.push_back(where(l) + ": error: too many errors, stopping");
       ended_ = true;
@@ -1134,6 +1141,7 @@ void Assembler::expandMacro(Macro m, const std::string &argText, const Loc &loc,
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"' && v.find('"', 1) == v.size() - 1) v = v.substr(1, v.size() - 2);
   unsigned counter = macroCounter_++;
   ++macroDepth_;
+  expansions_.push_back({m.name, loc});
   const size_t condDepth = conds_.size();
   for (auto &[line, bodyLoc] : m.body) {
     std::string out;
@@ -1168,6 +1176,7 @@ void Assembler::expandMacro(Macro m, const std::string &argText, const Loc &loc,
       feed(out, l);
     } catch (...) {
       --macroDepth_;
+      expansions_.pop_back();
       throw;
     }
     if (exitMacro_ || ended_) break;
@@ -1180,6 +1189,7 @@ void Assembler::expandMacro(Macro m, const std::string &argText, const Loc &loc,
   }
   exitMacro_ = false;
   --macroDepth_;
+  expansions_.pop_back();
 }
 
 // =====================================================================================
