@@ -1757,6 +1757,14 @@ TEST(CorpusSdkVisible, PackedPointersAsAnMrfPairOperand) {
   expectEq(r, r.get<uint32_t>("moved"), {pa | (pb << 21), pb >> 11});
 }
 
+TEST(CorpusSdkVisible, SupervisorComputeWithSupervisorAsm) {
+  std::vector<int32_t> in = {0, 1, -5, 1000};
+  VertexRun r("sdk_visible.cpp", "corpus::SupervisorSync<int>");
+  r.set("in", buf(in)).set("out", out(4, 4));
+  if (!r.run()) return;
+  expectEq(r, r.get<int32_t>("out"), {1, 4, -14, 3001});
+}
+
 TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
   // A folder of this process's own: ctest runs this file's tests once per optimisation level, in parallel.
   const std::string dir = ::testing::TempDir() + "/uninstantiated." + std::to_string(getpid());

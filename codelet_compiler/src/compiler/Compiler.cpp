@@ -180,7 +180,11 @@ std::string generateAssembly(Module &module, const std::map<std::string, EntryKi
     auto it = entries.find(f.getName().str());
     EntryKind kind = it == entries.end() ? EntryKind::None : it->second;
     if (kind == EntryKind::None && f.hasLocalLinkage() && f.use_empty()) continue;
-    bool supervisor = kind == EntryKind::Supervisor;
+    // A SupervisorVertex's compute() and what it calls are inlined into its entry; the copy an
+    // explicit instantiation keeps has no callers left and is supervisor code (poplibs' SeqSlice
+    // writes `sync` in it). Called from worker code, it stays worker code.
+    bool supervisor = kind == EntryKind::Supervisor ||
+                      (kind == EntryKind::None && f.hasFnAttribute("ipucc-supervisor-code") && f.use_empty());
     size_t before = errors.size();
     mir::MFunction mf = mir::selectFunction(f, kind, supervisor, errors, runtime);
     // Supervisor code may call ipu-cc's integer runtime routines (MRF only, fine in either mode),

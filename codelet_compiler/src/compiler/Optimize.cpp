@@ -357,6 +357,7 @@ void optimizeModule(Module &module, int optLevel, const std::vector<std::string>
           if (callee->hasFnAttribute(Attribute::NoInline)) continue; // reported by the backend
           callee->removeFnAttr(Attribute::OptimizeNone);
           callee->addFnAttr(Attribute::AlwaysInline);
+          callee->addFnAttr("ipucc-supervisor-code"); // its own copy, if kept, is supervisor code
           work.push_back(callee);
         }
   }

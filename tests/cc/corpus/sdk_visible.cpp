@@ -2,6 +2,7 @@
 // <cstdint>, <type_traits> or <cmath> included, yet uint32_t, std::size_t, std::is_same and the
 // short-vector types are there; unqualified float maths (exp, fmod, sqrt); <tuple>; a scalar
 // reinterpreted as a vector; and loops longer than rpt's 256 bundles.
+#include <poplar/TileConstants.hpp>
 #include <poplar/Vertex.hpp>
 #include <math.h>
 #include <tuple>
@@ -141,5 +142,25 @@ public:
     return true;
   }
 };
+
+} // namespace corpus
+
+namespace corpus {
+
+// A SupervisorVertex template, explicitly instantiated, whose compute() has supervisor-only inline
+// assembly (`sync`, as poplibs' SequenceSlice): its kept copy is compiled as supervisor code.
+template <class T> class SupervisorSync : public SupervisorVertex {
+public:
+  Input<Vector<T>> in;
+  Output<Vector<T, ONE_PTR>> out;
+
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i) out[i] = in[i] * 3 + 1;
+    asm volatile("sync %0" ::"i"(TEXCH_SYNCZONE_LOCAL));
+    return true;
+  }
+};
+template class SupervisorSync<int>;
+template class SupervisorSync<unsigned>;
 
 } // namespace corpus
