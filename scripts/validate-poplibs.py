@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Correlation of ipusim's tile timing with poplibs' own cycle estimators (docs/validation.md).
+
+Runs real poplibs vertices, assembled unchanged from a poplibs checkout, on one simulated tile
+(ipu-as, ipu-ld, `ipusim pack-state`, `ipusim run-tile`), checks every output word against a
+host reference, and compares the worker's simulated cycles (bundles issued: one per worker cycle
+when it runs alone) with what poplibs' cycle estimator for that vertex returns. The estimator
+formulas are restated here as facts, each with the poplibs file it comes from; no poplibs code is
+run or copied.
+
+  scripts/validate-poplibs.py POPLIBS_DIR [--build BUILD] [--table OUT.csv] [--plot OUT.svg]
+  scripts/validate-poplibs.py POPLIBS_DIR --check docs/validation.csv   # fail on drift
+
+Exit status: 0, or 1 if an output is wrong, a run fails, or (--check) a simulated count moved.
+"""
+import argparse
+import csv
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STATE = 0x60000  # vertex state
+DATA = 0x61000   # the output vector (8-byte aligned; + offset for the alignment cases)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + "\n" + r.stdout + r.stderr)
+    return r.stdout
+
+
+class Tools:
+    def __init__(self, build, poplibs, work):
+        self.bin = os.path.join(build, "bin")
+        self.poplibs = poplibs
+        self.work = work
+        self.images = {}
+
+    def image(self, lib, source):
+        """A tile image of one poplibs assembly file, assembled with its build's flags."""
+        key = (lib, source)
+        if key not in self.images:
+            src = os.path.join(self.poplibs, "lib", lib, "codelets", "asm", source)
+            obj = os.path.join(self.work, source + ".o")
+            elf = os.path.join(self.work, source + ".elf")
+            inc = ["-I", os.path.join(self.poplibs, "include"), "-I", os.path.join(self.poplibs, "lib", lib),
+                   "-I", os.path.join(self.poplibs, "lib", lib, "codelets"), "-DNDEBUG"]
+            run([os.path.join(self.bin, "ipu-as")] + inc + [src, "-o", obj])
+            run([os.path.join(self.bin, "ipu-ld"), obj, "-o", elf])
+            self.images[key] = elf
+        return self.images[key]
+
+    def run_worker(self, elf, entry, words, out_addr, out_bytes, preload=None):
+        """Runs `entry` on one worker with the vertex state `words`; returns (bundles, output)."""
+        state = os.path.join(self.work, "state.bin")
+        dump = os.path.join(self.work, "out.bin")
+        run([os.path.join(self.bin, "ipusim"), "pack-state", "-o", state] + [str(w) for w in words])
+        cmd = [os.path.join(self.bin, "ipusim"), "run-tile", elf, "--entry", entry, "--mode", "worker",
+               "--vertex-base", hex(STATE), "--load", state + "@" + hex(STATE),
+               "--dump", "%s:%d:%s" % (hex(out_addr), out_bytes, dump)]
+        if preload:
+            path, addr = preload
+            cmd += ["--load", path + "@" + hex(addr)]
+        stats = json.loads(run(cmd))
+        with open(dump, "rb") as f:
+            return stats["ipu0.tile0.worker0.bundles"], f.read()
+
+
+# ---- the estimators (facts from poplibs' lib/popops/PerformanceEstimation.cpp) -----------------
+
+def fill_estimate(size, elem_bytes):
+    """_fillCycleEstimate, dataPathWidth 64 bits: 32-bit types 16 + size/2 + 6 + (size%2==1) + 1;
+    half: 15 (1 element), 21 (2), else 26 + size/4 (averaged over 2, 4 and 8-byte alignment)."""
+    if elem_bytes == 2:
+        return 15 if size == 1 else 21 if size == 2 else 26 + size // 4
+    return 16 + size // 2 + 6 + (1 if size % 2 == 1 else 0) + 1
+
+
+def fill2d_estimate(sizes, elem_bytes):
+    """getFill2DCycleEstimate: 5 + sum of the 1D estimates + (type != half) - (2 + (type != half))
+    per vector."""
+    not_half = 1 if elem_bytes != 2 else 0
+    return 5 + sum(fill_estimate(s, elem_bytes) for s in sizes) + not_half - (2 + not_half) * len(sizes)
+
+
+# ---- the cases ------------------------------------------------------------------------------
+
+FILL_TYPES = [  # (C++ type in the symbol, element bytes, fill value bits, struct format)
+    ("float", 4, 0x40200000, "<f"), ("int", 4, 0xFFFFFFF9, "<i"), ("unsigned_int", 4, 0x12345678, "<I"),
+    ("half", 2, 0x3C00, "<H"),
+]
+
+
+def fill_cases(tools):
+    elf = tools.image("popops", "Fill.S")
+    for name, eb, bits, fmt in FILL_TYPES:
+        for size in [1, 2, 3, 4, 7, 8, 16, 33, 100, 1000]:
+            for offset in ([0] if eb == 4 else [0, 2, 4, 6]):
+                addr = DATA + offset
+                # The state: the fill value (ld32 / ldb16 at word 0), the output's pointer and size.
+                bundles, out = tools.run_worker(elf, "__runCodelet_popops__Fill___" + name, [bits, addr, size],
+                                                addr, size * eb + 8)
+                want = struct.pack("<I" if eb == 4 else "<H", bits) * size
+                ok = out[:size * eb] == want and out[size * eb:] == bytes(8)
+                yield ("popops::Fill<%s>" % name.replace("_", " "), "n=%d addr%%8=%d" % (size, offset),
+                       bundles, fill_estimate(size, eb), ok)
+
+
+def fill2d_cases(tools):
+    elf = tools.image("popops", "Fill.S")
+    for name, eb, bits, fmt in FILL_TYPES:
+        for sizes in [[1], [4, 4], [3, 17, 8], [100, 1, 50, 7]]:
+            # Each vector 8-byte aligned, 64 bytes apart past its end; the list of (pointer, size)
+            # pairs the state points at goes at 0x60800.
+            addrs, at = [], DATA
+            for s in sizes:
+                addrs.append(at)
+                at += (s * eb + 64 + 7) // 8 * 8
+            listing = os.path.join(tools.work, "list.bin")
+            with open(listing, "wb") as f:
+                for a, s in zip(addrs, sizes):
+                    f.write(struct.pack("<II", a, s))
+            bundles, out = tools.run_worker(elf, "__runCodelet_popops__Fill2d___" + name, [bits, 0x60800, len(sizes)],
+                                            DATA, at - DATA, preload=(listing, 0x60800))
+            ok = True
+            for a, s in zip(addrs, sizes):
+                chunk = out[a - DATA:a - DATA + s * eb]
+                ok &= chunk == struct.pack("<I" if eb == 4 else "<H", bits) * s
+                ok &= out[a - DATA + s * eb:a - DATA + s * eb + 8] == bytes(8)
+            yield ("popops::Fill2d<%s>" % name.replace("_", " "), "n=" + "+".join(map(str, sizes)),
+                   bundles, fill2d_estimate(sizes, eb), ok)
+
+
+CASES = [fill_cases, fill2d_cases]
+
+
+# ---- reporting --------------------------------------------------------------------------------
+
+def svg_plot(rows, path):
+    """Simulated against estimated worker cycles, log-log, with the y = x line."""
+    import math
+    w, h, m = 640, 640, 60
+    vals = [r["simulated"] for r in rows] + [r["estimated"] for r in rows]
+    lo, hi = math.log10(max(1, min(vals)) / 1.5), math.log10(max(vals) * 1.5)
+    def sx(v): return m + (math.log10(v) - lo) / (hi - lo) * (w - 2 * m)
+    def sy(v): return h - m - (math.log10(v) - lo) / (hi - lo) * (h - 2 * m)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (w, h),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<line x1="%f" y1="%f" x2="%f" y2="%f" stroke="#999" stroke-dasharray="4"/>' % (sx(10 ** lo), sy(10 ** lo), sx(10 ** hi), sy(10 ** hi))]
+    for d in range(int(math.floor(lo)), int(math.ceil(hi)) + 1):
+        if lo <= d <= hi:
+            out.append('<text x="%f" y="%d" text-anchor="middle">%d</text>' % (sx(10 ** d), h - m + 18, 10 ** d))
+            out.append('<text x="%d" y="%f" text-anchor="end">%d</text>' % (m - 6, sy(10 ** d) + 4, 10 ** d))
+    colours = {}
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    for r in rows:
+        c = colours.setdefault(r["vertex"], palette[len(colours) % len(palette)])
+        out.append('<circle cx="%f" cy="%f" r="3" fill="%s" fill-opacity="0.7"/>' % (sx(r["estimated"]), sy(r["simulated"]), c))
+    for i, (name, c) in enumerate(colours.items()):
+        out.append('<circle cx="%d" cy="%d" r="4" fill="%s"/><text x="%d" y="%d">%s</text>' % (m + 10, m + 10 + 16 * i, c, m + 20, m + 14 + 16 * i, name.replace("<", "&lt;").replace(">", "&gt;")))
+    out.append('<text x="%d" y="%d" text-anchor="middle">poplibs estimate (worker cycles)</text>' % (w / 2, h - 20))
+    out.append('<text x="20" y="%d" transform="rotate(-90 20 %d)" text-anchor="middle">ipusim (worker cycles)</text>' % (h / 2, h / 2))
+    out.append('</svg>')
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("poplibs")
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--table")
+    ap.add_argument("--plot")
+    ap.add_argument("--check")
+    a = ap.parse_args()
+    rows, bad = [], 0
+    with tempfile.TemporaryDirectory() as work:
+        tools = Tools(os.path.abspath(a.build), os.path.abspath(a.poplibs), work)
+        for gen in CASES:
+            for vertex, case, sim, est, ok in gen(tools):
+                err = (sim - est) / est
+                rows.append({"vertex": vertex, "case": case, "simulated": sim, "estimated": est,
+                             "error_percent": "%.1f" % (100 * err), "output": "ok" if ok else "WRONG"})
+                if not ok:
+                    bad += 1
+                    print("error: %s %s: the output differs from the host reference" % (vertex, case), file=sys.stderr)
+    errs = [abs(r["simulated"] - r["estimated"]) / r["estimated"] for r in rows]
+    print("%d cases, %d vertices: mean |error| %.1f%%, worst %.1f%%; %d wrong outputs" % (
+        len(rows), len({r["vertex"] for r in rows}), 100 * sum(errs) / len(errs), 100 * max(errs), bad))
+    fields = ["vertex", "case", "simulated", "estimated", "error_percent", "output"]
+    if a.table:
+        with open(a.table, "w", newline="") as f:
+            w = csv.DictWriter(f, fields, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+    if a.plot:
+        svg_plot(rows, a.plot)
+    if a.check:
+        with open(a.check) as f:
+            want = {(r["vertex"], r["case"]): int(r["simulated"]) for r in csv.DictReader(f)}
+        got = {(r["vertex"], r["case"]): r["simulated"] for r in rows}
+        for key in sorted(set(want) | set(got)):
+            if want.get(key) != got.get(key):
+                bad += 1
+                print("error: %s %s: simulated %s, the table says %s" % (key[0], key[1], got.get(key), want.get(key)),
+                      file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
