@@ -55,20 +55,21 @@ class Tools:
             self.images[key] = elf
         return self.images[key]
 
-    def run_worker(self, elf, entry, words, out_addr, out_bytes, preload=None):
-        """Runs `entry` on one worker with the vertex state `words`; returns (bundles, output)."""
+    def run_worker(self, elf, entry, words, out_addr, out_bytes, preload=(), mode="worker"):
+        """Runs `entry` with the vertex state `words` on one worker (mode "worker") or on all six
+        ("multi", a MultiVertex); returns (the most bundles a worker issued, output)."""
         state = os.path.join(self.work, "state.bin")
         dump = os.path.join(self.work, "out.bin")
         run([os.path.join(self.bin, "ipusim"), "pack-state", "-o", state] + [str(w) for w in words])
-        cmd = [os.path.join(self.bin, "ipusim"), "run-tile", elf, "--entry", entry, "--mode", "worker",
+        cmd = [os.path.join(self.bin, "ipusim"), "run-tile", elf, "--entry", entry, "--mode", mode,
                "--vertex-base", hex(STATE), "--load", state + "@" + hex(STATE),
                "--dump", "%s:%d:%s" % (hex(out_addr), out_bytes, dump)]
-        if preload:
-            path, addr = preload
+        for path, addr in preload:
             cmd += ["--load", path + "@" + hex(addr)]
         stats = json.loads(run(cmd))
+        bundles = max(stats.get("ipu0.tile0.worker%d.bundles" % w, 0) for w in range(6))
         with open(dump, "rb") as f:
-            return stats["ipu0.tile0.worker0.bundles"], f.read()
+            return bundles, f.read()
 
 
 # ---- the estimators (facts from poplibs' lib/popops/PerformanceEstimation.cpp) -----------------
@@ -126,7 +127,7 @@ def fill2d_cases(tools):
                 for a, s in zip(addrs, sizes):
                     f.write(struct.pack("<II", a, s))
             bundles, out = tools.run_worker(elf, "__runCodelet_popops__Fill2d___" + name, [bits, 0x60800, len(sizes)],
-                                            DATA, at - DATA, preload=(listing, 0x60800))
+                                            DATA, at - DATA, preload=[(listing, 0x60800)])
             ok = True
             for a, s in zip(addrs, sizes):
                 chunk = out[a - DATA:a - DATA + s * eb]
@@ -136,7 +137,43 @@ def fill2d_cases(tools):
                    bundles, fill2d_estimate(sizes, eb), ok)
 
 
-CASES = [fill_cases, fill2d_cases]
+def binaryop1d_estimate(size, elem_bytes):
+    """BinaryOp1D's worker cycles (popopsCycleEstimators.cpp): 29 (float) or 26 (half), plus
+    binaryOpInnerLoopCycles: ADD/SUBTRACT/MULTIPLY are {1 cycle, natural vector width} in
+    binaryOpPerfInfo (popopsCycleEstimators.hpp) plus 2 for an external codelet, per vector of 2
+    floats or 4 halves, over ceil(size / 6) elements per worker."""
+    per_worker = -(-size // 6)
+    width = 2 if elem_bytes == 4 else 4
+    return (29 if elem_bytes == 4 else 26) + -(-per_worker // width) * 3
+
+
+def binaryop1d_cases(tools):
+    elf = tools.image("popops", "binaryOps1D.S")
+    ops = [("ADD", lambda a, b: a + b), ("SUBTRACT", lambda a, b: a - b), ("MULTIPLY", lambda a, b: a * b)]
+    for tname, eb, fmt in [("float", 4, "<f"), ("half", 2, "<e")]:
+        for op, fn in ops:
+            for size in [6, 12, 13, 60, 96, 600, 1000]:
+                a = [((i * 7) % 23 - 11) * 0.25 for i in range(size)]
+                b = [((i * 5) % 17 - 8) * 0.125 for i in range(size)]
+                # in1, in2 and out in three memory elements (16 KiB apart), each 8-byte aligned.
+                ina, inb, outp = DATA, DATA + 0x4000, DATA + 0x8000
+                fa, fb = os.path.join(tools.work, "a.bin"), os.path.join(tools.work, "b.bin")
+                with open(fa, "wb") as f:
+                    f.write(b"".join(struct.pack(fmt, x) for x in a))
+                with open(fb, "wb") as f:
+                    f.write(b"".join(struct.pack(fmt, x) for x in b))
+                entry = "__runCodelet_popops__BinaryOp1D___popops__expr__BinaryOpType__%s_%s" % (op, tname)
+                # The state: in1, in2 (ONE_PTR), out (SPAN: pointer and count).
+                bundles, out = tools.run_worker(elf, entry, [ina, inb, outp, size], outp, size * eb + 8,
+                                                preload=[(fa, ina), (fb, inb)], mode="multi")
+                # The exact result rounded once (a and b are short binary fractions: + - * exact in double).
+                want = b"".join(struct.pack(fmt, fn(x, y)) for x, y in zip(a, b))
+                ok = out[:size * eb] == want and out[size * eb:] == bytes(8)
+                yield ("popops::BinaryOp1D<%s,%s>" % (op, tname), "n=%d" % size, bundles,
+                       binaryop1d_estimate(size, eb), ok)
+
+
+CASES = [fill_cases, fill2d_cases, binaryop1d_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------
