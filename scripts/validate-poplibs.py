@@ -147,7 +147,17 @@ def binaryop1d_estimate(size, elem_bytes):
     return (29 if elem_bytes == 4 else 26) + -(-per_worker // width) * 3
 
 
-def binaryop1d_cases(tools):
+def binaryop1d_inplace_estimate(size, elem_bytes):
+    """getBinaryOp1DInPlaceEstimate's worker cycles (popopsCycleEstimators.cpp): 58, plus the
+    in-place table's {1 cycle, natural vector width} (binaryOpInPlacePerfInfo) plus 2 for an
+    external codelet (1 only with forced interleaved estimates, off by default), per vector, over
+    ceil(size / 6) elements per worker."""
+    per_worker = -(-size // 6)
+    width = 2 if elem_bytes == 4 else 4
+    return 58 + -(-per_worker // width) * 3
+
+
+def binaryop1d_cases(tools, in_place=False):
     elf = tools.image("popops", "binaryOps1D.S")
     ops = [("ADD", lambda a, b: a + b), ("SUBTRACT", lambda a, b: a - b), ("MULTIPLY", lambda a, b: a * b)]
     for tname, eb, fmt in [("float", 4, "<f"), ("half", 2, "<e")]:
@@ -155,25 +165,34 @@ def binaryop1d_cases(tools):
             for size in [6, 12, 13, 60, 96, 600, 1000]:
                 a = [((i * 7) % 23 - 11) * 0.25 for i in range(size)]
                 b = [((i * 5) % 17 - 8) * 0.125 for i in range(size)]
-                # in1, in2 and out in three memory elements (16 KiB apart), each 8-byte aligned.
-                ina, inb, outp = DATA, DATA + 0x4000, DATA + 0x8000
+                # in1, in2 and out in three memory elements (16 KiB apart), each 8-byte aligned;
+                # in place, the result overwrites in1.
+                ina, inb = DATA, DATA + 0x4000
+                outp = ina if in_place else DATA + 0x8000
                 fa, fb = os.path.join(tools.work, "a.bin"), os.path.join(tools.work, "b.bin")
                 with open(fa, "wb") as f:
                     f.write(b"".join(struct.pack(fmt, x) for x in a))
                 with open(fb, "wb") as f:
                     f.write(b"".join(struct.pack(fmt, x) for x in b))
-                entry = "__runCodelet_popops__BinaryOp1D___popops__expr__BinaryOpType__%s_%s" % (op, tname)
-                # The state: in1, in2 (ONE_PTR), out (SPAN: pointer and count).
-                bundles, out = tools.run_worker(elf, entry, [ina, inb, outp, size], outp, size * eb + 8,
+                name = "BinaryOp1DInPlace" if in_place else "BinaryOp1D"
+                entry = "__runCodelet_popops__%s___popops__expr__BinaryOpType__%s_%s" % (name, op, tname)
+                # The state: in1, in2 (ONE_PTR), out (SPAN: pointer and count); in place: in1Out
+                # (SPAN), in2 (ONE_PTR).
+                state = [ina, size, inb] if in_place else [ina, inb, outp, size]
+                bundles, out = tools.run_worker(elf, entry, state, outp, size * eb + 8,
                                                 preload=[(fa, ina), (fb, inb)], mode="multi")
                 # The exact result rounded once (a and b are short binary fractions: + - * exact in double).
                 want = b"".join(struct.pack(fmt, fn(x, y)) for x, y in zip(a, b))
                 ok = out[:size * eb] == want and out[size * eb:] == bytes(8)
-                yield ("popops::BinaryOp1D<%s,%s>" % (op, tname), "n=%d" % size, bundles,
-                       binaryop1d_estimate(size, eb), ok)
+                estimate = binaryop1d_inplace_estimate if in_place else binaryop1d_estimate
+                yield ("popops::%s<%s,%s>" % (name, op, tname), "n=%d" % size, bundles, estimate(size, eb), ok)
 
 
-CASES = [fill_cases, fill2d_cases, binaryop1d_cases]
+def binaryop1d_inplace_cases(tools):
+    return binaryop1d_cases(tools, in_place=True)
+
+
+CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------
