@@ -192,7 +192,45 @@ def binaryop1d_inplace_cases(tools):
     return binaryop1d_cases(tools, in_place=True)
 
 
-CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases]
+def unaryop1d_estimate(size, op, in_place):
+    """UnaryOp1D's worker cycles (popopsCycleEstimators.cpp): 17 (55 in place) plus
+    unaryOpInnerLoopCycles over ceil(size / 6) elements per worker: SIGNUM half is {5, natural
+    vector width} (basicOpLoopCycles: (5 + 4) * (n + 3) / 4, integer division as written),
+    BITWISE_NOT short {2 cycles per 4 elements unrolled} (unaryOpPerfInfo and
+    unaryOpInPlacePerfInfo, popopsCycleEstimators.hpp)."""
+    n = -(-size // 6)
+    inner = (9 * (n + 3)) // 4 if op == "SIGNUM" else -(-n // 4) * 2
+    return (55 if in_place else 17) + inner
+
+
+def unaryop1d_cases(tools):
+    elf = tools.image("popops", "unaryOps1D.S")
+    def signum(x):
+        return 1.0 if x > 0 else -1.0 if x < 0 else 0.0
+    kinds = [("SIGNUM", "half", "<e", lambda i: ((i * 7) % 11 - 5) * 0.5, signum),
+             ("BITWISE___NOT", "short", "<h", lambda i: (i * 977) % 65536 - 32768, lambda x: ~x),
+             ("BITWISE___NOT", "unsigned_short", "<H", lambda i: (i * 977) % 65536, lambda x: ~x & 0xFFFF)]
+    for op, tname, fmt, gen, fn in kinds:
+        for in_place in (False, True):
+            for size in [6, 12, 13, 60, 96, 600, 1000]:
+                x = [gen(i) for i in range(size)]
+                inp = DATA
+                outp = inp if in_place else DATA + 0x4000
+                fa = os.path.join(tools.work, "a.bin")
+                with open(fa, "wb") as f:
+                    f.write(b"".join(struct.pack(fmt, v) for v in x))
+                name = "UnaryOp1DInPlace" if in_place else "UnaryOp1D"
+                entry = "__runCodelet_popops__%s___popops__expr__UnaryOpType__%s_%s" % (name, op, tname)
+                # The state: in (ONE_PTR), out (SPAN); in place: inOut (SPAN).
+                state = [inp, size] if in_place else [inp, outp, size]
+                bundles, out = tools.run_worker(elf, entry, state, outp, size * 2 + 8, preload=[(fa, inp)], mode="multi")
+                want = b"".join(struct.pack(fmt, fn(v)) for v in x)
+                ok = out[:size * 2] == want and out[size * 2:] == bytes(8)
+                yield ("popops::%s<%s,%s>" % (name, op.replace("___", "_"), tname.replace("_", " ")), "n=%d" % size,
+                       bundles, unaryop1d_estimate(size, op.split("_")[0], in_place), ok)
+
+
+CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------
