@@ -230,7 +230,52 @@ def unaryop1d_cases(tools):
                        bundles, unaryop1d_estimate(size, op.split("_")[0], in_place), ok)
 
 
-CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases]
+def scaled_add_estimate(size, mem_constrained):
+    """The busiest worker of getScaledArithmeticSupervisorCycleEstimate's (float, float) branch
+    (PerformanceEstimation.cpp): 15 prologue, 6 + inner * (vectors - 1) for its vectors of 2
+    (inner 3, or memory-constrained 2, 1 from 16 vectors a worker), 2, and on the worker that takes
+    the remainder 1 (+8 for a last odd float), 1 for exitz. As written it gives every worker
+    `totalVectors / 6` vectors (its `remainingVectors < 0` test on an unsigned is never true)."""
+    vectors, rem_elems = size // 2, size % 2
+    per_worker, rem_vectors = vectors // 6, vectors % 6
+    inner = (1 if per_worker >= 16 else 2) if mem_constrained else 3
+    worst = 0
+    for wid in range(6):
+        c = 15 + (6 + inner * (per_worker - 1) if per_worker else 0) + 2
+        if wid == rem_vectors:
+            c += 1 + (8 if rem_elems else 0)
+        worst = max(worst, c + 1)
+    return worst
+
+
+def scaled_add_cases(tools):
+    elf = tools.image("popops", "ScaledAddSupervisor_fp.S")
+    for op, sign in [("ScaledAddSupervisor", 1.0), ("ScaledSubtractSupervisor", -1.0)]:
+        for constrained in (False, True):
+            for size in [12, 13, 60, 96, 100, 600, 1001]:
+                a = [((i * 7) % 23 - 11) * 0.25 for i in range(size)]
+                b = [((i * 5) % 17 - 8) * 0.125 for i in range(size)]
+                ina, inb, scale = DATA, DATA + 0x4000, DATA + 0xE000
+                files = []
+                for name, data in [("a.bin", struct.pack("<%df" % size, *a)), ("b.bin", struct.pack("<%df" % size, *b)),
+                                   ("k.bin", struct.pack("<f", 2.0))]:
+                    files.append(os.path.join(tools.work, name))
+                    with open(files[-1], "wb") as f:
+                        f.write(data)
+                # The state: A and B (ONE_PTR), the scale's SCALED_PTR128 (16 bits: address >> 4)
+                # and the element count (16 bits), packed into three words.
+                state = [ina, inb, (scale >> 4) | (size << 16)]
+                entry = "__runCodelet_popops__%s___float_float_float_%s" % (op, "true" if constrained else "false")
+                bundles, out = tools.run_worker(elf, entry, state, ina, size * 4 + 8, mode="multi",
+                                                preload=[(files[0], ina), (files[1], inb), (files[2], scale)])
+                # a + 2b (a - 2b): short binary fractions, exact in float.
+                want = struct.pack("<%df" % size, *[x + sign * 2.0 * y for x, y in zip(a, b)])
+                ok = out[:size * 4] == want and out[size * 4:] == bytes(8)
+                yield ("popops::%s<float,float,float,%s>" % (op, "true" if constrained else "false"), "n=%d" % size,
+                       bundles, scaled_add_estimate(size, constrained), ok)
+
+
+CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases, scaled_add_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------

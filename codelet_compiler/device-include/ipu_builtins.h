@@ -128,7 +128,8 @@ IPUSIM_BI void __builtin_ipu_ld128putcs(const unsigned k) {
 // Integer instructions
 // ---------------------------------------------------------------------------------------------
 
-/// `tapack $mD:D+1, $mA, $mB, $mC`: pack three addresses (21 bits each) into a pace triple.
+/// `tapack $mD:D+1, $mA, $mB, $mC`: pack three addresses (21 bits each) into a pace triple:
+/// A and B in the low 21 bits of the two registers, C across their top bits (docs/hardware.md).
 IPUSIM_BI uint2 __builtin_ipu_tapack(const void *a, const void *b, const void *c) {
 #ifdef __IPU__
   unsigned long long r;
@@ -137,7 +138,8 @@ IPUSIM_BI uint2 __builtin_ipu_tapack(const void *a, const void *b, const void *c
 #else
   unsigned ua = (unsigned)(__UINTPTR_TYPE__)a & 0x1fffffu, ub = (unsigned)(__UINTPTR_TYPE__)b & 0x1fffffu,
            uc = (unsigned)(__UINTPTR_TYPE__)c & 0x1fffffu;
-  uint2 r = {ua | (ub << 21), (ub >> 11) | (uc << 10)};
+  // The format of ipusim/arch/PackedAddresses.h: a and b in the low 21 bits, c across the tops.
+  uint2 r = {ua | (uc & 0x7ffu) << 21, ub | (uc >> 11) << 21};
   return r;
 #endif
 }

@@ -9,6 +9,7 @@
 // to wait for a word in flight) come from arch::ExchangeLayout, as a compiler's would.
 #include "Bench.h"
 
+#include "ipusim/arch/PackedAddresses.h"
 #include "ipusim/arch/ToolError.h"
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/ExchangeLayout.h"
@@ -248,9 +249,9 @@ Result memoryBench(const Env &env, Access access) {
       if (access == Access::Read) read += getWord(tile, p + 8);
       else if (access == Access::Write) written += getWord(tile, p + 8);
       else {
-        // tapack: three 21-bit addresses; 0 and 1 loaded, 2 stored (asm-dialect §2.6).
-        const uint64_t packed = uint64_t(getWord(tile, p + 8)) | uint64_t(getWord(tile, p + 12)) << 32;
-        auto addr = [&](unsigned k) { return uint32_t(packed >> (21 * k)) & 0x1FFFFF; };
+        // tapack: three 21-bit addresses (ipusim/arch/PackedAddresses.h); 0 and 1 loaded, 2 stored.
+        const arch::PackedAddresses packed{getWord(tile, p + 8), getWord(tile, p + 12)};
+        auto addr = [&](unsigned k) { return packed.addr(k); };
         // Each bundle loads 8 bytes at addresses 0 and 1, each stepping 16, and stores 8 at
         // address 2, stepping 8: the bundles the loop ran, counted three ways, must agree.
         const uint32_t src = kInterleaved + w * n * 16;

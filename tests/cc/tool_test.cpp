@@ -206,13 +206,13 @@ TEST(IpuCc, SimulatedExceptionsNameTheCppLine) {
 }
 
 TEST(IpuCc, InlineAsmMrfPairOutput) {
-  // tapack packs three 21-bit addresses: a in bits 0-20, b in 21-41, out in 42-62.
+  // tapack packs three 21-bit addresses (ipusim/arch/PackedAddresses.h): a and b in the low 21
+  // bits of the two registers, out across their top bits.
   constexpr uint32_t kState = 0x70000, kA = 0x60000, kB = 0x64100, kOut = 0x68200;
   auto r = corpus::runBoth({{"tapack.o", cc::compileCodelet(input("tapack.cpp")).object}}, "__runCodelet_Tap",
                            test::Mode::Worker, kState, [](sim::Tile &t) { test::putWords(t, kState, {kA, 1, kB, kOut}); });
-  uint64_t packed = uint64_t(kA) | uint64_t(kB) << 21 | uint64_t(kOut) << 42;
-  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut), uint32_t(packed));
-  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut + 4), uint32_t(packed >> 32));
+  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut), kA | (kOut & 0x7FF) << 21);
+  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut + 4), kB | (kOut >> 11) << 21);
 }
 
 // Miscompilations found by review, each against a host computation (tests/cc/inputs/review.cpp).

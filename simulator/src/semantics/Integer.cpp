@@ -2,6 +2,8 @@
 // Where the ISA documentation is not public in detail, the behaviour chosen is stated.
 #include "../Semantics.h"
 
+#include "ipusim/arch/PackedAddresses.h"
+
 namespace ipusim::sim {
 
 namespace {
@@ -63,12 +65,11 @@ IPU_SEMANTICS(not64) { setPairA(c, unsigned(op.v[0]), ~pairA(c, unsigned(op.v[1]
 IPU_SEMANTICS(sort4x32lo) { setPairA(c, unsigned(op.v[0]), uint64_t(c.a[op.v[1]]) | uint64_t(c.a[op.v[2]]) << 32); }
 IPU_SEMANTICS(sort4x32hi) { setPairA(c, unsigned(op.v[0]), uint64_t(c.a[op.v[1] + 1]) | uint64_t(c.a[op.v[2] + 1]) << 32); }
 
-// tapack: three 21-bit addresses in an MRF pair (asm-dialect §2.6): bits 0-20, 21-41, 42-62.
+// tapack: three 21-bit addresses in an MRF pair (the format: ipusim/arch/PackedAddresses.h).
 IPU_SEMANTICS(tapack) {
-  uint64_t packed = uint64_t(c.m[op.v[1]] & 0x1FFFFF) | uint64_t(c.m[op.v[2]] & 0x1FFFFF) << 21 |
-                    uint64_t(c.m[op.v[3]] & 0x1FFFFF) << 42;
-  c.setM(unsigned(op.v[0]), uint32_t(packed));
-  c.setM(unsigned(op.v[0]) + 1, uint32_t(packed >> 32));
+  arch::PackedAddresses p = arch::PackedAddresses::pack(c.m[op.v[1]], c.m[op.v[2]], c.m[op.v[3]]);
+  c.setM(unsigned(op.v[0]), p.lo);
+  c.setM(unsigned(op.v[0]) + 1, p.hi);
 }
 
 } // namespace ipusim::sim

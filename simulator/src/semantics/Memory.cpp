@@ -2,6 +2,8 @@
 // post-incrementing step forms, the triple-packed pace forms, and the AMP weight loads.
 #include "../Semantics.h"
 
+#include "ipusim/arch/PackedAddresses.h"
+
 namespace ipusim::sim {
 
 namespace {
@@ -52,18 +54,11 @@ void load128(Tile &t, Context &c, unsigned dst, uint32_t addr) {
 }
 
 // ---- triple-packed addresses (tapack): three 21-bit addresses in an MRF pair ----
-struct Packed {
-  uint64_t bits;
-  uint32_t addr(unsigned k) const { return uint32_t(bits >> (21 * k)) & 0x1FFFFF; }
-  void add(unsigned k, int32_t delta) {
-    uint64_t a = (addr(k) + uint32_t(delta)) & 0x1FFFFF;
-    bits = (bits & ~(uint64_t(0x1FFFFF) << (21 * k))) | a << (21 * k);
-  }
-};
-Packed readPacked(const Context &c, unsigned r) { return {uint64_t(c.m[r]) | uint64_t(c.m[r + 1]) << 32}; }
+using Packed = arch::PackedAddresses; // the format: ipusim/arch/PackedAddresses.h
+Packed readPacked(const Context &c, unsigned r) { return {c.m[r], c.m[r + 1]}; }
 void writePacked(Context &c, unsigned r, Packed p) {
-  c.setM(r, uint32_t(p.bits));
-  c.setM(r + 1, uint32_t(p.bits >> 32));
+  c.setM(r, p.lo);
+  c.setM(r + 1, p.hi);
 }
 /// The post-increment a 2-bit stride select gives, in bytes: 0 = one 64-bit atom, 1..3 = the
 /// signed 10-bit stride field 0..2 of the stride register, in atoms (asm-dialect §2.6).
