@@ -118,9 +118,8 @@ template <VectorLayout L> struct LayoutTraits {
 // set(ptr, count). E is the element type including const.
 template <typename E, VectorLayout L> struct Rep {
   static_assert(L == VectorLayout::ONE_PTR || L == VectorLayout::SPAN,
-                "poplar::Vector: this VectorLayout is not supported by ipusim (COMPACT_PTR has no "
-                "documented encoding; DELTAN / DELTANELEMENTS / COMPACT_DELTAN are VectorList "
-                "layouts, use poplar::VectorList with poplar::VectorListLayout)");
+                "poplar::Vector: DELTAN / DELTANELEMENTS / COMPACT_DELTAN are VectorList layouts: "
+                "use poplar::VectorList with poplar::VectorListLayout");
 };
 
 template <typename E> struct Rep<E, VectorLayout::ONE_PTR> {
@@ -171,6 +170,17 @@ struct Rep<E, VectorLayout::SCALED_PTR32> : ScaledRep<E, 2, kScaledPtr32Base> {}
 template <typename E> struct Rep<E, VectorLayout::SCALED_PTR64> : ScaledRep<E, 3, 0> {};
 template <typename E> struct Rep<E, VectorLayout::SCALED_PTR128> : ScaledRep<E, 4, 0> {};
 
+// COMPACT_PTR: the 16-bit pointer compression the alignment allows, as poplibs' Mk2 assembly
+// decodes it (ReduceAdd.S, MultiUpdateOp.S, conv_vmac_common.h.S): SCALED_PTR32 for 4-byte
+// aligned data, SCALED_PTR64 from 8 bytes (16-byte aligned data too).
+template <typename E, VectorLayout L, unsigned Align> struct RepOf {
+  using type = Rep<E, L>;
+};
+template <typename E, unsigned Align> struct RepOf<E, VectorLayout::COMPACT_PTR, Align> {
+  static_assert(Align >= 4, "poplar::Vector: COMPACT_PTR needs data aligned to at least 4 bytes");
+  using type = std::conditional_t<(Align >= 8), Rep<E, VectorLayout::SCALED_PTR64>, Rep<E, VectorLayout::SCALED_PTR32>>;
+};
+
 template <VectorLayout L>
 constexpr bool layoutHasSize = L == VectorLayout::SPAN || L == VectorLayout::SHORT_SPAN;
 
@@ -178,7 +188,7 @@ constexpr bool layoutHasSize = L == VectorLayout::SPAN || L == VectorLayout::SHO
 /// as the codelet sees it (const for Input). Access is shallow: a const field still gives
 /// writable elements unless E is const, like a span.
 template <typename E, VectorLayout L, unsigned Align> class VectorView {
-  Rep<E, L> rep_;
+  typename RepOf<E, L, Align>::type rep_;
 
 public:
   using value_type = E;
@@ -250,10 +260,9 @@ namespace detail {
 /// table words, each the vector's element count in bits [18,32) and its offset from the base in
 /// bits [0,18). The offset's unit is ipusim's reading ([I], docs/device-headers.md): bytes times
 /// the list's alignment for DELTAN (poplibs scales it by the byte alignment it was built for),
-/// elements for DELTANELEMENTS. COMPACT_DELTAN has no public encoding.
+/// elements for DELTANELEMENTS, bytes for COMPACT_DELTAN (poplibs' dynamicSlice.S and
+/// conv_partial_nx1_supervisor.S read COMPACT_DELTAN fields so, offsets in bytes for every type).
 template <typename E, VectorListLayout L, unsigned Align> class VectorListView {
-  static_assert(L != VectorListLayout::COMPACT_DELTAN,
-                "poplar::VectorList: COMPACT_DELTAN has no documented encoding; ipusim supports DELTAN and DELTANELEMENTS");
 #ifdef __IPU__
   uint32 base_;
   uint16 table_;
@@ -266,7 +275,9 @@ public:
     const uint32 *table =
         reinterpret_cast<const uint32 *>(static_cast<uintptr>((static_cast<uint32>(table_) << 2) + kScaledPtr32Base));
     const uint32 entry = table[i];
-    constexpr uint32 unit = L == VectorListLayout::DELTANELEMENTS ? sizeof(E) : Align;
+    constexpr uint32 unit = L == VectorListLayout::DELTANELEMENTS   ? sizeof(E)
+                            : L == VectorListLayout::COMPACT_DELTAN ? 1
+                                                                    : Align;
     Row row;
     row.bind(reinterpret_cast<E *>(static_cast<uintptr>((base_ & 0xfffffu) + (entry & 0x3ffffu) * unit)), entry >> 18);
     return row;

@@ -183,6 +183,14 @@ void describeVector(const clang::ClassTemplateSpecializationDecl *vec, VertexFie
   const auto &args = vec->getTemplateArgs();
   std::string layout = args.size() > 1 ? enumeratorName(args[1]) : "SPAN";
   clang::QualType elem = args[0].getAsType();
+  if (layout == "COMPACT_PTR") {
+    // The pointer compression the alignment allows (poplar/Vertex.hpp): SCALED_PTR32 for 4-byte
+    // aligned data, SCALED_PTR64 from 8 (poplibs' assembly decodes them so).
+    unsigned align = args.size() > 2 && args[2].getKind() == clang::TemplateArgument::Integral
+                         ? unsigned(args[2].getAsIntegral().getZExtValue())
+                         : unsigned(ctx.getTypeAlignInChars(elem).getQuantity());
+    layout = align >= 8 ? "SCALED_PTR64" : "SCALED_PTR32";
+  }
   if (outer) f.layout = layout;
   else f.innerLayout = layout;
   for (const char *edge : {"Input", "Output", "InOut"})

@@ -66,16 +66,17 @@ void put32(std::vector<uint8_t> &s, uint32_t at, uint32_t v) { std::memcpy(s.dat
 /// A VectorList field (DELTAN, DELTANELEMENTS): the base word (the lowest vector's address in bits
 /// [0,20), the number of vectors in bits [20,32)), a SCALED_PTR32 to the table, and the table of
 /// {offset from the base in bits [0,18), element count in bits [18,32)} (docs/device-headers.md:
-/// the encoding poplibs' Mk2 assembly decodes; the offset unit, the list's alignment for DELTAN
-/// and the element for DELTANELEMENTS, is ipusim's reading [I]).
+/// the encoding poplibs' Mk2 assembly decodes; the offset unit, the list's alignment for DELTAN,
+/// the element for DELTANELEMENTS and the byte for COMPACT_DELTAN, is ipusim's reading [I]).
 template <class AddrOf>
 void writeVectorList(std::vector<uint8_t> &state, const cc::VertexField &f, const FieldPlace &fp, AddrOf addrOf,
                      uint32_t memoryBase, const std::string &what,
                      std::vector<std::pair<uint32_t, std::vector<uint8_t>>> &chunks) {
   auto bad = [&](const std::string &why) { throw poplar::graph_connection_error(what + ": " + why); };
-  if (f.layout == "COMPACT_DELTAN") bad("COMPACT_DELTAN has no documented encoding (ipusim supports DELTAN and DELTANELEMENTS)");
   const TypeId et = typeFromName(f.elementType);
-  const uint32_t unit = f.layout == "DELTANELEMENTS" ? (et == TypeId::Count ? 1 : typeSize(et)) : std::max(1u, f.elementAlign);
+  const uint32_t unit = f.layout == "DELTANELEMENTS"   ? (et == TypeId::Count ? 1 : typeSize(et))
+                        : f.layout == "COMPACT_DELTAN" ? 1
+                                                       : std::max(1u, f.elementAlign);
   if (fp.inner.size() > 0xFFF) bad("a VectorList holds at most 4095 vectors, not " + std::to_string(fp.inner.size()));
   uint32_t base = 0xFFFFFFFF;
   for (const auto &[ref, n] : fp.inner) base = std::min(base, addrOf(ref));

@@ -100,6 +100,17 @@ int main() {
   graph.connect(v7["in"], {l0, l1, l2});
   graph.connect(v7["out"], listSums);
   graph.setTileMapping(v7, 1);
+  Tensor compactSums = graph.addVariable(FLOAT, {3}, "compactSums");
+  graph.setTileMapping(compactSums, 1);
+  VertexRef v9 = graph.addVertex(cs5, "ListSumsCompact");
+  graph.connect(v9["in"], {l0, l1, l2});
+  graph.connect(v9["out"], compactSums);
+  graph.setTileMapping(v9, 1);
+  Tensor compactOut = graph.addVariable(FLOAT, {3}, "compactOut");
+  graph.setTileMapping(compactOut, 1);
+  VertexRef v10 = graph.addVertex(cs5, "CompactCopy", {{"in", l1}, {"out", compactOut}});
+  graph.setInitialValue(v10["n"], 3);
+  graph.setTileMapping(v10, 1);
   VertexRef v8 = graph.addVertex(cs5, "ListNegate");
   graph.connect(v8["x"], m.slice(2, 4, 0));
   graph.setTileMapping(v8, 1);
@@ -107,7 +118,9 @@ int main() {
   Sequence prog({Execute(cs1), PrintTensor("out", out), PrintTensor("sums", sums), Copy(init, m), Execute(cs2),
                  PrintTensor("m", m), Copy(hinit, h), Execute(cs3), PrintTensor("h", h), PrintTensor("count", count),
                  Copy(bytes, bv), Execute(cs4), Execute(cs4), PrintTensor("bytes", bv),
-                 Execute(cs5), PrintTensor("listSums", listSums), PrintTensor("m", m)});
+                 Execute(cs5), PrintTensor("listSums", listSums), PrintTensor("compactSums", compactSums),
+                 PrintTensor("compactOut", compactOut),
+                 PrintTensor("m", m)});
   Engine engine(graph, prog);
   engine.load(device);
   engine.run(0);

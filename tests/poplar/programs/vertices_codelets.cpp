@@ -97,6 +97,33 @@ public:
   }
 };
 
+// COMPACT_PTR fields: 16-bit pointers, SCALED_PTR64 for 8-byte aligned data, SCALED_PTR32 for 4.
+class CompactCopy : public Vertex {
+public:
+  Input<Vector<float, VectorLayout::COMPACT_PTR, 8>> in;
+  Output<Vector<float, VectorLayout::COMPACT_PTR, 4>> out;
+  unsigned n;
+  bool compute() {
+    for (unsigned i = 0; i < n; ++i) out[i] = in[i] + 0.5f;
+    return true;
+  }
+};
+
+// COMPACT_DELTAN: the same list, its table's offsets in bytes.
+class ListSumsCompact : public Vertex {
+public:
+  Input<VectorList<float, VectorListLayout::COMPACT_DELTAN>> in;
+  Output<Vector<float>> out;
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i) {
+      float s = 0;
+      for (unsigned j = 0; j < in[i].size(); ++j) s += in[i][j];
+      out[i] = s * 2;
+    }
+    return true;
+  }
+};
+
 class ListNegate : public Vertex {
 public:
   InOut<VectorList<int, VectorListLayout::DELTANELEMENTS>> x;
