@@ -275,7 +275,47 @@ def scaled_add_cases(tools):
                        bundles, scaled_add_estimate(size, constrained), ok)
 
 
-CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases, scaled_add_cases]
+def nl_grad1d_estimate(size, elem_bytes):
+    """nonLinearityGrad1D's worker cycles (popnnCycleEstimators.cpp) for RELU, SIGMOID and TANH
+    (getNonLinearityGradOpCycles: 3 a vector or element, PerformanceEstimation.hpp): 20 of state,
+    work split and pointers, 4 + 3 * (vectors - 1) + 1 for the worker's vectors (2 floats or 4
+    halves; ceil(vectors / 6) a worker), then the remainder checks: float 4 (+4 with one left),
+    half 6 (+5 with two, +7 with one)."""
+    width = 2 if elem_bytes == 4 else 4
+    vectors, rem = size // width, size % width
+    per_worker = -(-vectors // 6)
+    c = 20 + (4 + 3 * (per_worker - 1) + 1 if per_worker else 0)
+    if elem_bytes == 4:
+        c += 4 + (4 if rem else 0)
+    else:
+        c += 6 + (5 if rem & 2 else 0) + (7 if rem & 1 else 0)
+    return c
+
+
+def nl_grad1d_cases(tools):
+    elf = tools.image("popnn", "NonLinearityGrad1D.S")
+    for tname, eb, fmt in [("float", 4, "<f"), ("half", 2, "<e")]:
+        for size in [5, 12, 13, 60, 99, 600, 1000]:
+            outgrad = [((i * 7) % 23 - 11) * 0.25 for i in range(size)]
+            out = [((i * 5) % 17 - 8) * 0.125 for i in range(size)]
+            go, o, gi = DATA, DATA + 0x4000, DATA + 0x8000
+            files = []
+            for name, vals in [("g.bin", outgrad), ("o.bin", out)]:
+                files.append(os.path.join(tools.work, name))
+                with open(files[-1], "wb") as f:
+                    f.write(b"".join(struct.pack(fmt, v) for v in vals))
+            # The state: outGrad, out, inGrad (pointers) and the element count (16 bits).
+            entry = "__runCodelet_popnn__NonLinearityGrad1D___%s_popnn__NonLinearityType__RELU" % tname
+            bundles, res = tools.run_worker(elf, entry, [go, o, gi, size], gi, size * eb + 8, mode="multi",
+                                            preload=[(files[0], go), (files[1], o)])
+            # RELU's gradient, outGrad times (out > 0 ? 1 : 0): a negative outGrad gives -0.
+            want = b"".join(struct.pack(fmt, g * (1.0 if y > 0 else 0.0)) for g, y in zip(outgrad, out))
+            ok = res[:size * eb] == want and res[size * eb:] == bytes(8)
+            yield ("popnn::NonLinearityGrad1D<%s,RELU>" % tname, "n=%d" % size, bundles, nl_grad1d_estimate(size, eb), ok)
+
+
+CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases, scaled_add_cases,
+         nl_grad1d_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------
