@@ -56,8 +56,9 @@ class Tools:
         return self.images[key]
 
     def run_worker(self, elf, entry, words, out_addr, out_bytes, preload=(), mode="worker"):
-        """Runs `entry` with the vertex state `words` on one worker (mode "worker") or on all six
-        ("multi", a MultiVertex); returns (the most bundles a worker issued, output)."""
+        """Runs `entry` with the vertex state `words` on one worker (mode "worker"), on all six
+        ("multi", a MultiVertex) or on the supervisor ("supervisor"); returns (the most bundles a
+        worker issued, or for the supervisor the tile cycles to its return, and the output)."""
         state = os.path.join(self.work, "state.bin")
         dump = os.path.join(self.work, "out.bin")
         run([os.path.join(self.bin, "ipusim"), "pack-state", "-o", state] + [str(w) for w in words])
@@ -67,7 +68,10 @@ class Tools:
         for path, addr in preload:
             cmd += ["--load", path + "@" + hex(addr)]
         stats = json.loads(run(cmd))
-        bundles = max(stats.get("ipu0.tile0.worker%d.bundles" % w, 0) for w in range(6))
+        if mode == "supervisor":
+            bundles = stats["ipu0.tile0.cycles"]
+        else:
+            bundles = max(stats.get("ipu0.tile0.worker%d.bundles" % w, 0) for w in range(6))
         with open(dump, "rb") as f:
             return bundles, f.read()
 
@@ -314,8 +318,27 @@ def nl_grad1d_cases(tools):
             yield ("popnn::NonLinearityGrad1D<%s,RELU>" % tname, "n=%d" % size, bundles, nl_grad1d_estimate(size, eb), ok)
 
 
+def for_loop_counter_cases(tools):
+    """A supervisor vertex: ForLoopCounter's estimator is a constant 43 tile cycles
+    (popopsCycleEstimators.cpp)."""
+    elf = tools.image("popops", "ForLoopCounter.S")
+    for tname, fmt in [("int", "<i"), ("unsigned_int", "<I")]:
+        for count, limit, inc in [(7, 10, 3), (0, 5, 1), (-4 if fmt == "<i" else 4, 0, 2)]:
+            data = os.path.join(tools.work, "d.bin")
+            with open(data, "wb") as f:
+                f.write(struct.pack(fmt + fmt[-1], count, limit))
+            # The state: count, limit and comparisonResult pointers, the increment.
+            cycles, out = tools.run_worker(elf, "__runCodelet_popops__ForLoopCounter___" + tname,
+                                           [DATA, DATA + 4, DATA + 8, inc & 0xFFFFFFFF], DATA, 12,
+                                           preload=[(data, DATA)], mode="supervisor")
+            new = count + inc
+            ok = out == struct.pack(fmt + fmt[-1] + "I", new, limit, 1 if new != limit else 0)
+            yield ("popops::ForLoopCounter<%s>" % tname.replace("_", " "), "%d+%d vs %d" % (count, inc, limit),
+                   cycles, 43, ok)
+
+
 CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases, scaled_add_cases,
-         nl_grad1d_cases]
+         nl_grad1d_cases, for_loop_counter_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------
