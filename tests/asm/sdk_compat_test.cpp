@@ -126,6 +126,16 @@ TEST(SdkCompat, GetAndPutWithArfRegistersAreUgetAndUput) {
   EXPECT_EQ(assembleError(".worker\nget $a6, $WSR\n"), "t.s:2:10: error: CSR $WSR is accessed with get/put\n");
 }
 
+// `:B` on a half broadcast is `:BL`, and `:BL` on a 32-bit broadcast is `:B` (poplibs:
+// `f16v4mul $a2:3, $a0:B, $a4:5`, `f32v2mul $a0:1, $a4:BL, $a0:1`); other suffixes stay errors.
+TEST(SdkCompat, BroadcastSuffixesBAndBLAreOneForm) {
+  EXPECT_EQ(word("f16v4mul $a2:3, $a0:B, $a4:5"), word("f16v4mul $a2:3, $a0:BL, $a4:5"));
+  EXPECT_EQ(word("f32v2mul $a0:1, $a4:BL, $a0:1"), word("f32v2mul $a0:1, $a4:B, $a0:1"));
+  EXPECT_NE(word("f16v4mul $a2:3, $a0:B, $a4:5"), word("f16v4mul $a2:3, $a0:BU, $a4:5"));
+  EXPECT_EQ(assembleError("f32v2mul $a0:1, $a4:BU, $a0:1\n"),
+            "t.s:1:17: error: expected an aligned ARF register pair ($aN:N+1), not $a4:BU\n");
+}
+
 // `#` starts a comment anywhere on a line, as `//` does (poplibs' inline assembly writes
 // `ld64step $a2:3, $mzero, %[rhs]+=, 1 # Load first rhs`); line markers stay line markers.
 TEST(SdkCompat, HashStartsAComment) {

@@ -299,6 +299,7 @@ private:
   std::vector<EncodedInsn> pseudo(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
   static bool isSubOfImmediate(const std::string &mnemonic, const std::vector<Operand> &ops);
   static bool isArfCsrAccess(const std::string &mnemonic, const std::vector<Operand> &ops);
+  EncodedInsn selectBroadcast(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
   EncodedInsn subOfImmediate(std::vector<Operand> ops, const Loc &loc);
   void place(std::vector<EncodedInsn> insns, const Loc &loc);
   void closeBundle(const Loc &loc);
@@ -1492,6 +1493,32 @@ std::vector<EncodedInsn> Assembler::pseudo(const std::string &mn, std::vector<Op
 
 // `sub $mA, $mB, imm`: the SDK's assembler takes it as `add $mA, $mB, -imm` (poplibs writes
 // `sub $mcount, $mcount, 1` in 17 files); the ISA's own `sub` forms take the immediate first.
+// A broadcast source written `:B` where the instruction broadcasts a half (`:BL`), or `:BL` where
+// it broadcasts a 32-bit register (`:B`), is the other: both select the instruction's
+// broadcast-low form (the encodings set the same bits, Inst{19-18} = 0b10, in Graphcore's
+// generated tables), and poplibs writes `f16v4mul $a2:3, $a0:B, $a4:5` and
+// `f32v2mul $a0:1, $a4:BL, $a0:1`. [I] docs/poplibs-compat.md
+EncodedInsn Assembler::selectBroadcast(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc) {
+  try {
+    return select(mnemonic, ops, loc);
+  } catch (const Failure &) {
+    std::vector<Operand> other = ops;
+    bool swapped = false;
+    for (Operand &o : other)
+      if (o.isReg && (o.suffix == ":B" || o.suffix == ":BL")) {
+        o.suffix = o.suffix == ":B" ? ":BL" : ":B";
+        swapped = true;
+      }
+    if (swapped) {
+      try {
+        return select(mnemonic, other, loc);
+      } catch (const Failure &) {
+      }
+    }
+    throw;
+  }
+}
+
 // `get $aN, $CSR` / `put $CSR, $aN`: an ARF register with get/put is uget/uput, the ARF's CSR
 // access (poplibs: `get $a6, $TAS`). [I] docs/poplibs-compat.md
 bool Assembler::isArfCsrAccess(const std::string &mnemonic, const std::vector<Operand> &ops) {
@@ -1531,7 +1558,7 @@ void Assembler::instruction(const std::string &mnemonic, const std::string &rest
   if (variants[0]->has(kPseudo)) insns = pseudo(mnemonic, ops, ml);
   else if (isSubOfImmediate(mnemonic, ops)) insns.push_back(subOfImmediate(ops, ml));
   else if (isArfCsrAccess(mnemonic, ops)) insns.push_back(select(mnemonic == "get" ? "uget" : "uput", ops, ml));
-  else insns.push_back(select(mnemonic, ops, ml));
+  else insns.push_back(selectBroadcast(mnemonic, ops, ml));
   place(std::move(insns), ml);
 }
 
