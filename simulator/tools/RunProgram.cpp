@@ -324,16 +324,9 @@ int runProgram(const RunProgramOptions &o) {
       j.add(p + "sync_wait_cycles", s.syncWaitCycles);
       j.add(p + "exchange.words_sent", s.wordsSent);
       j.add(p + "exchange.words_received", s.wordsReceived);
-      for (unsigned c = 0; c < 7; ++c) {
-        if (c && !s.bundles[c]) continue;
-        std::string ctx = p + (c ? "worker" + std::to_string(c - 1) : std::string("supervisor")) + ".";
-        j.add(ctx + "bundles", s.bundles[c]);
-        j.add(ctx + "stall_cycles", s.stallCycles[c]);
-      }
+      j.addContexts(p, s.bundles, s.stallCycles);
     }
-    // The host's figures: the only ones that differ between runs (and thread counts).
-    j.add("host.seconds", seconds);
-    j.add("host.cycles_per_second", seconds > 0 ? double(stats.cycles) / seconds : 0.0);
+    j.addHost(seconds, stats.cycles);
     std::string text = j.dump();
     if (o.stats.empty()) std::fputs(text.c_str(), stdout);
     else {

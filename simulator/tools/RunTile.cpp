@@ -136,14 +136,8 @@ int runTile(const RunTileOptions &o) {
     j.add("ipu0.cycles", stats.cycles);
     j.add("ipu0.tile0.cycles", stats.cycles);
     j.add("ipu0.tile0.exit_status", status);
-    for (unsigned i = 0; i < 7; ++i) {
-      if (i && stats.bundles[i] == 0) continue;
-      const std::string ctx = "ipu0.tile0." + (i ? "worker" + std::to_string(i - 1) : std::string("supervisor")) + ".";
-      j.add(ctx + "bundles", stats.bundles[i]);
-      j.add(ctx + "stall_cycles", stats.stallCycles[i]);
-    }
-    j.add("host.seconds", seconds);
-    j.add("host.cycles_per_second", seconds > 0 ? double(stats.cycles) / seconds : 0.0);
+    j.addContexts("ipu0.tile0.", stats.bundles, stats.stallCycles);
+    j.addHost(seconds, stats.cycles);
     std::fputs(j.dump().c_str(), stdout);
     return 0;
   } catch (const BadInput &e) {
