@@ -299,7 +299,6 @@ private:
   std::vector<EncodedInsn> pseudo(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
   static bool isSubOfImmediate(const std::string &mnemonic, const std::vector<Operand> &ops);
   static bool isArfCsrAccess(const std::string &mnemonic, const std::vector<Operand> &ops);
-  EncodedInsn selectBroadcast(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc);
   EncodedInsn subOfImmediate(std::vector<Operand> ops, const Loc &loc);
   void place(std::vector<EncodedInsn> insns, const Loc &loc);
   void closeBundle(const Loc &loc);
@@ -611,10 +610,10 @@ void Assembler::collectLine(const std::string &line, const Loc &loc) {
   // `.endm` (or a nested `.macro`) may follow other statements after a `;`, as the SDK's assembler
   // reads statements: poplibs' inline assembly defines one-line macros
   // (`.macro instruction OPS:vararg; f32exp \OPS; .endm;`). Such a line is taken a statement at a time.
+  const char *open = collect_ == Collect::Macro ? ".macro" : ".rept";
+  const char *close = collect_ == Collect::Macro ? ".endm" : ".endr";
   std::vector<Piece> parts = splitTopLevel(line, 1, ';');
   if (parts.size() > 1) {
-    const char *open = collect_ == Collect::Macro ? ".macro" : ".rept";
-    const char *close = collect_ == Collect::Macro ? ".endm" : ".endr";
     bool marks = false;
     for (const Piece &p : parts) {
       std::string w = p.text.substr(0, p.text.find_first_of(" \t"));
@@ -635,8 +634,6 @@ void Assembler::collectLine(const std::string &line, const Loc &loc) {
   }
   std::string t = trim(line);
   std::string word = t.substr(0, t.find_first_of(" \t"));
-  const char *open = collect_ == Collect::Macro ? ".macro" : ".rept";
-  const char *close = collect_ == Collect::Macro ? ".endm" : ".endr";
   if (word == open) ++collectDepth_;
   if (word == close && --collectDepth_ == 0) {
     Collect kind = collect_;
@@ -1309,7 +1306,12 @@ std::string registerMismatch(const OperandDesc &d, const Operand &op, ModeMask m
   case OperandKind::ABroadcastHi: suffix = ":BU"; break;
   default: break;
   }
-  if (op.reg.file != file || op.reg.count != d.registerCount() || op.suffix != suffix)
+  // `:B` where the instruction broadcasts a half is `:BL`, and `:BL` where it broadcasts a 32-bit
+  // register is `:B`: both name the broadcast-low form (Graphcore's generated encodings set the same
+  // bits, Inst{19-18} = 0b10; no instruction has both), and poplibs writes
+  // `f16v4mul $a2:3, $a0:B, $a4:5` and `f32v2mul $a0:1, $a4:BL, $a0:1`. [I] docs/poplibs-compat.md
+  const bool broadcastLow = (suffix == ":B" || suffix == ":BL") && (op.suffix == ":B" || op.suffix == ":BL");
+  if (op.reg.file != file || op.reg.count != d.registerCount() || (op.suffix != suffix && !broadcastLow))
     return std::string("expected ") + registerKindName(d) + ", not " + op.text;
   if (op.reg.index % op.reg.count)
     return "register group " + op.text + " is not aligned (a pair starts at an even register, a quad at a multiple of 4)";
@@ -1493,32 +1495,6 @@ std::vector<EncodedInsn> Assembler::pseudo(const std::string &mn, std::vector<Op
 
 // `sub $mA, $mB, imm`: the SDK's assembler takes it as `add $mA, $mB, -imm` (poplibs writes
 // `sub $mcount, $mcount, 1` in 17 files); the ISA's own `sub` forms take the immediate first.
-// A broadcast source written `:B` where the instruction broadcasts a half (`:BL`), or `:BL` where
-// it broadcasts a 32-bit register (`:B`), is the other: both select the instruction's
-// broadcast-low form (the encodings set the same bits, Inst{19-18} = 0b10, in Graphcore's
-// generated tables), and poplibs writes `f16v4mul $a2:3, $a0:B, $a4:5` and
-// `f32v2mul $a0:1, $a4:BL, $a0:1`. [I] docs/poplibs-compat.md
-EncodedInsn Assembler::selectBroadcast(const std::string &mnemonic, std::vector<Operand> &ops, const Loc &loc) {
-  try {
-    return select(mnemonic, ops, loc);
-  } catch (const Failure &) {
-    std::vector<Operand> other = ops;
-    bool swapped = false;
-    for (Operand &o : other)
-      if (o.isReg && (o.suffix == ":B" || o.suffix == ":BL")) {
-        o.suffix = o.suffix == ":B" ? ":BL" : ":B";
-        swapped = true;
-      }
-    if (swapped) {
-      try {
-        return select(mnemonic, other, loc);
-      } catch (const Failure &) {
-      }
-    }
-    throw;
-  }
-}
-
 // `get $aN, $CSR` / `put $CSR, $aN`: an ARF register with get/put is uget/uput, the ARF's CSR
 // access (poplibs: `get $a6, $TAS`). [I] docs/poplibs-compat.md
 bool Assembler::isArfCsrAccess(const std::string &mnemonic, const std::vector<Operand> &ops) {
@@ -1558,7 +1534,7 @@ void Assembler::instruction(const std::string &mnemonic, const std::string &rest
   if (variants[0]->has(kPseudo)) insns = pseudo(mnemonic, ops, ml);
   else if (isSubOfImmediate(mnemonic, ops)) insns.push_back(subOfImmediate(ops, ml));
   else if (isArfCsrAccess(mnemonic, ops)) insns.push_back(select(mnemonic == "get" ? "uget" : "uput", ops, ml));
-  else insns.push_back(selectBroadcast(mnemonic, ops, ml));
+  else insns.push_back(select(mnemonic, ops, ml));
   place(std::move(insns), ml);
 }
 
