@@ -506,19 +506,18 @@ std::string printFunction(MFunction &mf) {
       if (part == 1 && sched.size() > 256) {
         // Longer than rpt's 256 bundles (poplibs' unrolled transforms reach 500): an ordinary
         // counted loop, `brz` past it when the count is 0, then `brnzdec` back count - 1 times.
-        MOp count = repeat->ops[0], dec = count;
-        dec.def = true;
+        const MOp count = repeat->ops[0];
+        MOp written = count, readWritten = count;
+        written.def = true, written.use = false;
+        readWritten.def = true;
         std::string loopLabel = b.label + "_long", doneLabel = b.label + "_long_done";
         MInst skip, sub, back;
         skip.mnemonic = "brz";
         skip.ops = {count, MOp::label(doneLabel)};
         sub.mnemonic = "add";
-        dec.use = false;
-        sub.ops = {dec, count, MOp::imm_(-1)};
+        sub.ops = {written, count, MOp::imm_(-1)};
         back.mnemonic = "brnzdec";
-        MOp both = count;
-        both.def = true;
-        back.ops = {both, MOp::label(loopLabel)};
+        back.ops = {readWritten, MOp::label(loopLabel)};
         bundles.push_back({own(skip)});
         bundles.push_back({own(sub)});
         labels.push_back({bundles.size(), loopLabel});
@@ -593,12 +592,7 @@ std::string printFunction(MFunction &mf) {
       }
       for (auto &x : sched) bundles.push_back(x);
     }
-    for (size_t bi2 = 0; bi2 <= bundles.size(); ++bi2) {
-      if (bi2 == bundles.size()) { // labels after the last bundle (a loop ending its block)
-        for (auto &[at, name] : labels)
-          if (at == bi2) os << name << ":\n";
-        break;
-      }
+    for (size_t bi2 = 0; bi2 < bundles.size(); ++bi2) {
       for (auto &[at, name] : labels)
         if (at == bi2) os << name << ":\n";
       auto &bundle = bundles[bi2];
@@ -633,6 +627,8 @@ std::string printFunction(MFunction &mf) {
       for (const MInst *in : bundle) (in->aux ? auxI : mainI) = in;
       os << "  { " << (mainI ? print(mainI) : "nop") << " ; " << (auxI ? print(auxI) : "fnop") << " }\n";
     }
+    for (auto &[at, name] : labels) // after the last bundle: a loop ending its block
+      if (at == bundles.size()) os << name << ":\n";
   }
   os << ".size " << mf.name << ", .-" << mf.name << "\n";
   return os.str();

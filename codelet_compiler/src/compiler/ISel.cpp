@@ -789,29 +789,22 @@ private:
     for (Type *t : types) {
       ArgAssign a;
       if (t->isAggregateType()) {
-        // Each leaf part in its own register file, in order; all in registers or all on the stack.
+        // Each leaf part in its own register file, in order; all in registers or all on the stack
+        // (which selectCall reports as not supported).
         int m = nextM;
         unsigned used = usedA;
         a.parts = aggregateRegs(t, m, used);
-        if (!a.parts.empty()) nextM = m, usedA = used;
-        else {
-          unsigned size = unsigned(dl_.getTypeAllocSize(t));
-          stack = (stack + 3) / 4 * 4;
-          a.stack = int(stack);
-          stack += size;
+        if (!a.parts.empty()) {
+          nextM = m, usedA = used;
+          out.push_back(a);
+          continue;
         }
-        out.push_back(a);
-        continue;
-      }
-      RegClass c = classOfType(t);
-      unsigned parts = unsigned(partsOf(t));
-      if (c == RegClass::M && nextM + int(parts) <= 6) {
-        for (unsigned p = 0; p < parts; ++p) a.mregs.push_back(nextM++);
-      } else if (c != RegClass::M) {
-        unsigned w = widthOf(c), found = 99;
-        for (unsigned r = 0; r + w <= 8; r += w)
-          if (!(usedA & (((1u << w) - 1) << r))) { found = r; break; }
-        if (found != 99) usedA |= ((1u << w) - 1) << found, a.areg = kA0 + int(found);
+      } else if (RegClass c = classOfType(t); c == RegClass::M) {
+        unsigned parts = unsigned(partsOf(t));
+        if (nextM + int(parts) <= 6)
+          for (unsigned p = 0; p < parts; ++p) a.mregs.push_back(nextM++);
+      } else {
+        a.areg = claimArf(usedA, widthOf(c));
       }
       if (a.mregs.empty() && a.areg < 0) {
         unsigned size = unsigned(dl_.getTypeAllocSize(t)), align = std::min(size, 8u);
@@ -823,6 +816,17 @@ private:
     }
     if (stackBytes) *stackBytes = (stack + 7) / 8 * 8;
     return out;
+  }
+  // The lowest free $a register group of `width` registers (aligned to its width) in `usedA`, a
+  // mask of $a0-$a7, claimed; -1 if there is none.
+  static int claimArf(unsigned &usedA, unsigned width) {
+    const unsigned mask = (1u << width) - 1;
+    for (unsigned r = 0; r + width <= 8; r += width)
+      if (!(usedA & (mask << r))) {
+        usedA |= mask << r;
+        return kA0 + int(r);
+      }
+    return -1;
   }
   // The registers of an aggregate's parts: MRF leaves from $m`nextM` up to $m5, ARF leaves in
   // the lowest free $a registers of their width; empty if they do not all fit.
@@ -838,12 +842,9 @@ private:
           out.push_back({nextM++, c});
           continue;
         }
-        unsigned w = widthOf(c), found = 99;
-        for (unsigned r = 0; r + w <= 8; r += w)
-          if (!(usedA & (((1u << w) - 1) << r))) { found = r; break; }
-        if (found == 99) return {};
-        usedA |= ((1u << w) - 1) << found;
-        out.push_back({kA0 + int(found), c});
+        int r = claimArf(usedA, widthOf(c));
+        if (r < 0) return {};
+        out.push_back({r, c});
       }
     return out;
   }
@@ -1075,10 +1076,7 @@ private:
         unsigned tied = unsigned(std::stoi(code));
         if (tied < m.ops.size() && m.ops[tied].kind == MOp::Reg) {
           if (mf_.classOf(m.ops[tied].reg) == RegClass::MP && isIntPairVector(v->getType())) {
-            int lo = newM(), hi = newM();
-            emit("atom", {D(lo), lane(get(v), RegClass::AP, 0)});
-            emit("atom", {D(hi), lane(get(v), RegClass::AP, 1)});
-            emit("makepair", {D(m.ops[tied].reg, RegClass::MP), U(lo), U(hi)});
+            mrfPairOf(get(v), m.ops[tied].reg);
           } else {
             copy(m.ops[tied].reg, get(v));
           }
@@ -1100,12 +1098,8 @@ private:
         if (isWideInt(v->getType())) { // an even MRF pair
           r = newReg(RegClass::MP);
           emit("makepair", {D(r, RegClass::MP), U(get(v, 0)), U(get(v, 1))});
-        } else if (isIntPairVector(v->getType())) { // the ARF pair's words into an even MRF pair
-          int lo = newM(), hi = newM();
-          emit("atom", {D(lo), lane(get(v), RegClass::AP, 0)});
-          emit("atom", {D(hi), lane(get(v), RegClass::AP, 1)});
-          r = newReg(RegClass::MP);
-          emit("makepair", {D(r, RegClass::MP), U(lo), U(hi)});
+        } else if (isIntPairVector(v->getType())) {
+          r = mrfPairOf(get(v), newReg(RegClass::MP));
         }
         m.ops.push_back(UA(r));
         continue;
@@ -1145,6 +1139,15 @@ private:
       else if (resultTypes.size() == 1) copy(def(&call), r);
       else asmResults_[&call].push_back(r);
     }
+  }
+  // The two words of ARF pair `ap` into MRF pair `mp` (an inline-assembly "r" operand that is a
+  // 64-bit integer vector); returns mp.
+  int mrfPairOf(int ap, int mp) {
+    int lo = newM(), hi = newM();
+    emit("atom", {D(lo), lane(ap, RegClass::AP, 0)});
+    emit("atom", {D(hi), lane(ap, RegClass::AP, 1)});
+    emit("makepair", {D(mp, RegClass::MP), U(lo), U(hi)});
+    return mp;
   }
   std::map<const CallInst *, std::vector<int>> asmResults_;
   std::map<const Value *, std::vector<int>> aggregates_; // {value, overflow} intrinsic results
