@@ -475,17 +475,17 @@ class ClobberRenamingFileSystem : public llvm::vfs::ProxyFileSystem {
 public:
   explicit ClobberRenamingFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs) : ProxyFileSystem(std::move(fs)) {}
 
+  // Each file is read once: a file with nothing to rename is served from the text read.
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &path) override {
     auto file = ProxyFileSystem::openFileForRead(path);
     if (!file) return file;
     auto status = (*file)->status();
+    if (!status) return status.getError();
     auto buffer = (*file)->getBuffer(path.str());
-    if (!status || !buffer) return file;
+    if (!buffer) return buffer.getError();
     std::string text = (*buffer)->getBuffer().str();
-    if (text.find("\"$") == std::string::npos) return ProxyFileSystem::openFileForRead(path);
-    std::string renamed = renameClobbers(text);
-    if (renamed == text) return ProxyFileSystem::openFileForRead(path);
-    return std::unique_ptr<llvm::vfs::File>(new RenamedFile(*status, path.str(), std::move(renamed)));
+    if (text.find("\"$") != std::string::npos) text = renameClobbers(text);
+    return std::unique_ptr<llvm::vfs::File>(new RenamedFile(*status, path.str(), std::move(text)));
   }
 
 private:
@@ -522,6 +522,11 @@ private:
   }
 };
 
+/// The file manager both clang passes read sources through.
+void useIpuFileSystem(clang::CompilerInstance &ci) {
+  ci.createFileManager(llvm::makeIntrusiveRefCnt<ClobberRenamingFileSystem>(llvm::vfs::getRealFileSystem()));
+}
+
 } // namespace
 
 std::vector<std::string> clangDriverFlags(const CompileOptions &options) {
@@ -553,7 +558,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
     clang::CompilerInstance ci;
     ci.setInvocation(makeInvocation(absPath, options, diags));
     ci.createDiagnostics(&diags.printer, false);
-    ci.createFileManager(llvm::makeIntrusiveRefCnt<ClobberRenamingFileSystem>(llvm::vfs::getRealFileSystem()));
+    useIpuFileSystem(ci);
     ci.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>()); // no "N errors generated."
     FinderAction finder(result.vertices, wrappers);
     bool ok = ci.ExecuteAction(finder);
@@ -587,7 +592,7 @@ FrontendResult runFrontend(const std::string &path, const CompileOptions &option
   clang::CompilerInstance ci;
   ci.setInvocation(inv);
   ci.createDiagnostics(&diags.printer, false);
-  ci.createFileManager(llvm::makeIntrusiveRefCnt<ClobberRenamingFileSystem>(llvm::vfs::getRealFileSystem()));
+  useIpuFileSystem(ci);
   ci.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>());
   clang::EmitLLVMOnlyAction action(&context);
   bool ok = ci.ExecuteAction(action);
