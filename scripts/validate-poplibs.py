@@ -27,6 +27,11 @@ STATE = 0x60000  # vertex state
 DATA = 0x61000   # the output vector (8-byte aligned; + offset for the alignment cases)
 
 
+def pack(fmt, values):
+    """`values` as consecutive elements of struct format `fmt` ("<f", "<e", "<H" ...)."""
+    return b"".join(struct.pack(fmt, v) for v in values)
+
+
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -56,16 +61,20 @@ class Tools:
         return self.images[key]
 
     def run_worker(self, elf, entry, words, out_addr, out_bytes, preload=(), mode="worker"):
-        """Runs `entry` with the vertex state `words` on one worker (mode "worker"), on all six
-        ("multi", a MultiVertex) or on the supervisor ("supervisor"); returns (the most bundles a
-        worker issued, or for the supervisor the tile cycles to its return, and the output)."""
+        """Runs `entry` with the vertex state `words` and the data `preload` ((bytes, address)
+        pairs) on one worker (mode "worker"), on all six ("multi", a MultiVertex) or on the
+        supervisor ("supervisor"); returns (the most bundles a worker issued, or for the
+        supervisor the tile cycles to its return, and the output)."""
         state = os.path.join(self.work, "state.bin")
         dump = os.path.join(self.work, "out.bin")
         run([os.path.join(self.bin, "ipusim"), "pack-state", "-o", state] + [str(w) for w in words])
         cmd = [os.path.join(self.bin, "ipusim"), "run-tile", elf, "--entry", entry, "--mode", mode,
                "--vertex-base", hex(STATE), "--load", state + "@" + hex(STATE),
                "--dump", "%s:%d:%s" % (hex(out_addr), out_bytes, dump)]
-        for path, addr in preload:
+        for i, (data, addr) in enumerate(preload):
+            path = os.path.join(self.work, "load%d.bin" % i)
+            with open(path, "wb") as f:
+                f.write(data)
             cmd += ["--load", path + "@" + hex(addr)]
         stats = json.loads(run(cmd))
         if mode == "supervisor":
@@ -126,10 +135,7 @@ def fill2d_cases(tools):
             for s in sizes:
                 addrs.append(at)
                 at += (s * eb + 64 + 7) // 8 * 8
-            listing = os.path.join(tools.work, "list.bin")
-            with open(listing, "wb") as f:
-                for a, s in zip(addrs, sizes):
-                    f.write(struct.pack("<II", a, s))
+            listing = b"".join(struct.pack("<II", a, s) for a, s in zip(addrs, sizes))
             bundles, out = tools.run_worker(elf, "__runCodelet_popops__Fill2d___" + name, [bits, 0x60800, len(sizes)],
                                             DATA, at - DATA, preload=[(listing, 0x60800)])
             ok = True
@@ -173,20 +179,15 @@ def binaryop1d_cases(tools, in_place=False):
                 # in place, the result overwrites in1.
                 ina, inb = DATA, DATA + 0x4000
                 outp = ina if in_place else DATA + 0x8000
-                fa, fb = os.path.join(tools.work, "a.bin"), os.path.join(tools.work, "b.bin")
-                with open(fa, "wb") as f:
-                    f.write(b"".join(struct.pack(fmt, x) for x in a))
-                with open(fb, "wb") as f:
-                    f.write(b"".join(struct.pack(fmt, x) for x in b))
                 name = "BinaryOp1DInPlace" if in_place else "BinaryOp1D"
                 entry = "__runCodelet_popops__%s___popops__expr__BinaryOpType__%s_%s" % (name, op, tname)
                 # The state: in1, in2 (ONE_PTR), out (SPAN: pointer and count); in place: in1Out
                 # (SPAN), in2 (ONE_PTR).
                 state = [ina, size, inb] if in_place else [ina, inb, outp, size]
                 bundles, out = tools.run_worker(elf, entry, state, outp, size * eb + 8,
-                                                preload=[(fa, ina), (fb, inb)], mode="multi")
+                                                preload=[(pack(fmt, a), ina), (pack(fmt, b), inb)], mode="multi")
                 # The exact result rounded once (a and b are short binary fractions: + - * exact in double).
-                want = b"".join(struct.pack(fmt, fn(x, y)) for x, y in zip(a, b))
+                want = pack(fmt, [fn(x, y) for x, y in zip(a, b)])
                 ok = out[:size * eb] == want and out[size * eb:] == bytes(8)
                 estimate = binaryop1d_inplace_estimate if in_place else binaryop1d_estimate
                 yield ("popops::%s<%s,%s>" % (name, op, tname), "n=%d" % size, bundles, estimate(size, eb), ok)
@@ -220,15 +221,13 @@ def unaryop1d_cases(tools):
                 x = [gen(i) for i in range(size)]
                 inp = DATA
                 outp = inp if in_place else DATA + 0x4000
-                fa = os.path.join(tools.work, "a.bin")
-                with open(fa, "wb") as f:
-                    f.write(b"".join(struct.pack(fmt, v) for v in x))
                 name = "UnaryOp1DInPlace" if in_place else "UnaryOp1D"
                 entry = "__runCodelet_popops__%s___popops__expr__UnaryOpType__%s_%s" % (name, op, tname)
                 # The state: in (ONE_PTR), out (SPAN); in place: inOut (SPAN).
                 state = [inp, size] if in_place else [inp, outp, size]
-                bundles, out = tools.run_worker(elf, entry, state, outp, size * 2 + 8, preload=[(fa, inp)], mode="multi")
-                want = b"".join(struct.pack(fmt, fn(v)) for v in x)
+                bundles, out = tools.run_worker(elf, entry, state, outp, size * 2 + 8, preload=[(pack(fmt, x), inp)],
+                                                mode="multi")
+                want = pack(fmt, [fn(v) for v in x])
                 ok = out[:size * 2] == want and out[size * 2:] == bytes(8)
                 yield ("popops::%s<%s,%s>" % (name, op.replace("___", "_"), tname.replace("_", " ")), "n=%d" % size,
                        bundles, unaryop1d_estimate(size, op.split("_")[0], in_place), ok)
@@ -260,20 +259,14 @@ def scaled_add_cases(tools):
                 a = [((i * 7) % 23 - 11) * 0.25 for i in range(size)]
                 b = [((i * 5) % 17 - 8) * 0.125 for i in range(size)]
                 ina, inb, scale = DATA, DATA + 0x4000, DATA + 0xE000
-                files = []
-                for name, data in [("a.bin", struct.pack("<%df" % size, *a)), ("b.bin", struct.pack("<%df" % size, *b)),
-                                   ("k.bin", struct.pack("<f", 2.0))]:
-                    files.append(os.path.join(tools.work, name))
-                    with open(files[-1], "wb") as f:
-                        f.write(data)
                 # The state: A and B (ONE_PTR), the scale's SCALED_PTR128 (16 bits: address >> 4)
                 # and the element count (16 bits), packed into three words.
                 state = [ina, inb, (scale >> 4) | (size << 16)]
                 entry = "__runCodelet_popops__%s___float_float_float_%s" % (op, "true" if constrained else "false")
                 bundles, out = tools.run_worker(elf, entry, state, ina, size * 4 + 8, mode="multi",
-                                                preload=[(files[0], ina), (files[1], inb), (files[2], scale)])
+                                                preload=[(pack("<f", a), ina), (pack("<f", b), inb), (pack("<f", [2.0]), scale)])
                 # a + 2b (a - 2b): short binary fractions, exact in float.
-                want = struct.pack("<%df" % size, *[x + sign * 2.0 * y for x, y in zip(a, b)])
+                want = pack("<f", [x + sign * 2.0 * y for x, y in zip(a, b)])
                 ok = out[:size * 4] == want and out[size * 4:] == bytes(8)
                 yield ("popops::%s<float,float,float,%s>" % (op, "true" if constrained else "false"), "n=%d" % size,
                        bundles, scaled_add_estimate(size, constrained), ok)
@@ -303,17 +296,12 @@ def nl_grad1d_cases(tools):
             outgrad = [((i * 7) % 23 - 11) * 0.25 for i in range(size)]
             out = [((i * 5) % 17 - 8) * 0.125 for i in range(size)]
             go, o, gi = DATA, DATA + 0x4000, DATA + 0x8000
-            files = []
-            for name, vals in [("g.bin", outgrad), ("o.bin", out)]:
-                files.append(os.path.join(tools.work, name))
-                with open(files[-1], "wb") as f:
-                    f.write(b"".join(struct.pack(fmt, v) for v in vals))
             # The state: outGrad, out, inGrad (pointers) and the element count (16 bits).
             entry = "__runCodelet_popnn__NonLinearityGrad1D___%s_popnn__NonLinearityType__RELU" % tname
             bundles, res = tools.run_worker(elf, entry, [go, o, gi, size], gi, size * eb + 8, mode="multi",
-                                            preload=[(files[0], go), (files[1], o)])
+                                            preload=[(pack(fmt, outgrad), go), (pack(fmt, out), o)])
             # RELU's gradient, outGrad times (out > 0 ? 1 : 0): a negative outGrad gives -0.
-            want = b"".join(struct.pack(fmt, g * (1.0 if y > 0 else 0.0)) for g, y in zip(outgrad, out))
+            want = pack(fmt, [g * (1.0 if y > 0 else 0.0) for g, y in zip(outgrad, out)])
             ok = res[:size * eb] == want and res[size * eb:] == bytes(8)
             yield ("popnn::NonLinearityGrad1D<%s,RELU>" % tname, "n=%d" % size, bundles, nl_grad1d_estimate(size, eb), ok)
 
@@ -324,9 +312,7 @@ def for_loop_counter_cases(tools):
     elf = tools.image("popops", "ForLoopCounter.S")
     for tname, fmt in [("int", "<i"), ("unsigned_int", "<I")]:
         for count, limit, inc in [(7, 10, 3), (0, 5, 1), (-4 if fmt == "<i" else 4, 0, 2)]:
-            data = os.path.join(tools.work, "d.bin")
-            with open(data, "wb") as f:
-                f.write(struct.pack(fmt + fmt[-1], count, limit))
+            data = struct.pack(fmt + fmt[-1], count, limit)
             # The state: count, limit and comparisonResult pointers, the increment.
             cycles, out = tools.run_worker(elf, "__runCodelet_popops__ForLoopCounter___" + tname,
                                            [DATA, DATA + 4, DATA + 8, inc & 0xFFFFFFFF], DATA, 12,
