@@ -8,15 +8,10 @@
 
 using namespace ipusim;
 using test::assemble;
+using test::word;
 using test::words;
 
 namespace {
-
-uint32_t word(const std::string &text) {
-  auto w = words(assemble(text));
-  EXPECT_EQ(w.size(), 1u) << text;
-  return w.empty() ? 0 : w[0];
-}
 
 const uint32_t kNop = arch::nopWord();
 

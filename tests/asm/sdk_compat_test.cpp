@@ -11,15 +11,10 @@
 using namespace ipusim;
 using test::assemble;
 using test::assembleError;
+using test::word;
 using test::words;
 
 namespace {
-
-uint32_t word(const std::string &text) {
-  auto w = words(assemble(text));
-  EXPECT_EQ(w.size(), 1u) << text;
-  return w.empty() ? 0 : w[0];
-}
 
 // GNU as / LLVM: a macro value written as one quoted string is substituted without its quotes
 // (poplibs: `OPTIONAL_NOP=""`), and `\()` joins a parameter to the text after it.

@@ -4,6 +4,8 @@
 #include "ipusim/cc/Assembler.h"
 #include "ipusim/cc/Object.h"
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +39,13 @@ inline std::vector<uint32_t> words(const cc::ObjectFile &obj, const std::string 
   for (size_t k = 0; k + 4 <= d.size(); k += 4)
     out.push_back(uint32_t(d[k]) | uint32_t(d[k + 1]) << 8 | uint32_t(d[k + 2]) << 16 | uint32_t(d[k + 3]) << 24);
   return out;
+}
+
+/// The one instruction word `text` assembles to (a failure if it is not exactly one word).
+inline uint32_t word(const std::string &text) {
+  auto w = words(assemble(text));
+  EXPECT_EQ(w.size(), 1u) << text;
+  return w.empty() ? 0 : w[0];
 }
 
 struct ToolResult {
