@@ -130,7 +130,8 @@ inline uint32_t typeSize(std::string t) {
       {"float", 4},         {"half", 2},          {"poplar::half", 2},   {"int", 4},
       {"unsigned int", 4},  {"unsigned", 4},      {"short", 2},          {"unsigned short", 2},
       {"char", 1},          {"signed char", 1},   {"unsigned char", 1},  {"bool", 1},
-      {"long long", 8},     {"unsigned long long", 8}, {"long", 4},      {"unsigned long", 4}};
+      {"long long", 8},     {"unsigned long long", 8}, {"long", 4},      {"unsigned long", 4},
+      {"quarter", 1},       {"poplar::quarter", 1}};
   auto it = sizes.find(t);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -273,6 +274,13 @@ public:
     return *this;
   }
 
+  /// The metadata byte of a field of quarter vectors: placed in memory, its address in the
+  /// pointer the field's state ends with (poplar/QuarterFloat.hpp).
+  VertexRun &metadata(const std::string &field, uint8_t byte) {
+    if (const cc::VertexField *f = findField(field)) metadata_.push_back({f, byte});
+    return *this;
+  }
+
   /// Lays out, runs, reads. Returns false (after recording a failure) if it could not run.
   bool run() {
     if (!ok_) return false;
@@ -285,6 +293,10 @@ public:
     writes_.clear();
     for (const Set &s : sets_)
       if (!layoutField(s)) return false;
+    for (const auto &[f, byte] : metadata_) {
+      if (f->size < 8) return fail("field " + f->name + " has no metadata pointer (size " + std::to_string(f->size) + ")");
+      put32(state_, f->offset + f->size - 4, place({byte}, 1));
+    }
     Mode mode = vertex_->vertexKind == "MultiVertex"        ? Mode::Multi
                 : vertex_->vertexKind == "SupervisorVertex" ? Mode::Supervisor
                                                             : Mode::Worker;
@@ -494,6 +506,7 @@ private:
   const cc::CompileResult *result_ = nullptr;
   const cc::VertexLayout *vertex_ = nullptr;
   std::vector<Set> sets_;
+  std::vector<std::pair<const cc::VertexField *, uint8_t>> metadata_;
   std::vector<uint8_t> state_;
   uint32_t next_ = kDataAddr;
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> writes_;

@@ -1783,3 +1783,122 @@ TEST(CorpusDiagnostics, UninstantiatedTemplateWarns) {
 }
 
 } // namespace
+
+// quarter.cpp
+namespace {
+// Poplar's quarter formats, written from their definition (poplar/QuarterFloat.hpp's header
+// comment) independently of the device code: F143 has 3 mantissa bits and bias 8, F152 2 and
+// 16; 0x80 is the NaN; the value is scaled by 2^scale.
+struct QuarterRef {
+  bool f143;
+  int scale;
+  uint8_t metadataByte() const { return uint8_t((f143 ? 0x80 : 0) | (scale & 0x3f)); }
+  double decode(unsigned code) const {
+    const int mbits = f143 ? 3 : 2, bias = f143 ? 8 : 16;
+    const unsigned e = (code & 0x7f) >> mbits, m = code & ((1u << mbits) - 1);
+    const double v = e ? std::ldexp(1.0 + std::ldexp(m, -mbits), int(e) - bias) : std::ldexp(m, 1 - bias - mbits);
+    return std::ldexp(code & 0x80 ? -v : v, scale);
+  }
+  // Round to nearest, ties to the even code, by searching every code; overflow at or beyond
+  // the largest value plus half its step.
+  uint8_t encode(double x, bool nanoo) const {
+    if (std::isnan(x)) return 0x80;
+    const double max = decode(0x7f), limit = max + (max - decode(0x7e)) / 2;
+    if (std::fabs(x) >= limit) return nanoo ? 0x80 : uint8_t((x < 0 ? 0x80 : 0) | 0x7f);
+    unsigned best = 0;
+    for (unsigned c = 0; c < 256; ++c) {
+      if (c == 0x80) continue;
+      const double d = std::fabs(decode(c) - x), b = std::fabs(decode(best) - x);
+      if (d < b || (d == b && (c & 1) == 0 && (best & 1) == 1)) best = c;
+    }
+    return uint8_t(best);
+  }
+};
+
+void quarterRoundTrip(QuarterRef inFormat, QuarterRef outFormat, bool nanoo) {
+  std::vector<uint8_t> codes(256);
+  for (unsigned c = 0; c < 256; ++c) codes[c] = uint8_t(c);
+  // Every value of the output format, the midpoints between neighbours (ties), points just off
+  // them, beyond the largest value, infinities, NaN, signed zeros and values below the smallest.
+  std::vector<float> src;
+  for (unsigned c = 0; c < 0x7f; ++c) {
+    const double a = outFormat.decode(c), b = outFormat.decode(c + 1), mid = (a + b) / 2;
+    for (double x : {a, mid, std::nextafter(mid, a), std::nextafter(mid, b)}) {
+      src.push_back(float(x));
+      src.push_back(float(-x));
+    }
+  }
+  const double max = outFormat.decode(0x7f);
+  for (double x : {max, max * 1.03, max * 1.0625, max * 1.07, max * 4, double(INFINITY), -double(INFINITY),
+                   double(NAN), 0.0, -0.0, outFormat.decode(1) / 3, -outFormat.decode(1) / 3, outFormat.decode(1) / 2})
+    src.push_back(float(x));
+  src.push_back(-float(max * 1.0625));
+
+  VertexRun r("quarter.cpp", "corpus::QuarterConvert");
+  r.set("in", buf(codes)).metadata("in", inFormat.metadataByte());
+  r.set("asFloat", out(256, 4)).set("asHalf", out(256, 2));
+  r.set("src", buf(src)).set("out", out(uint32_t(src.size()), 1)).metadata("out", outFormat.metadataByte());
+  r.value("nanoo", unsigned(nanoo));
+  if (!r.run()) return;
+  std::vector<float> wantF;
+  std::vector<uint16_t> wantH;
+  for (unsigned c = 0; c < 256; ++c) {
+    const double v = c == 0x80 ? 0.0 : inFormat.decode(c); // NaN checked below
+    wantF.push_back(float(v));
+    wantH.push_back(arch::doubleToHalf(v));
+  }
+  std::vector<float> gotF = r.get<float>("asFloat");
+  std::vector<uint16_t> gotH = r.get<uint16_t>("asHalf");
+  ASSERT_EQ(gotF.size(), 256u);
+  EXPECT_TRUE(std::isnan(gotF[0x80])) << "0x80 is quarter's NaN";
+  EXPECT_TRUE(std::isnan(arch::halfToFloat(gotH[0x80])));
+  gotF[0x80] = 0.0f;
+  gotH[0x80] = 0;
+  expectF32(r, gotF, wantF);
+  expectHalf(r, gotH, wantH);
+  std::vector<uint8_t> want;
+  for (float x : src) want.push_back(outFormat.encode(double(x), nanoo));
+  expectEq(r, r.get<uint8_t>("out"), want);
+}
+} // namespace
+
+TEST(CorpusQuarter, F143ScaledDecodeAndNanOnOverflowEncode) {
+  quarterRoundTrip({true, -3}, {true, 2}, true);
+}
+TEST(CorpusQuarter, F152ScaledDecodeAndSaturatingEncode) {
+  quarterRoundTrip({false, 5}, {false, -7}, false);
+}
+TEST(CorpusQuarter, MixedFormatsAtTheScaleLimits) {
+  quarterRoundTrip({true, 31}, {false, -32}, false);
+  quarterRoundTrip({false, -32}, {true, 31}, true);
+}
+
+TEST(CorpusQuarter, SdkRulesOfPoplibsCodelets) {
+  std::vector<uint32_t> words = {0x11223344u, 0xA0B0C0D0u, 0u};
+  std::vector<float> hf = {1, 2, 3, 4, -0.5f, 0.25f, 8, 1024, 3.5f, -7, 0.125f, 65504};
+  std::vector<uint16_t> h;
+  for (float x : hf) h.push_back(arch::floatToHalf(x));
+  std::vector<uint32_t> sel = {2, 7, 0}; // lane 2, 3 (7 & 3), 0
+  std::vector<int8_t> bytes = {-1, 0x7f, -128};
+  VertexRun r("quarter.cpp", "corpus::SdkRules");
+  r.set("words", buf(words)).set("out", out(3, 4)).set("h", buf(h)).set("sel", buf(sel));
+  r.set("lane", out(3, 2)).set("replaced", out(12, 2)).set("bytes", buf(bytes)).set("masked", out(3, 1));
+  r.set2d("first", {out(1, 4)}); // a vector of one scalar output edge
+  if (!r.run()) return;
+  const cc::VertexField *hField = nullptr;
+  for (const auto &f : r.layout()->fields)
+    if (f.name == "h") hField = &f;
+  ASSERT_NE(hField, nullptr);
+  EXPECT_EQ(hField->layout, "ONE_PTR") << "COMPACT_PTR of 2-byte aligned data is a full pointer";
+  EXPECT_EQ(hField->size, 4u);
+  expectEq(r, r.get<uint32_t>("out"), {0x44332211u, 0xD0C0B0A0u, 0u});
+  expectHalf(r, r.get<uint16_t>("lane"), {h[2], h[7], h[8]});
+  std::vector<uint16_t> rep = h;
+  for (unsigned i = 0; i < 3; ++i) {
+    uint16_t &x = rep[4 * i + (sel[i] & 3)];
+    x = arch::floatToHalf(arch::halfToFloat(x) + 1.0f);
+  }
+  expectHalf(r, r.get<uint16_t>("replaced"), rep);
+  expectEq(r, r.get<int8_t>("masked"), {int8_t(-1), int8_t(0x7f), int8_t(-1)});
+  expectEq(r, r.get<int32_t>("first"), {3});
+}

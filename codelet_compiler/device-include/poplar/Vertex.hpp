@@ -23,6 +23,7 @@
 #define IPUSIM_POPLAR_VERTEX_HPP
 
 #include <poplar/HalfFloat.hpp>
+#include <poplar/QuarterFloat.hpp>
 
 // What the SDK's codelet headers make visible transitively, and codelets use without including
 // it (issue 13): the fixed-width integers, size_t, the type traits and, on the IPU, the
@@ -31,6 +32,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility> // std::swap, which libc++'s <type_traits> declares (poplin's SLIC codelets)
 #ifdef __IPU__
 #include <ipudef.h>
 #endif
@@ -172,23 +174,40 @@ template <typename E> struct Rep<E, VectorLayout::SCALED_PTR128> : ScaledRep<E, 
 
 // COMPACT_PTR: the 16-bit pointer compression the alignment allows, as poplibs' Mk2 assembly
 // decodes it (ReduceAdd.S, MultiUpdateOp.S, conv_vmac_common.h.S): SCALED_PTR32 for 4-byte
-// aligned data, SCALED_PTR64 from 8 bytes (16-byte aligned data too).
+// aligned data, SCALED_PTR64 from 8 bytes (16-byte aligned data too). Below 4-byte alignment no
+// 16-bit encoding reaches all of tile memory (2^16 two-byte units are 128 KiB of 624), so it is a
+// full pointer, ONE_PTR ([I]: no poplibs assembly decodes that case; popnn's SelectiveScaling
+// has one, in C++).
 template <typename E, VectorLayout L, unsigned Align> struct RepOf {
   using type = Rep<E, L>;
 };
 template <typename E, unsigned Align> struct RepOf<E, VectorLayout::COMPACT_PTR, Align> {
-  static_assert(Align >= 4, "poplar::Vector: COMPACT_PTR needs data aligned to at least 4 bytes");
-  using type = std::conditional_t<(Align >= 8), Rep<E, VectorLayout::SCALED_PTR64>, Rep<E, VectorLayout::SCALED_PTR32>>;
+  using type = std::conditional_t<(Align >= 8), Rep<E, VectorLayout::SCALED_PTR64>,
+                                  std::conditional_t<(Align >= 4), Rep<E, VectorLayout::SCALED_PTR32>,
+                                                     Rep<E, VectorLayout::ONE_PTR>>>;
 };
 
 template <VectorLayout L>
 constexpr bool layoutHasSize = L == VectorLayout::SPAN || L == VectorLayout::SHORT_SPAN;
+
+template <typename E> constexpr bool isQuarter = std::is_same_v<std::remove_const_t<E>, quarter>;
+
+/// The metadata pointer a vector of quarter carries after its encoding; nothing for other types.
+template <typename E, bool = isQuarter<E>> struct MetadataSlot {};
+template <typename E> struct MetadataSlot<E, true> {
+  const MetadataType *metadata_;
+};
+
+template <typename E, typename = void> struct HasMetadata : std::false_type {};
+template <typename E>
+struct HasMetadata<E, std::void_t<decltype(std::declval<const E &>().getMetadata())>> : std::true_type {};
 
 /// The accessors shared by Vector and the Input/Output/InOut of a Vector. E is the element type
 /// as the codelet sees it (const for Input). Access is shallow: a const field still gives
 /// writable elements unless E is const, like a span.
 template <typename E, VectorLayout L, unsigned Align> class VectorView {
   typename RepOf<E, L, Align>::type rep_;
+  [[no_unique_address]] MetadataSlot<E> metadata_;
 
 public:
   using value_type = E;
@@ -214,6 +233,21 @@ public:
   /// ipusim extension: point the field at `n` elements at `p` (unit tests, supervisor-built
   /// worker state). `n` is ignored by layouts without a count.
   void bind(E *p, size_type n = 0) { rep_.set(p, n); }
+
+  /// The metadata byte of a vector of quarter; for a vector of quarter vectors (a 2D field), the
+  /// metadata of its first vector, as every vector of one field shares it.
+  const MetadataType *getMetadata() const {
+    if constexpr (isQuarter<E>) return metadata_.metadata_;
+    else {
+      static_assert(HasMetadata<E>::value, "getMetadata(): only vectors of quarter have metadata");
+      return data()[0].getMetadata();
+    }
+  }
+  /// ipusim extension: the metadata byte of a vector of quarter (unit tests).
+  void bindMetadata(const MetadataType *m) {
+    static_assert(isQuarter<E>, "bindMetadata(): only vectors of quarter have metadata");
+    metadata_.metadata_ = m;
+  }
 };
 
 /// The storage of a scalar edge: one pointer.
@@ -226,6 +260,12 @@ public:
   E &operator[](size_type i) const { return ptr_[i]; }
   operator E &() const { return *ptr_; }
   E *data() const { return ptr_; }
+  /// A value assigned to an output edge is written through it (`Vector<Output<int>> v; v[0] = x;`).
+  EdgePtr &operator=(const E &v) {
+    *ptr_ = v;
+    return *this;
+  }
+  EdgePtr &operator=(const EdgePtr &) = default;
   /// ipusim extension: point the edge at `p` (unit tests).
   void bind(E *p) { ptr_ = p; }
 };
@@ -241,9 +281,15 @@ class Vector : public detail::VectorView<T, L, Align> {};
 /// A scalar input edge: a pointer to a const T, read with *x, x[i] or by conversion to T.
 template <typename T> class Input : public detail::EdgePtr<const T> {};
 /// A scalar output edge: a pointer to T.
-template <typename T> class Output : public detail::EdgePtr<T> {};
+template <typename T> class Output : public detail::EdgePtr<T> {
+public:
+  using detail::EdgePtr<T>::operator=;
+};
 /// A scalar input/output edge: a pointer to T.
-template <typename T> class InOut : public detail::EdgePtr<T> {};
+template <typename T> class InOut : public detail::EdgePtr<T> {
+public:
+  using detail::EdgePtr<T>::operator=;
+};
 
 /// Vector edges: stored as the Vector's encoding; Input gives const elements.
 template <typename T, VectorLayout L, unsigned Align, bool Interleaved>

@@ -185,11 +185,11 @@ void describeVector(const clang::ClassTemplateSpecializationDecl *vec, VertexFie
   clang::QualType elem = args[0].getAsType();
   if (layout == "COMPACT_PTR") {
     // The pointer compression the alignment allows (poplar/Vertex.hpp): SCALED_PTR32 for 4-byte
-    // aligned data, SCALED_PTR64 from 8 (poplibs' assembly decodes them so).
+    // aligned data, SCALED_PTR64 from 8 (poplibs' assembly decodes them so), a full pointer below 4.
     unsigned align = args.size() > 2 && args[2].getKind() == clang::TemplateArgument::Integral
                          ? unsigned(args[2].getAsIntegral().getZExtValue())
                          : unsigned(ctx.getTypeAlignInChars(elem).getQuantity());
-    layout = align >= 8 ? "SCALED_PTR64" : "SCALED_PTR32";
+    layout = align >= 8 ? "SCALED_PTR64" : align >= 4 ? "SCALED_PTR32" : "ONE_PTR";
   }
   if (outer) f.layout = layout;
   else f.innerLayout = layout;

@@ -1586,6 +1586,8 @@ private:
     return c && c->getSExtValue() >= -32768 && c->getSExtValue() < 32768;
   }
   int64_t cval(Value *v) { return cast<ConstantInt>(v)->getSExtValue(); }
+  // The bit pattern of a narrow constant (i8 -128 is 0x80): what and/or take as an immediate.
+  int64_t uval(Value *v) { return int64_t(cast<ConstantInt>(v)->getZExtValue()); }
 
   void selectBinary(BinaryOperator &b) {
     Type *t = b.getType();
@@ -1610,12 +1612,12 @@ private:
         if (fitsS16(y)) return void(emit("mul", {D(d), U(get(x)), I(cval(y))}));
         return void(emit("mul", {D(d), U(get(x)), U(get(y))}));
       case Instruction::And:
-        if (fitsU12(y)) return void(emit("and", {D(d), U(get(x)), I(cval(y))}));
+        if (fitsU12(y)) return void(emit("and", {D(d), U(get(x)), I(uval(y))}));
         if (auto *c = dyn_cast<ConstantInt>(y); c && bits == 32 && (~uint32_t(c->getZExtValue())) < 4096)
           return void(emit("andc", {D(d), U(get(x)), I(int64_t(~uint32_t(c->getZExtValue())))}));
         return void(emit("and", {D(d), U(get(x)), U(get(y))}));
       case Instruction::Or:
-        if (fitsU12(y)) return void(emit("or", {D(d), U(get(x)), I(cval(y))}));
+        if (fitsU12(y)) return void(emit("or", {D(d), U(get(x)), I(uval(y))}));
         return void(emit("or", {D(d), U(get(x)), U(get(y))}));
       case Instruction::Xor:
         if (auto *c = dyn_cast<ConstantInt>(y); c && c->isMinusOne() && bits == 32) {
@@ -2589,6 +2591,25 @@ private:
     case Intrinsic::ctpop:
       if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32) break;
       return void(emit("popc", {D(def(&ii)), U(zeroOrSame(ii.getArgOperand(0), t->getIntegerBitWidth()))}));
+    case Intrinsic::bswap: {
+      // swap8 swaps the bytes of each half, swap16 the halves (docs/isa.md); an i16 needs only
+      // the first, an i64 both on each word with the words exchanged.
+      auto reverse = [&](int d, int x, bool halves) {
+        if (!halves) return void(emit("swap8", {D(d), U(x)}));
+        int b = newM();
+        emit("swap8", {D(b), U(x)});
+        emit("swap16", {D(d), U(b)});
+      };
+      Value *x = ii.getArgOperand(0);
+      if (t->isIntegerTy(16)) return reverse(def(&ii), get(x), false);
+      if (t->isIntegerTy(32)) return reverse(def(&ii), get(x), true);
+      if (t->isIntegerTy(64)) {
+        reverse(def(&ii, 0), get(x, 1), true);
+        reverse(def(&ii, 1), get(x, 0), true);
+        return;
+      }
+      break;
+    }
     case Intrinsic::ctlz:
       if (!t->isIntegerTy(32)) break;
       return void(emit("clz", {D(def(&ii)), U(get(ii.getArgOperand(0)))}));

@@ -225,8 +225,39 @@ Value *scalarize(Instruction &i) {
   return r;
 }
 
+// An element picked or replaced at a variable index: a chain of selects over the constant lanes
+// (vectors have 2 to 8 lanes), which the register-only vector representation can select.
+Value *expandVariableIndex(Instruction &i) {
+  IRBuilder<> b(&i);
+  if (auto *e = dyn_cast<ExtractElementInst>(&i)) {
+    Value *v = e->getVectorOperand(), *idx = e->getIndexOperand();
+    unsigned n = cast<FixedVectorType>(v->getType())->getNumElements();
+    Value *r = b.CreateExtractElement(v, uint64_t(0));
+    for (unsigned k = 1; k < n; ++k)
+      r = b.CreateSelect(b.CreateICmpEQ(idx, ConstantInt::get(idx->getType(), k)), b.CreateExtractElement(v, k), r);
+    return r;
+  }
+  auto &ins = cast<InsertElementInst>(i);
+  Value *v = ins.getOperand(0), *x = ins.getOperand(1), *idx = ins.getOperand(2);
+  unsigned n = cast<FixedVectorType>(v->getType())->getNumElements();
+  Value *r = PoisonValue::get(v->getType());
+  for (unsigned k = 0; k < n; ++k)
+    r = b.CreateInsertElement(
+        r, b.CreateSelect(b.CreateICmpEQ(idx, ConstantInt::get(idx->getType(), k)), x, b.CreateExtractElement(v, k)), k);
+  return r;
+}
+
 void legalize(Module &m) {
   for (Function &f : m) {
+    std::vector<Instruction *> variableIndex;
+    for (Instruction &i : instructions(f))
+      if ((isa<ExtractElementInst>(&i) && !isa<Constant>(i.getOperand(1))) ||
+          (isa<InsertElementInst>(&i) && !isa<Constant>(i.getOperand(2))))
+        variableIndex.push_back(&i);
+    for (Instruction *i : variableIndex) {
+      i->replaceAllUsesWith(expandVariableIndex(*i));
+      i->eraseFromParent();
+    }
     std::vector<Instruction *> work;
     for (Instruction &i : instructions(f))
       if (needsScalarizing(i)) work.push_back(&i);
