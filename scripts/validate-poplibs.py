@@ -60,6 +60,22 @@ class Tools:
             self.images[key] = elf
         return self.images[key]
 
+    def cpp_image(self, lib, source, entries):
+        """A tile image of the vertices `entries` of one poplibs C++ codelet file, compiled by
+        ipu-cc with its build's flags (a whole file's code may not fit a tile)."""
+        key = (lib, source, tuple(entries))
+        if key not in self.images:
+            src = os.path.join(self.poplibs, "lib", lib, "codelets", source)
+            obj = os.path.join(self.work, source + ".o")
+            elf = os.path.join(self.work, source + ".elf")
+            inc = ["-I", os.path.join(self.poplibs, "include"), "-I", os.path.join(self.poplibs, "lib", lib),
+                   "-I", os.path.join(self.poplibs, "lib", lib, "codelets"), "-DNDEBUG"]
+            run([os.path.join(self.bin, "ipu-cc"), "-c"] + inc + [src, "-o", obj])
+            keep = sum((["--keep", e] for e in entries), [])
+            run([os.path.join(self.bin, "ipu-ld"), obj, "-o", elf] + keep)
+            self.images[key] = elf
+        return self.images[key]
+
     def run_worker(self, elf, entry, words, out_addr, out_bytes, preload=(), mode="worker"):
         """Runs `entry` with the vertex state `words` and the data `preload` ((bytes, address)
         pairs) on one worker (mode "worker"), on all six ("multi", a MultiVertex) or on the
@@ -323,8 +339,70 @@ def for_loop_counter_cases(tools):
                    cycles, 43, ok)
 
 
+def cast_worker_estimate(size, from_bytes, to_bytes):
+    """castWorkerCycles (lib/popops/PerformanceEstimation.cpp) for a float<->half conversion (the
+    AUX pipeline), dataPathWidth 64 bits: the vector width is min(2 x the elements one 64-bit load
+    holds, the elements one 64-bit store holds); a vector costs max(load cycles, store cycles)
+    with one load port used; 19 prologue cycles; per bit of log2(width) 1 cycle, plus 2 where the
+    remainder has that bit. quarter<->half is estimated as half<->float."""
+    load_w, store_w = 8 // from_bytes, 8 // to_bytes
+    width = min(2 * load_w, store_w)
+    per_vector = max(width // min(width, load_w), width // min(width, store_w))
+    c = 19 + per_vector * (size // width)
+    rem = size % width
+    for i in range(width.bit_length() - 1):
+        c += 1 + (2 if rem & (1 << i) else 0)
+    return c
+
+
+def quarter_decode(code, f143, scale):
+    """Poplar's quarter (docs/device-headers.md): F143 = 4 exponent bits, 3 mantissa, bias 8;
+    F152 = 5 and 2, bias 16; 0x80 is NaN; the value times 2^scale."""
+    import math
+    mbits, bias = (3, 8) if f143 else (2, 16)
+    e, m = (code & 0x7F) >> mbits, code & ((1 << mbits) - 1)
+    v = math.ldexp(1 + m / (1 << mbits), e - bias) if e else math.ldexp(m, 1 - bias - mbits)
+    return math.ldexp(-v if code & 0x80 else v, scale)
+
+
+def cast_cases(tools):
+    """Cast1DSingleWorker, C++ with inline assembly (elemwiseMiscCodelets.cpp) compiled by ipu-cc:
+    float->half (f32v4tof16), half->float and poplibs' Mk2 software quarter->half. The estimator:
+    getCast1DSingleWorkerCycleEstimate = 3 + 2 + castWorkerCycles."""
+    elf = tools.cpp_image("popops", "elemwiseMiscCodelets.cpp",
+                          ["__runCodelet_popops__Cast1DSingleWorker___" + t for t in ("float_half", "half_float", "quarter_half")])
+    for src_t, dst_t, sb, db in [("float", "half", 4, 2), ("half", "float", 2, 4)]:
+        for size in [1, 2, 3, 4, 7, 8, 33, 100, 1000]:
+            values = [((i * 37) % 101 - 50) * 0.0625 + (1.0 / 3 if i % 5 == 0 else 0) for i in range(size)]
+            if src_t == "half":
+                values = [struct.unpack("<e", struct.pack("<e", v))[0] for v in values]
+            src, dst = DATA, DATA + 0x4000
+            entry = "__runCodelet_popops__Cast1DSingleWorker___%s_%s" % (src_t, dst_t)
+            # The state: src, dst (ONE_PTR) and numElems.
+            bundles, out = tools.run_worker(elf, entry, [src, dst, size], dst, size * db + 8,
+                                            preload=[(pack("<f" if sb == 4 else "<e", values), src)])
+            want = pack("<e" if db == 2 else "<f", values)  # struct rounds to nearest even
+            ok = out[:size * db] == want and out[size * db:] == bytes(8)
+            yield ("popops::Cast1DSingleWorker<%s,%s>" % (src_t, dst_t), "n=%d" % size, bundles,
+                   5 + cast_worker_estimate(size, sb, db), ok)
+    for f143, scale in [(True, 0), (True, -3), (False, 0), (False, -4)]:  # (F152 at scale > 0 overflows half)
+        for size in [8, 16, 40, 256]:
+            codes = [(i * 29 + 3) % 256 for i in range(size)]
+            codes = [c if c != 0x80 else 0x81 for c in codes]  # NaN's half pattern is checked elsewhere
+            md = (0x80 if f143 else 0) | (scale & 0x3F)
+            src, meta, dst = DATA, DATA + 0x2000, DATA + 0x4000
+            # The state: src, src's metadata pointer (the pointer a quarter field adds), dst, numElems.
+            bundles, out = tools.run_worker(elf, "__runCodelet_popops__Cast1DSingleWorker___quarter_half",
+                                            [src, meta, dst, size], dst, size * 2 + 8,
+                                            preload=[(bytes(codes), src), (bytes([md]), meta)])
+            want = pack("<e", [quarter_decode(c, f143, scale) for c in codes])
+            ok = out[:size * 2] == want and out[size * 2:] == bytes(8)
+            yield ("popops::Cast1DSingleWorker<quarter,half>", "n=%d %s scale %d" % (size, "F143" if f143 else "F152", scale),
+                   bundles, 5 + cast_worker_estimate(size, 2, 4), ok)
+
+
 CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases, scaled_add_cases,
-         nl_grad1d_cases, for_loop_counter_cases]
+         nl_grad1d_cases, for_loop_counter_cases, cast_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------

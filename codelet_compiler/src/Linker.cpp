@@ -3,7 +3,9 @@
 #include "ipusim/arch/Isa.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace ipusim::cc {
@@ -271,6 +273,97 @@ ObjectFile link(const std::vector<LinkInput> &inputs, const arch::TileConfig &ti
       if (sym.section >= 0 && os.section < 0) continue;
       if (global) outIndex[sym.name] = int(out.symbols.size());
       out.symbols.push_back(os);
+    }
+  }
+
+  // 3b. Stack use across objects. A function ipu-cc compiled records its own frame
+  // (NAME.stack_size_own); where its calls reach another object, ipu-cc cannot add up the chain
+  // and leaves NAME.stack_usage to the link: the frame plus the deepest stack_usage among the
+  // functions its section calls. Assembly records stack_usage itself (DEF_STACK_USAGE).
+  {
+    using Ref = std::pair<size_t, uint32_t>; // (input, symbol)
+    // A record of the function `name` defined in input i: that object's own symbol first (a
+    // local function's records are local), then the global one.
+    auto record = [&](size_t i, const std::string &name) -> std::optional<uint32_t> {
+      for (const Symbol &sym : inputs[i].object.symbols)
+        if (sym.name == name && sym.section == kAbsoluteSection) return sym.value;
+      auto g = globals.find(name);
+      if (g == globals.end()) return std::nullopt;
+      const Symbol &def = inputs[g->second.input].object.symbols[g->second.symbol];
+      if (def.section != kAbsoluteSection) return std::nullopt;
+      return def.value;
+    };
+    // The function a call relocation reaches: the assembler writes a call within an object as
+    // its section's symbol plus the offset.
+    auto definition = [&](size_t i, const Relocation &r) -> std::optional<Ref> {
+      const Symbol &sym = inputs[i].object.symbols[r.symbol];
+      if (sym.type == SymbolType::Section) {
+        for (uint32_t k = 0; k < inputs[i].object.symbols.size(); ++k) {
+          const Symbol &f = inputs[i].object.symbols[k];
+          if (f.type == SymbolType::Func && f.section == sym.section && int64_t(f.value) == int64_t(sym.value) + r.addend)
+            return Ref{i, k};
+        }
+        return std::nullopt;
+      }
+      if (sym.section >= 0) return Ref{i, r.symbol};
+      auto g = globals.find(sym.name);
+      if (g == globals.end()) return std::nullopt;
+      return Ref{g->second.input, g->second.symbol};
+    };
+    std::map<Ref, int64_t> usage; // -1 while being computed, -2 if it cannot be
+    std::function<std::optional<uint32_t>(Ref, const std::string &)> stackUse = [&](Ref f, const std::string &caller)
+        -> std::optional<uint32_t> {
+      const Symbol &sym = inputs[f.first].object.symbols[f.second];
+      if (auto u = record(f.first, sym.name + ".stack_usage")) return u;
+      const auto own = record(f.first, sym.name + ".stack_size_own");
+      if (!own) {
+        if (sym.name.rfind("__ipucc_", 0) == 0) return 0u; // ipu-cc's runtime routines use no stack
+        errors.push_back("ipu-ld: error: cannot size the stack of '" + caller + "': it calls '" + sym.name +
+                         "', which records no stack use (NAME.stack_usage or NAME.stack_size_own)");
+        return std::nullopt;
+      }
+      if (auto it = usage.find(f); it != usage.end()) {
+        if (it->second >= 0) return uint32_t(it->second);
+        if (it->second == -2) return std::nullopt; // reported already
+        errors.push_back("ipu-ld: error: '" + sym.name + "' calls itself through other objects: recursion needs a stack "
+                         "of unbounded size");
+        return std::nullopt;
+      }
+      usage[f] = -1;
+      uint32_t deepest = 0;
+      for (const Relocation &r : inputs[f.first].object.sections[size_t(sym.section)].relocs) {
+        if (r.type != R_IPU_TARGET20) continue;
+        auto callee = definition(f.first, r);
+        if (!callee) continue; // undefined: reported with the relocations
+        if (*callee == f) continue;
+        auto u = stackUse(*callee, sym.name);
+        if (!u) {
+          usage[f] = -2;
+          return std::nullopt;
+        }
+        deepest = std::max(deepest, *u);
+      }
+      usage[f] = int64_t(*own) + deepest;
+      return uint32_t(usage[f]);
+    };
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ObjectFile &o = inputs[i].object;
+      for (uint32_t s = 0; s < o.symbols.size(); ++s) {
+        const Symbol &sym = o.symbols[s];
+        if (sym.type != SymbolType::Func || sym.section < 0 || sym.binding == SymbolBinding::Local ||
+            place[i][size_t(sym.section)].outSection < 0 || globals[sym.name].input != i ||
+            globals[sym.name].symbol != s || record(i, sym.name + ".stack_usage") ||
+            !record(i, sym.name + ".stack_size_own"))
+          continue;
+        if (auto u = stackUse({i, s}, sym.name)) {
+          Symbol use;
+          use.name = sym.name + ".stack_usage";
+          use.section = kAbsoluteSection;
+          use.value = *u;
+          use.binding = SymbolBinding::Global;
+          out.symbols.push_back(use);
+        }
+      }
     }
   }
 

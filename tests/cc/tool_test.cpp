@@ -5,6 +5,8 @@
 
 #include "ipusim/cc/Assembler.h"
 #include "ipusim/cc/Compiler.h"
+#include "ipusim/cc/Linker.h"
+#include "ipusim/arch/Config.h"
 
 #include "ipusim/arch/Half.h"
 
@@ -368,3 +370,64 @@ TEST(IpuCcRegression, SupervisorDividesByConstants) {
 }
 
 } // namespace
+
+// A C++ function of another codelet file: the call links, and ipu-ld writes the entry's
+// stack_usage as the sum of the frames along the chain (the entry, compute() inlined into it, and
+// weighted), each recorded by ipu-cc as NAME.stack_size_own.
+TEST(IpuCc, CallsIntoAnotherCodeletFileLinkWithTheirStack) {
+  cc::CompileResult caller = cc::compileCodelet(input("cross_caller.cpp"));
+  cc::CompileResult callee = cc::compileCodelet(input("cross_callee.cpp"));
+  auto value = [](const cc::ObjectFile &o, const std::string &name) -> int64_t {
+    int s = o.findSymbol(name);
+    return s < 0 || o.symbols[size_t(s)].section != cc::kAbsoluteSection ? int64_t(-1) : int64_t(o.symbols[size_t(s)].value);
+  };
+  const std::string entry = "__runCodelet_CrossCaller", fn = "_ZN5xfile8weightedEPKij";
+  EXPECT_EQ(value(caller.object, entry + ".stack_usage"), -1) << "the chain leaves the file: ipu-ld adds it up";
+  const int64_t own = value(caller.object, entry + ".stack_size_own"),
+                weighted = value(callee.object, fn + ".stack_size_own");
+  EXPECT_EQ(value(caller.object, "_ZN11CrossCaller7computeEv.stack_size_own"), -1) << "compute() is inlined";
+  ASSERT_GE(own, 0);
+  ASSERT_GE(weighted, 32) << "8 ints on its stack";
+  const arch::SystemConfig cfg = arch::loadNamedConfig("mk2");
+  cc::ObjectFile image = cc::link({{"caller.o", caller.object}, {"callee.o", callee.object}}, cfg.tile, {"", {entry}});
+  EXPECT_EQ(value(image, entry + ".stack_usage"), own + weighted);
+
+  constexpr uint32_t kState = 0x70000, kIn = 0x60000, kOut = 0x64000;
+  auto r = corpus::runBoth({{"caller.o", caller.object}, {"callee.o", callee.object}}, entry, test::Mode::Worker, kState,
+                           [](sim::Tile &tile) {
+                             test::putWords(tile, kState, {kIn, 10, kOut});
+                             test::putWords(tile, kIn, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+                           });
+  // 1*1 + 2*2 + ... + 8*8 = 204, then buf wraps: 1*9 + 2*10 = 29; plus 1.
+  EXPECT_EQ(r.tile->memory().read<uint32_t>(kOut), 234u);
+
+  // Without the callee the call is undefined; with a callee that records no stack use the
+  // stack cannot be sized.
+  try {
+    cc::link({{"caller.o", caller.object}}, cfg.tile, {"", {entry}});
+    ADD_FAILURE() << "linked without the callee";
+  } catch (const cc::LinkError &e) {
+    EXPECT_NE(std::string(e.what()).find("undefined symbol '" + fn + "'"), std::string::npos) << e.what();
+  }
+  try {
+    cc::link({{"caller.o", caller.object}, {"norecord.o", cc::assembleFile(input("cross_callee_norecord.S"), {})}},
+             cfg.tile, {"", {entry}});
+    ADD_FAILURE() << "linked a callee without stack records";
+  } catch (const cc::LinkError &e) {
+    EXPECT_NE(std::string(e.what()).find("it calls '" + fn + "', which records no stack use"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(IpuCc, TheSameTemplateInTwoObjectsLinks) {
+  cc::CompileResult a = cc::compileCodelet(input("shared_template_a.cpp"));
+  cc::CompileResult b = cc::compileCodelet(input("shared_template_b.cpp"));
+  for (const cc::ObjectFile *o : {&a.object, &b.object})
+    for (const char *name : {"_Z5twiceIiET_S0_", "_Z5twiceIiET_S0_.stack_size_own"}) {
+      int s = o->findSymbol(name);
+      ASSERT_GE(s, 0) << name;
+      EXPECT_EQ(o->symbols[size_t(s)].binding, cc::SymbolBinding::Weak) << name;
+    }
+  const arch::SystemConfig cfg = arch::loadNamedConfig("mk2");
+  EXPECT_NO_THROW(cc::link({{"a.o", a.object}, {"b.o", b.object}}, cfg.tile, {}));
+}

@@ -1687,14 +1687,26 @@ ObjectFile Assembler::finish() {
   auto isTemp = [](const std::string &n) { return n.compare(0, 2, ".L") == 0 || n.find('\x02') != std::string::npos; };
   for (const std::string &name : symbolOrder_) {
     SymbolInfo &s = symbols_[name];
-    if (s.global && !s.defined && s.isEqu) {
+    // Constants defined with .set/.equ are symbols of the object, local unless declared global
+    // (as GNU as keeps them): ipu-cc's NAME.stack_size_own of a static function is one, which
+    // ipu-ld reads to size a stack across objects.
+    if (!s.defined && s.isEqu && (s.global || !isTemp(name))) {
       auto v = [&]() -> std::optional<ExprValue> {
-        try { return tryEvaluate(s.equ, s.defLoc, true); } catch (const Failure &f) { error(f.loc, f.message); return std::nullopt; }
+        try {
+          return tryEvaluate(s.equ, s.defLoc, true);
+        } catch (const Failure &f) {
+          if (s.global) error(f.loc, f.message); // a local constant that is not one is simply not kept
+          return std::nullopt;
+        }
       }();
       if (v && v->isConstant()) {
         index[name] = uint32_t(obj.symbols.size());
-        obj.symbols.push_back({name, kAbsoluteSection, uint32_t(v->constant), 0, SymbolBinding::Global, s.type});
-      } else if (v) {
+        obj.symbols.push_back({name, kAbsoluteSection, uint32_t(v->constant), 0,
+                               s.weak     ? SymbolBinding::Weak
+                               : s.global ? SymbolBinding::Global
+                                          : SymbolBinding::Local,
+                               s.type});
+      } else if (v && s.global) {
         error(s.defLoc, "global symbol '" + name + "' must be a constant");
       }
       continue;

@@ -474,7 +474,7 @@ std::string printFunction(MFunction &mf) {
   os << "\n.section .text." << mf.name << ", \"ax\"\n";
   os << (mf.supervisor ? ".supervisor\n" : ".worker\n");
   os << ".align 8\n";
-  if (mf.global) os << ".globl " << mf.name << "\n";
+  if (mf.global) os << (mf.weak ? ".weak " : ".globl ") << mf.name << "\n";
   os << ".type " << mf.name << ", @function\n" << mf.name << ":\n";
   for (MBlock &b : mf.blocks) {
     os << b.label << ":\n";

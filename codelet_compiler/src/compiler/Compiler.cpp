@@ -211,18 +211,35 @@ std::string generateAssembly(Module &module, const std::map<std::string, EntryKi
   // Each vertex entry's stack use (its frame and its deepest chain of callees; recursion is an
   // error above), recorded as StackSizeDefs.hpp's DEF_STACK_USAGE does for assembly, so the graph
   // compiler sizes worker and supervisor stacks from the code they run. ipu-cc's runtime
-  // routines use no stack.
+  // routines use no stack. An entry that reaches a function of another codelet file gets its
+  // stack_usage from ipu-ld, which adds up the `NAME.stack_size_own` (StackSizeDefs.hpp's
+  // DEF_STACK_SIZE_OWN) recorded here for every function along the calls (Linker.cpp).
   std::map<std::string, uint32_t> depth;
+  std::map<std::string, bool> inFile; // every callee along the chains is in this file
   std::function<uint32_t(const std::string &)> stackOf = [&](const std::string &fn) -> uint32_t {
     if (auto d = depth.find(fn); d != depth.end()) return d->second;
     depth[fn] = 0;
+    inFile[fn] = true;
     uint32_t deepest = 0;
-    for (const std::string &c : callees[fn]) deepest = std::max(deepest, stackOf(c));
+    for (const std::string &c : callees[fn]) {
+      deepest = std::max(deepest, stackOf(c));
+      if (!inFile[c]) inFile[fn] = false;
+    }
     auto it = frames.find(fn);
+    if (it == frames.end() && fn.rfind("__ipucc_", 0) != 0) inFile[fn] = false;
     return depth[fn] = (it == frames.end() ? 0 : it->second) + deepest;
   };
-  for (const std::string &e : entryNames)
-    os << "\n.globl " << e << ".stack_usage\n.set " << e << ".stack_usage, " << stackOf(e) << "\n";
+  for (const auto &[fn, bytes] : frames) {
+    const Function *f = module.getFunction(fn);
+    const bool local = f && f->hasLocalLinkage() && !std::count(entryNames.begin(), entryNames.end(), fn);
+    const bool weak = f && !local && (f->hasLinkOnceLinkage() || f->hasWeakLinkage());
+    if (!local) os << (weak ? "\n.weak " : "\n.globl ") << fn << ".stack_size_own";
+    os << "\n.set " << fn << ".stack_size_own, " << bytes << "\n";
+  }
+  for (const std::string &e : entryNames) {
+    const uint32_t use = stackOf(e);
+    if (inFile[e]) os << "\n.globl " << e << ".stack_usage\n.set " << e << ".stack_usage, " << use << "\n";
+  }
   os << printGlobals(module, errors);
   os << mir::runtimeRoutines(runtime);
   if (!errors.empty()) {

@@ -40,11 +40,21 @@ constexpr const char *kClangPath = "/usr/lib/llvm-19/bin/clang";
 // Names
 
 // A template argument as asm-dialect §3.3 spells it in entry symbols.
+// Poplar's own names of its float types: "half" (_Float16) and "quarter" (poplar::quarter), as
+// Poplar prints them in vertex names and entry symbols; "" for any other type.
+std::string poplarFloatName(clang::QualType t) {
+  if (t->isFloat16Type() || t->isHalfType()) return "half";
+  if (const auto *rd = t->getAsCXXRecordDecl(); rd && rd->getName() == "quarter")
+    if (const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(rd->getDeclContext()); ns && ns->getName() == "poplar")
+      return "quarter";
+  return "";
+}
+
 std::string symbolArg(const clang::TemplateArgument &arg, const clang::ASTContext &ctx) {
   switch (arg.getKind()) {
   case clang::TemplateArgument::Type: {
     clang::QualType t = arg.getAsType();
-    if (t->isFloat16Type() || t->isHalfType()) return "half";
+    if (std::string p = poplarFloatName(t); !p.empty()) return p;
     if (t->isBooleanType()) return "bool";
     clang::PrintingPolicy policy(ctx.getLangOpts());
     policy.SuppressTagKeyword = true;
@@ -87,7 +97,7 @@ std::string symbolArg(const clang::TemplateArgument &arg, const clang::ASTContex
 std::string typeArgText(const clang::TemplateArgument &arg, const clang::ASTContext &ctx) {
   if (arg.getKind() != clang::TemplateArgument::Type) return "";
   clang::QualType t = arg.getAsType();
-  if (t->isFloat16Type() || t->isHalfType()) return "half";
+  if (std::string p = poplarFloatName(t.getCanonicalType()); !p.empty()) return p;
   clang::PrintingPolicy policy(ctx.getLangOpts());
   policy.SuppressTagKeyword = true;
   return t.getCanonicalType().getAsString(policy);
@@ -258,7 +268,7 @@ std::string displayNameOf(const clang::CXXRecordDecl *rd, const clang::ASTContex
     if (!args.empty()) args += ", ";
     if (a.getKind() == clang::TemplateArgument::Type) {
       clang::QualType t = a.getAsType();
-      if (t->isFloat16Type() || t->isHalfType()) args += "half";
+      if (std::string p = poplarFloatName(t); !p.empty()) args += p;
       else {
         clang::PrintingPolicy policy(ctx.getLangOpts());
         policy.SuppressTagKeyword = true;

@@ -78,6 +78,7 @@ struct MFunction {
   EntryKind entry = EntryKind::None;
   bool supervisor = false;
   bool global = false;
+  bool weak = false; ///< a template or inline function another object may define too
   bool hasCalls = false;
   std::vector<MBlock> blocks;
   std::vector<RegClass> vregs; ///< class of virtual register kFirstVirtual + i
