@@ -46,33 +46,21 @@ class Tools:
         self.work = work
         self.images = {}
 
-    def image(self, lib, source):
-        """A tile image of one poplibs assembly file, assembled with its build's flags."""
-        key = (lib, source)
+    def image(self, lib, source, keep=()):
+        """A tile image of one poplibs codelet file, built with its build's flags: an assembly
+        file (under codelets/asm) by ipu-as, a C++ file by ipu-cc. `keep`: link only these
+        entries (a whole C++ file's code may not fit a tile)."""
+        key = (lib, source, tuple(keep))
         if key not in self.images:
-            src = os.path.join(self.poplibs, "lib", lib, "codelets", "asm", source)
+            cpp = source.endswith(".cpp")
+            src = os.path.join(self.poplibs, "lib", lib, "codelets", *([] if cpp else ["asm"]), source)
             obj = os.path.join(self.work, source + ".o")
             elf = os.path.join(self.work, source + ".elf")
             inc = ["-I", os.path.join(self.poplibs, "include"), "-I", os.path.join(self.poplibs, "lib", lib),
                    "-I", os.path.join(self.poplibs, "lib", lib, "codelets"), "-DNDEBUG"]
-            run([os.path.join(self.bin, "ipu-as")] + inc + [src, "-o", obj])
-            run([os.path.join(self.bin, "ipu-ld"), obj, "-o", elf])
-            self.images[key] = elf
-        return self.images[key]
-
-    def cpp_image(self, lib, source, entries):
-        """A tile image of the vertices `entries` of one poplibs C++ codelet file, compiled by
-        ipu-cc with its build's flags (a whole file's code may not fit a tile)."""
-        key = (lib, source, tuple(entries))
-        if key not in self.images:
-            src = os.path.join(self.poplibs, "lib", lib, "codelets", source)
-            obj = os.path.join(self.work, source + ".o")
-            elf = os.path.join(self.work, source + ".elf")
-            inc = ["-I", os.path.join(self.poplibs, "include"), "-I", os.path.join(self.poplibs, "lib", lib),
-                   "-I", os.path.join(self.poplibs, "lib", lib, "codelets"), "-DNDEBUG"]
-            run([os.path.join(self.bin, "ipu-cc"), "-c"] + inc + [src, "-o", obj])
-            keep = sum((["--keep", e] for e in entries), [])
-            run([os.path.join(self.bin, "ipu-ld"), obj, "-o", elf] + keep)
+            tool = [os.path.join(self.bin, "ipu-cc"), "-c"] if cpp else [os.path.join(self.bin, "ipu-as")]
+            run(tool + inc + [src, "-o", obj])
+            run([os.path.join(self.bin, "ipu-ld"), obj, "-o", elf] + sum((["--keep", e] for e in keep), []))
             self.images[key] = elf
         return self.images[key]
 
@@ -369,8 +357,8 @@ def cast_cases(tools):
     """Cast1DSingleWorker, C++ with inline assembly (elemwiseMiscCodelets.cpp) compiled by ipu-cc:
     float->half (f32v4tof16), half->float and poplibs' Mk2 software quarter->half. The estimator:
     getCast1DSingleWorkerCycleEstimate = 3 + 2 + castWorkerCycles."""
-    elf = tools.cpp_image("popops", "elemwiseMiscCodelets.cpp",
-                          ["__runCodelet_popops__Cast1DSingleWorker___" + t for t in ("float_half", "half_float", "quarter_half")])
+    elf = tools.image("popops", "elemwiseMiscCodelets.cpp",
+                      ["__runCodelet_popops__Cast1DSingleWorker___" + t for t in ("float_half", "half_float", "quarter_half")])
     for src_t, dst_t, sb, db in [("float", "half", 4, 2), ("half", "float", 2, 4)]:
         for size in [1, 2, 3, 4, 7, 8, 33, 100, 1000]:
             values = [((i * 37) % 101 - 50) * 0.0625 + (1.0 / 3 if i % 5 == 0 else 0) for i in range(size)]

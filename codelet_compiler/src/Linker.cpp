@@ -282,11 +282,19 @@ ObjectFile link(const std::vector<LinkInput> &inputs, const arch::TileConfig &ti
   // functions its section calls. Assembly records stack_usage itself (DEF_STACK_USAGE).
   {
     using Ref = std::pair<size_t, uint32_t>; // (input, symbol)
+    // Per object, read once: its constants by name, and its functions by (section, offset).
+    std::vector<std::map<std::string, uint32_t>> constants(inputs.size());
+    std::vector<std::map<std::pair<int, uint32_t>, uint32_t>> functionAt(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      for (uint32_t k = 0; k < inputs[i].object.symbols.size(); ++k) {
+        const Symbol &sym = inputs[i].object.symbols[k];
+        if (sym.section == kAbsoluteSection) constants[i].emplace(sym.name, sym.value);
+        if (sym.type == SymbolType::Func && sym.section >= 0) functionAt[i].emplace(std::make_pair(sym.section, sym.value), k);
+      }
     // A record of the function `name` defined in input i: that object's own symbol first (a
     // local function's records are local), then the global one.
     auto record = [&](size_t i, const std::string &name) -> std::optional<uint32_t> {
-      for (const Symbol &sym : inputs[i].object.symbols)
-        if (sym.name == name && sym.section == kAbsoluteSection) return sym.value;
+      if (auto c = constants[i].find(name); c != constants[i].end()) return c->second;
       auto g = globals.find(name);
       if (g == globals.end()) return std::nullopt;
       const Symbol &def = inputs[g->second.input].object.symbols[g->second.symbol];
@@ -298,12 +306,9 @@ ObjectFile link(const std::vector<LinkInput> &inputs, const arch::TileConfig &ti
     auto definition = [&](size_t i, const Relocation &r) -> std::optional<Ref> {
       const Symbol &sym = inputs[i].object.symbols[r.symbol];
       if (sym.type == SymbolType::Section) {
-        for (uint32_t k = 0; k < inputs[i].object.symbols.size(); ++k) {
-          const Symbol &f = inputs[i].object.symbols[k];
-          if (f.type == SymbolType::Func && f.section == sym.section && int64_t(f.value) == int64_t(sym.value) + r.addend)
-            return Ref{i, k};
-        }
-        return std::nullopt;
+        auto f = functionAt[i].find({sym.section, uint32_t(int64_t(sym.value) + r.addend)});
+        if (f == functionAt[i].end()) return std::nullopt;
+        return Ref{i, f->second};
       }
       if (sym.section >= 0) return Ref{i, r.symbol};
       auto g = globals.find(sym.name);

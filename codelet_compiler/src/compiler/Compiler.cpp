@@ -231,7 +231,7 @@ std::string generateAssembly(Module &module, const std::map<std::string, EntryKi
   };
   for (const auto &[fn, bytes] : frames) {
     const Function *f = module.getFunction(fn);
-    const bool local = f && f->hasLocalLinkage() && !std::count(entryNames.begin(), entryNames.end(), fn);
+    const bool local = f && f->hasLocalLinkage() && !entries.count(fn);
     const bool weak = f && !local && (f->hasLinkOnceLinkage() || f->hasWeakLinkage());
     if (!local) os << (weak ? "\n.weak " : "\n.globl ") << fn << ".stack_size_own";
     os << "\n.set " << fn << ".stack_size_own, " << bytes << "\n";

@@ -39,17 +39,20 @@ constexpr const char *kClangPath = "/usr/lib/llvm-19/bin/clang";
 // ---------------------------------------------------------------------------------------------
 // Names
 
-// A template argument as asm-dialect §3.3 spells it in entry symbols.
+bool inPoplar(const clang::NamedDecl *d) {
+  const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(d->getDeclContext());
+  return ns && ns->getName() == "poplar";
+}
+
 // Poplar's own names of its float types: "half" (_Float16) and "quarter" (poplar::quarter), as
 // Poplar prints them in vertex names and entry symbols; "" for any other type.
 std::string poplarFloatName(clang::QualType t) {
   if (t->isFloat16Type() || t->isHalfType()) return "half";
-  if (const auto *rd = t->getAsCXXRecordDecl(); rd && rd->getName() == "quarter")
-    if (const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(rd->getDeclContext()); ns && ns->getName() == "poplar")
-      return "quarter";
+  if (const auto *rd = t->getAsCXXRecordDecl(); rd && rd->getName() == "quarter" && inPoplar(rd)) return "quarter";
   return "";
 }
 
+// A template argument as asm-dialect §3.3 spells it in entry symbols.
 std::string symbolArg(const clang::TemplateArgument &arg, const clang::ASTContext &ctx) {
   switch (arg.getKind()) {
   case clang::TemplateArgument::Type: {
@@ -155,11 +158,6 @@ std::string cxxTypeName(clang::QualType t, const clang::ASTContext &ctx) {
 
 // ---------------------------------------------------------------------------------------------
 // Vertex classes and their state
-
-bool inPoplar(const clang::NamedDecl *d) {
-  const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(d->getDeclContext());
-  return ns && ns->getName() == "poplar";
-}
 
 // "Vertex", "MultiVertex", "SupervisorVertex" if `rd` derives from one of Poplar's vertex bases.
 std::string vertexKindOf(const clang::CXXRecordDecl *rd) {

@@ -924,11 +924,11 @@ private:
     // A C++ function defined in another codelet file (poplibs' MultiSlice calls
     // MultiSliceUpdateCommon.cpp's lowerBinarySearch): called through its symbol; ipu-ld resolves
     // it and sizes the stack across the objects (.stack_size_own, Compiler.cpp).
-    const bool otherFile = callee->isDeclaration() && name.rfind("_Z", 0) == 0 && name != "_Znwj" && name != "_Znaj" &&
-                           name != "_ZdlPv" && name != "_ZdaPv" && name != "_ZdlPvj";
+    const bool allocation = name == "_Znwj" || name == "_Znaj" || name == "_ZdlPv" || name == "_ZdaPv" ||
+                            name == "_ZdlPvj" || name == "malloc" || name == "free";
+    const bool otherFile = callee->isDeclaration() && name.rfind("_Z", 0) == 0 && !allocation;
     if (callee->isDeclaration() && !otherFile) {
-      if (name == "_Znwj" || name == "_Znaj" || name == "_ZdlPv" || name == "_ZdaPv" || name == "_ZdlPvj" ||
-          name == "malloc" || name == "free")
+      if (allocation)
         error(&call, "dynamic allocation ('" + std::string(name[0] == '_' ? "operator new/delete" : name) +
                          "') is not supported on the IPU: vertex memory is allocated by the graph compiler");
       else if (name == "__cxa_throw" || name == "__cxa_allocate_exception")
