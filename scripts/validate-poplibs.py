@@ -389,8 +389,155 @@ def cast_cases(tools):
                    bundles, 5 + cast_worker_estimate(size, 2, 4), ok)
 
 
+# ---- popops: reductions (facts from lib/popops/reduction/CycleEstimationFunctions.cpp) ---------
+
+def continuous_reduce_estimate(num_partials, num_outputs, elem_bytes, update):
+    """getCycleEstimateReduceAllRegionsContinuous: elements per inner loop min(accumulator width
+    8 half / 4 float, data path 64 bits) = 4 half, 2 float, one cycle each: numOutputs x
+    (numPartials / width) + 2 (odd numPartials) + 12 numOutputs + 10 + update + 7 (call and
+    return). Evaluated with the number of outputs, as its parameter is named; its caller,
+    getCycleEstimateForReduceVertex, passes numOutputsM1 (docs/validation.md)."""
+    width = 4 if elem_bytes == 2 else 2
+    return (num_outputs * (num_partials // width) + (2 if num_partials & 1 else 0) + 12 * num_outputs
+            + 10 + (1 if update else 0) + 7)
+
+
+def continuous_reduce_cases(tools):
+    """ContinuousReduce (ContinuousReductionAcc.S: ADD, SQUARE_ADD with the f16v8acc / f32v4acc
+    accumulators; ContinuousReductionNoAcc.S: MAX, MIN): out[o] (+)= op over
+    partials[o * numPartials .. + numPartials) (the vertex's C++ in ContinuousReduce.cpp)."""
+    kinds = [("ReduceAdd", "float", "float", lambda v: sum(v)), ("ReduceAdd", "half", "half", lambda v: sum(v)),
+             ("ReduceAdd", "half", "float", lambda v: sum(v)), ("ReduceSquareAdd", "float", "float", lambda v: sum(x * x for x in v)),
+             ("ReduceMax", "half", "half", max), ("ReduceMin", "float", "float", min)]
+    acc_file = {"ReduceAdd": "ContinuousReductionAcc.S", "ReduceSquareAdd": "ContinuousReductionAcc.S",
+                "ReduceMax": "ContinuousReductionNoAcc.S", "ReduceMin": "ContinuousReductionNoAcc.S"}
+    for op, ptype, otype, fn in kinds:
+        elf = tools.image("popops", acc_file[op])
+        pb, ob = (2 if ptype == "half" else 4), (2 if otype == "half" else 4)
+        pfmt, ofmt = ("<e" if pb == 2 else "<f"), ("<e" if ob == 2 else "<f")
+        for update in (False, True):
+            if update and op in ("ReduceMax", "ReduceSquareAdd"):
+                continue
+            for num_partials, num_outputs in [(1, 1), (2, 1), (3, 1), (8, 1), (64, 1), (255, 1), (5, 3), (16, 4), (33, 7),
+                                              (100, 2), (1000, 1)]:
+                # Multiples of 1/4 in [-4, 4): sums, squares and their sums stay exact in binary16
+                # and float at these sizes.
+                parts = [((o * 13 + p * 7) % 32 - 16) * 0.25 for o in range(num_outputs) for p in range(num_partials)]
+                if op == "ReduceSquareAdd":
+                    parts = [v / 4 for v in parts]
+                old = [o * 1.5 - 2 for o in range(num_outputs)]
+                partials, out_addr = DATA, DATA + 0x8000
+                # The state: partials and out (SCALED_PTR32: (address - 0x4C000) / 4, 16 bits),
+                # numOutputsM1 and numPartials (16 bits).
+                state = [((partials - 0x4C000) >> 2) | ((out_addr - 0x4C000) >> 2) << 16,
+                         (num_outputs - 1) | num_partials << 16]
+                entry = "__runCodelet_popops__ContinuousReduce___popops__%s_%s_%s_%s" % (op, ptype, otype, "true" if update else "false")
+                cycles, out = tools.run_worker(elf, entry, state, out_addr, num_outputs * ob + 8,
+                                               preload=[(pack(pfmt, parts), partials), (pack(ofmt, old) if update else bytes(num_outputs * ob), out_addr)])
+                want = [fn(parts[o * num_partials:(o + 1) * num_partials]) + (old[o] if update else 0) for o in range(num_outputs)]
+                ok = out[:num_outputs * ob] == pack(ofmt, want) and out[num_outputs * ob:] == bytes(8)
+                yield ("popops::ContinuousReduce<%s,%s,%s,%s>" % (op, ptype, otype, "true" if update else "false"),
+                       "%dx%d" % (num_outputs, num_partials), cycles,
+                       continuous_reduce_estimate(num_partials, num_outputs, pb, update), ok)
+
+
+# ---- poplin: the AMP convolution partials (facts from lib/poplin/PerformanceEstimation.hpp) ---
+
+def conv1x1_estimate(worker_n, ncg, nig, nog, ocpg, float_acts, ld128):
+    """getConvPartial1x1SupervisorCycleEstimate (PerformanceEstimation.hpp) for 8 conv units,
+    half/half or float/float (no retention savings, not the common half/float code path), in tile
+    cycles. A worker's cycles with the first input group zeroing the partials (z = 1) or not:
+    n = 0: 24; 1: 39 (47 float) + (2 + zc) z; 2: 40 (46) + (2 + 2 zc) z; n >= 3: 41 (46) +
+    (2 + zc n) z + (n - 3) core, zc = 2 (4 float), core 4 (8); a pass costs max(6 max t, 6 min t +
+    14). The outer loop: 50 + ncg (12 + (nig - 1)(16 + nog (19 + passes (6 + L + inner))) +
+    11 + nog (19 + passes (7 + L + inner zeroing))), passes = ocpg / 8, L the weight loads:
+    8 units x 32 bytes at 16 bytes a cycle (ld128) or 8 (ld64)."""
+    zc, core = (4, 8) if float_acts else (2, 4)
+    def worker(n, z):
+        if n == 0:
+            return 24
+        if n == 1:
+            return (47 if float_acts else 39) + (2 + zc) * z
+        if n == 2:
+            return (46 if float_acts else 40) + (2 + 2 * zc) * z
+        return (46 if float_acts else 41) + (2 + zc * n) * z + (n - 3) * core
+    def inner(z):
+        t = [6 * worker(n, z) for n in worker_n]
+        return max(max(t), min(t) + 14)
+    loads = 8 * 32 // (16 if ld128 else 8)
+    passes = ocpg // 8
+    return 50 + ncg * (12 + (nig - 1) * (15 + 1 + nog * (19 + passes * (6 + loads + inner(0))))
+                       + (10 + 1 + nog * (19 + passes * (7 + loads + inner(1)))))
+
+
+def conv1x1_cases(tools):
+    """ConvPartial1x1Out, a supervisor vertex (conv_partial_1x1_supervisor.S with the half/half
+    f16v4hihoamp and float/float f32sisoamp workers): for every conv group cg and output group og,
+    out[cg nog + og][p][oc] = sum over input groups ig and input channels ic of
+    in[cg nig + ig][p][ic] x weights[cg nog nig + ig nog + (nog - 1 - og)][oc][ic]
+    (the vertex's C++ reference in ConvPartial1x1Out.cpp), at unit input and output stride."""
+    for acts, float_acts, fmt in [("half", False, "<e"), ("float", True, "<f")]:
+        eb = 4 if float_acts else 2
+        icpg = 8 if float_acts else 16
+        inner_elems = 2 if float_acts else 4
+        elf = tools.image("poplin", "conv_partial_1x1_%s_%s.S" % (acts, acts))
+        sweep = [(n, 1, 1, 1, 8, False) for n in [1, 3, 6, 7, 12, 18, 30, 60, 96]]
+        sweep += [(18, 1, 1, 1, 8, True), (60, 1, 1, 1, 8, True), (12, 1, 2, 1, 8, False), (12, 1, 1, 2, 8, False),
+                  (12, 2, 2, 2, 8, True), (30, 1, 3, 2, 16, False), (24, 1, 1, 1, 16, True)]
+        for size, ncg, nig, nog, ocpg, ld128 in sweep:
+            # Small integers: every product and sum is exact in binary16 and float.
+            def x(row, p, ic): return (row * 3 + p * 5 + ic) % 5 - 2
+            def w(row, oc, ic): return (row * 7 + oc * 3 + ic * 2) % 5 - 2
+            # Region 1 (interleaved, as ld128putcs needs): weights at 0x80000, in at 0x90000, out
+            # at 0xA0000, each block 16-byte aligned; the pointer tables and the worklists in region 0.
+            wblock, iblock, oblock = ocpg * icpg * eb, size * icpg * eb, size * ocpg * eb
+            wptr = [0x80000 + i * wblock for i in range(ncg * nig * nog)]
+            iptr = [0x90000 + i * ((iblock + 15) // 16 * 16) for i in range(ncg * nig)]
+            ostep = (oblock + 16 + 15) // 16 * 16
+            optr = [0xA0000 + i * ostep for i in range(ncg * nog)]
+            tables = 0x60800
+            ptab, itab, otab, wl = tables, tables + 0x100, tables + 0x200, tables + 0x300
+            worklist = []
+            for wid in range(6):
+                lo, hi = wid * size // 6, (wid + 1) * size // 6
+                worklist += [lo * ocpg * eb // 8, (hi - lo - 3) & 0xFFFF, lo * icpg * eb // 8]
+            weights = b"".join(pack(fmt, [w(r, oc, ic) for oc in range(ocpg) for ic in range(icpg)])
+                               for r in range(ncg * nig * nog))
+            inputs = [pack(fmt, [x(r, p, ic) for p in range(size) for ic in range(icpg)]) for r in range(ncg * nig)]
+            garbage = bytes([0x5A]) * (ostep * ncg * nog)
+            preload = [(struct.pack("<%dI" % len(wptr), *wptr), ptab), (struct.pack("<%dI" % len(iptr), *iptr), itab),
+                       (struct.pack("<%dI" % len(optr), *optr), otab), (struct.pack("<18H", *worklist), wl),
+                       (weights, 0x80000), (garbage, 0xA0000)] + [(d, a) for d, a in zip(inputs, iptr)]
+            # The state: in, weights, out, worklists (pointers); 16-bit numConvGroupsM1,
+            # numOutGroupsM1, numInGroups, transformedInStride (unit stride: 1), outChansPerGroup,
+            # transformedOutStride (-4 for half partials, -6 float, + the output stride x
+            # outChansPerGroup: ConvPartialsStridesPacking.cpp), inChansPerGroup.
+            out_stride = (-6 if float_acts else -4) + ocpg
+            state = [itab, ptab, otab, wl, (ncg - 1) | (nog - 1) << 16, nig | 1 << 16,
+                     ocpg | (out_stride & 0xFFFF) << 16, icpg]
+            entry = "__runCodelet_poplin__ConvPartial1x1Out___%s_%s_true_%s_8_%d_false" % (
+                acts, acts, "true" if ld128 else "false", inner_elems)
+            cycles, out = tools.run_worker(elf, entry, state, 0xA0000, len(garbage), preload=preload, mode="supervisor")
+            want = bytearray(garbage)
+            for cg in range(ncg):
+                for og in range(nog):
+                    res = []
+                    for p in range(size):
+                        for oc in range(ocpg):
+                            res.append(sum(x(cg * nig + ig, p, ic) * w(cg * nog * nig + ig * nog + nog - 1 - og, oc, ic)
+                                           for ig in range(nig) for ic in range(icpg)))
+                    at = (cg * nog + og) * ostep
+                    want[at:at + oblock] = pack(fmt, res)
+            ok = out == bytes(want)
+            workers = [(wid + 1) * size // 6 - wid * size // 6 for wid in range(6)]
+            yield ("poplin::ConvPartial1x1Out<%s,%s,%s>" % (acts, acts, "ld128" if ld128 else "ld64"),
+                   "n=%d cg%d ig%d og%d oc%d" % (size, ncg, nig, nog, ocpg), cycles,
+                   conv1x1_estimate(workers, ncg, nig, nog, ocpg, float_acts, ld128), ok)
+
+
 CASES = [fill_cases, fill2d_cases, binaryop1d_cases, binaryop1d_inplace_cases, unaryop1d_cases, scaled_add_cases,
-         nl_grad1d_cases, for_loop_counter_cases, cast_cases]
+         nl_grad1d_cases, for_loop_counter_cases, cast_cases, continuous_reduce_cases,
+         conv1x1_cases]
 
 
 # ---- reporting --------------------------------------------------------------------------------
@@ -410,10 +557,13 @@ def svg_plot(rows, path):
         if lo <= d <= hi:
             out.append('<text x="%f" y="%d" text-anchor="middle">%d</text>' % (sx(10 ** d), h - m + 18, 10 ** d))
             out.append('<text x="%d" y="%f" text-anchor="end">%d</text>' % (m - 6, sy(10 ** d) + 4, 10 ** d))
+    # One colour per vertex family (the name without its template arguments).
     colours = {}
-    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+               "#bcbd22", "#7f7f7f", "#393b79", "#ad494a", "#637939", "#843c39", "#3182bd", "#e6550d"]
     for r in rows:
-        c = colours.setdefault(r["vertex"], palette[len(colours) % len(palette)])
+        family = r["vertex"].split("<")[0]
+        c = colours.setdefault(family, palette[len(colours) % len(palette)])
         out.append('<circle cx="%f" cy="%f" r="3" fill="%s" fill-opacity="0.7"/>' % (sx(r["estimated"]), sy(r["simulated"]), c))
     for i, (name, c) in enumerate(colours.items()):
         out.append('<circle cx="%d" cy="%d" r="4" fill="%s"/><text x="%d" y="%d">%s</text>' % (m + 10, m + 10 + 16 * i, c, m + 20, m + 14 + 16 * i, name.replace("<", "&lt;").replace(">", "&gt;")))
@@ -431,11 +581,14 @@ def main():
     ap.add_argument("--table")
     ap.add_argument("--plot")
     ap.add_argument("--check")
+    ap.add_argument("--only", help="run only the case sets whose name contains this (e.g. conv1x1)")
     a = ap.parse_args()
     rows, bad = [], 0
     with tempfile.TemporaryDirectory() as work:
         tools = Tools(os.path.abspath(a.build), os.path.abspath(a.poplibs), work)
         for gen in CASES:
+            if a.only and a.only not in gen.__name__:
+                continue
             for vertex, case, sim, est, ok in gen(tools):
                 err = (sim - est) / est
                 rows.append({"vertex": vertex, "case": case, "simulated": sim, "estimated": est,
