@@ -1,0 +1,570 @@
+// popops' element-wise operations: an expression over tensors becomes one generated MultiVertex
+// type (C++ compiled by ipu-cc through Graph::addCodelets, cached by content) and, for each
+// region of the output on each tile, one vertex of it on that tile. The graph compiler brings
+// operands held elsewhere to the vertex's tile through the exchange, as for any vertex.
+#include "Internal.hpp"
+
+#include <popops/ElementWise.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <poplar/exceptions.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace popops {
+
+using namespace poplar;
+
+namespace detail {
+namespace {
+using expr::BinaryOpType;
+using expr::TernaryOpType;
+using expr::UnaryOpType;
+
+[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+
+std::string shapeString(const std::vector<std::size_t> &shape) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "}";
+}
+
+bool isFloat(const Type &t) { return t == FLOAT || t == HALF; }
+bool isIntegral(const Type &t) { return !isFloat(t) && t != BOOL; }
+
+// The C++ type of a Poplar type on the tile.
+std::string deviceType(const std::string &op, const Type &t) {
+  static const std::map<std::string, std::string> types = {
+      {"float", "float"},         {"half", "half"},
+      {"int", "int"},             {"unsigned int", "unsigned int"},
+      {"short", "short"},         {"unsigned short", "unsigned short"},
+      {"bool", "bool"},           {"char", "char"},
+      {"signed char", "signed char"}, {"unsigned char", "unsigned char"},
+      {"long", "long"},           {"unsigned long", "unsigned long"},
+      {"long long", "long long"}, {"unsigned long long", "unsigned long long"}};
+  auto it = types.find(t.toString());
+  if (it == types.end()) fail(op, "element type " + t.toString() + " is not supported by element-wise operations");
+  return it->second;
+}
+
+// ---- types ------------------------------------------------------------------------------------
+
+// An expression's type; `weak` for a subexpression of constants only, which takes the type of
+// the operand it meets (poplibs' rule for constants).
+struct Typed {
+  Type type;
+  bool weak;
+};
+
+class Typer {
+public:
+  Typer(const std::string &op, const std::vector<Tensor> &ts) : op(op), ts(ts) {}
+
+  Typed operator()(const expr::Expr &e) const {
+    if (auto *p = e.getAs<expr::PlaceHolder>()) {
+      if (p->getIndex() < 1 || p->getIndex() > ts.size())
+        fail(op, "the expression uses placeholder _" + std::to_string(p->getIndex()) + " but " +
+                     std::to_string(ts.size()) + " tensor(s) are given");
+      return {ts[p->getIndex() - 1].elementType(), false};
+    }
+    if (auto *c = e.getAs<expr::Const>()) return {c->getType(), true};
+    if (auto *c = e.getAs<expr::Cast>()) {
+      (*this)(c->getLHS());
+      return {c->getRHSType(), false};
+    }
+    if (auto *u = e.getAs<expr::UnaryOp>()) return unary(*u);
+    if (auto *b = e.getAs<expr::BinaryOp>()) return binary(*b);
+    if (auto *t = e.getAs<expr::TernaryOp>()) return ternary(*t);
+    fail(op, "unknown kind of expression");
+  }
+
+  // The common type of two operands (a constant takes the other's type).
+  Type unify(const std::string &opName, const Typed &a, const Typed &b) const {
+    if (a.weak && !b.weak) return b.type;
+    if (b.weak && !a.weak) return a.type;
+    if (a.type != b.type && !(a.weak && b.weak))
+      fail(op, "the operands of " + opName + " have different types (" + a.type.toString() + " and " +
+                   b.type.toString() + ")");
+    return a.type;
+  }
+
+private:
+  Typed unary(const expr::UnaryOp &u) const {
+    Typed a = (*this)(u.getArg());
+    const std::string name = expr::opTypeName(u.getOpType());
+    switch (u.getOpType()) {
+    case UnaryOpType::IS_FINITE:
+    case UnaryOpType::IS_INF:
+    case UnaryOpType::IS_NAN:
+      needFloat(name, a.type);
+      return {BOOL, a.weak};
+    case UnaryOpType::LOGICAL_NOT:
+      if (a.type != BOOL) fail(op, "LOGICAL_NOT needs a bool operand, not " + a.type.toString());
+      return {BOOL, a.weak};
+    case UnaryOpType::BITWISE_NOT:
+    case UnaryOpType::COUNT_LEADING_ZEROS:
+    case UnaryOpType::POPCOUNT:
+      if (!isIntegral(a.type)) fail(op, name + " needs an integer operand, not " + a.type.toString());
+      return a;
+    case UnaryOpType::ABSOLUTE:
+    case UnaryOpType::NEGATE:
+    case UnaryOpType::SIGNUM:
+    case UnaryOpType::SQUARE:
+    case UnaryOpType::RELU:
+      if (a.type == BOOL) fail(op, name + " needs a numeric operand, not bool");
+      return a;
+    default: needFloat(name, a.type); return a;
+    }
+  }
+
+  Typed binary(const expr::BinaryOp &b) const {
+    Typed l = (*this)(b.getLHS()), r = (*this)(b.getRHS());
+    const std::string name = expr::opTypeName(b.getOpType());
+    const Type t = unify(name, l, r);
+    const bool weak = l.weak && r.weak;
+    switch (b.getOpType()) {
+    case BinaryOpType::EQUAL:
+    case BinaryOpType::NOT_EQUAL:
+    case BinaryOpType::LESS_THAN:
+    case BinaryOpType::LESS_THAN_EQUAL:
+    case BinaryOpType::GREATER_THAN:
+    case BinaryOpType::GREATER_THAN_EQUAL: return {BOOL, weak};
+    case BinaryOpType::LOGICAL_AND:
+    case BinaryOpType::LOGICAL_OR:
+      if (t != BOOL) fail(op, name + " needs bool operands, not " + t.toString());
+      return {BOOL, weak};
+    case BinaryOpType::BITWISE_AND:
+    case BinaryOpType::BITWISE_OR:
+    case BinaryOpType::BITWISE_XOR:
+    case BinaryOpType::BITWISE_XNOR:
+    case BinaryOpType::SHIFT_LEFT:
+    case BinaryOpType::SHIFT_RIGHT:
+    case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
+      if (!isIntegral(t)) fail(op, name + " needs integer operands, not " + t.toString());
+      return {t, weak};
+    case BinaryOpType::ATAN2:
+    case BinaryOpType::POWER:
+    case BinaryOpType::INV_STD_DEV_TO_VARIANCE:
+    case BinaryOpType::VARIANCE_TO_INV_STD_DEV: needFloat(name, t); return {t, weak};
+    default:
+      if (t == BOOL) fail(op, name + " needs numeric operands, not bool");
+      return {t, weak};
+    }
+  }
+
+  Typed ternary(const expr::TernaryOp &t) const {
+    Typed a = (*this)(t.getArg0()), b = (*this)(t.getArg1()), c = (*this)(t.getArg2());
+    if (t.getOpType() == TernaryOpType::SELECT) {
+      if (c.type != BOOL) fail(op, "SELECT's third operand (the condition) must be bool, not " + c.type.toString());
+      return {unify("SELECT", a, b), a.weak && b.weak};
+    }
+    Typed ab{unify("CLAMP", a, b), a.weak && b.weak};
+    return {unify("CLAMP", ab, c), ab.weak && c.weak};
+  }
+
+  void needFloat(const std::string &name, const Type &t) const {
+    if (!isFloat(t)) fail(op, name + " needs a float or half operand, not " + t.toString());
+  }
+
+  const std::string &op;
+  const std::vector<Tensor> &ts;
+};
+
+// ---- shapes -----------------------------------------------------------------------------------
+
+std::vector<std::size_t> broadcastShape(const std::string &op, const std::vector<Tensor> &ts,
+                                        const std::vector<bool> &used) {
+  std::vector<std::size_t> shape;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    if (!used[i]) continue;
+    std::vector<std::size_t> s = ts[i].shape();
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      std::size_t &r = shape[shape.size() - s.size() + d];
+      if (s[d] == r || s[d] == 1) continue;
+      if (r == 1) {
+        r = s[d];
+        continue;
+      }
+      std::string shapes;
+      for (std::size_t j = 0; j < ts.size(); ++j)
+        if (used[j]) shapes += (shapes.empty() ? "" : ", ") + shapeString(ts[j].shape());
+      fail(op, "operand " + std::to_string(i + 1) + " of shape " + shapeString(ts[i].shape()) +
+                   " does not broadcast with the others (shapes " + shapes + ")");
+    }
+  }
+  return shape;
+}
+
+// t broadcast to `shape` (numpy rules, already checked).
+Tensor broadcastTo(Tensor t, const std::vector<std::size_t> &shape) {
+  std::vector<std::size_t> s = t.shape();
+  s.insert(s.begin(), shape.size() - s.size(), 1);
+  t = t.reshape(s);
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (s[d] == 1 && shape[d] != 1) t = t.broadcast(unsigned(shape[d]), d);
+  return t;
+}
+
+void usedPlaceholders(const expr::Expr &e, std::vector<bool> &used) {
+  if (auto *p = e.getAs<expr::PlaceHolder>()) {
+    if (p->getIndex() >= 1 && p->getIndex() <= used.size()) used[p->getIndex() - 1] = true;
+  } else if (auto *c = e.getAs<expr::Cast>()) {
+    usedPlaceholders(c->getLHS(), used);
+  } else if (auto *u = e.getAs<expr::UnaryOp>()) {
+    usedPlaceholders(u->getArg(), used);
+  } else if (auto *b = e.getAs<expr::BinaryOp>()) {
+    usedPlaceholders(b->getLHS(), used);
+    usedPlaceholders(b->getRHS(), used);
+  } else if (auto *t = e.getAs<expr::TernaryOp>()) {
+    usedPlaceholders(t->getArg0(), used);
+    usedPlaceholders(t->getArg1(), used);
+    usedPlaceholders(t->getArg2(), used);
+  }
+}
+
+// ---- code -------------------------------------------------------------------------------------
+
+// C++ for the tile: the expression's value in its type. Operand n is the local `vN`.
+class CodeGen {
+public:
+  CodeGen(const std::string &op, const Typer &typer) : op(op), typer(typer) {}
+
+  // `ctx`: the type a constant subexpression takes.
+  std::string operator()(const expr::Expr &e, const Type &ctx) const {
+    if (auto *p = e.getAs<expr::PlaceHolder>()) return "v" + std::to_string(p->getIndex());
+    if (auto *c = e.getAs<expr::Const>()) return literal(*c, ctx);
+    if (auto *c = e.getAs<expr::Cast>()) {
+      Typed from = typer(c->getLHS());
+      const std::string x = (*this)(c->getLHS(), from.type);
+      if (c->getRHSType() == BOOL) return "(" + x + " != 0)";
+      return "static_cast<" + deviceType(op, c->getRHSType()) + ">(" + x + ")";
+    }
+    if (auto *u = e.getAs<expr::UnaryOp>()) return unary(*u, ctx);
+    if (auto *b = e.getAs<expr::BinaryOp>()) return binary(*b, ctx);
+    auto &t = *e.getAs<expr::TernaryOp>();
+    Typed r = typer(e);
+    const Type vt = r.weak ? ctx : r.type;
+    const std::string T = deviceType(op, vt);
+    const std::string a = (*this)(t.getArg0(), vt), b = (*this)(t.getArg1(), vt);
+    if (t.getOpType() == TernaryOpType::SELECT) return "(" + (*this)(t.getArg2(), BOOL) + " ? " + a + " : " + b + ")";
+    return "ipusimClamp<" + T + ">(" + a + ", " + b + ", " + (*this)(t.getArg2(), vt) + ")";
+  }
+
+private:
+  std::string literal(const expr::Const &c, const Type &t) const {
+    const double v = c.getDataAsDouble();
+    char buf[64];
+    if (isFloat(t)) {
+      std::snprintf(buf, sizeof buf, "%a", v);
+      return std::string("static_cast<") + deviceType(op, t) + ">(" + buf + ")";
+    }
+    if (t == BOOL) return v != 0 ? "true" : "false";
+    if (c.getTypeTraits().isIntegral && !c.getTypeTraits().isSigned)
+      std::snprintf(buf, sizeof buf, "%" PRIu64 "ull", c.getDataForUnsignedIntegral());
+    else
+      std::snprintf(buf, sizeof buf, "%" PRId64 "ll", static_cast<int64_t>(v));
+    return "static_cast<" + deviceType(op, t) + ">(" + buf + ")";
+  }
+
+  // A floating-point function: half is computed in float and rounded once.
+  std::string fn(const std::string &f, const std::string &x, const Type &t) const {
+    if (t == HALF) return "static_cast<half>(" + f + "(static_cast<float>(" + x + ")))";
+    return f + "(" + x + ")";
+  }
+
+  std::string unary(const expr::UnaryOp &u, const Type &ctx) const {
+    Typed at = typer(u.getArg());
+    const Type t = at.weak ? ctx : at.type;
+    const std::string T = deviceType(op, t);
+    const std::string x = (*this)(u.getArg(), t);
+    auto cast = [&](const std::string &s) { return "static_cast<" + T + ">(" + s + ")"; };
+    switch (u.getOpType()) {
+    case UnaryOpType::ABSOLUTE: return isFloat(t) ? fn("std::fabs", x, t) : "ipusimAbs<" + T + ">(" + x + ")";
+    case UnaryOpType::ASIN: return fn("std::asin", x, t);
+    case UnaryOpType::BITWISE_NOT: return cast("~" + x);
+    case UnaryOpType::CBRT: return fn("std::cbrt", x, t);
+    case UnaryOpType::CEIL: return fn("std::ceil", x, t);
+    case UnaryOpType::COS: return fn("std::cos", x, t);
+    case UnaryOpType::COUNT_LEADING_ZEROS: return cast("ipusimClz(" + x + ")");
+    case UnaryOpType::ERF: return fn("std::erf", x, t);
+    case UnaryOpType::EXPONENT: return fn("std::exp", x, t);
+    case UnaryOpType::EXPONENT_MINUS_ONE: return fn("std::expm1", x, t);
+    case UnaryOpType::EXPONENT2: return fn("std::exp2", x, t);
+    case UnaryOpType::FLOOR: return fn("std::floor", x, t);
+    case UnaryOpType::GELU_ERF: return fn("ipusimGeluErf", x, t);
+    case UnaryOpType::INVERSE: return cast("1 / " + x);
+    case UnaryOpType::IS_FINITE: return "std::isfinite(" + x + ")";
+    case UnaryOpType::IS_INF: return "std::isinf(" + x + ")";
+    case UnaryOpType::IS_NAN: return "std::isnan(" + x + ")";
+    case UnaryOpType::LOGARITHM: return fn("std::log", x, t);
+    case UnaryOpType::LOGARITHM_ONE_PLUS: return fn("std::log1p", x, t);
+    case UnaryOpType::LOGICAL_NOT: return "(!" + x + ")";
+    case UnaryOpType::NEGATE: return cast("-" + x);
+    case UnaryOpType::NEARBY_INT: return fn("std::nearbyint", x, t);
+    case UnaryOpType::POPCOUNT: return cast("ipusimPopcount(" + x + ")");
+    case UnaryOpType::RELU: return "ipusimRelu<" + T + ">(" + x + ")";
+    case UnaryOpType::SIGNUM: return "ipusimSignum<" + T + ">(" + x + ")";
+    case UnaryOpType::SIN: return fn("std::sin", x, t);
+    case UnaryOpType::TAN: return fn("std::tan", x, t);
+    case UnaryOpType::TANH: return fn("std::tanh", x, t);
+    case UnaryOpType::ROUND: return fn("std::round", x, t);
+    case UnaryOpType::SQRT: return fn("std::sqrt", x, t);
+    case UnaryOpType::SQUARE: return "ipusimSquare<" + T + ">(" + x + ")";
+    case UnaryOpType::SIGMOID: return fn("ipusimSigmoid", x, t);
+    case UnaryOpType::RSQRT: return fn("ipusimRsqrt", x, t);
+    case UnaryOpType::TRUNC: return fn("std::trunc", x, t);
+    }
+    fail(op, "unknown unary operation");
+  }
+
+  std::string binary(const expr::BinaryOp &b, const Type &ctx) const {
+    Typed l = typer(b.getLHS()), r = typer(b.getRHS());
+    Type t = typer.unify(expr::opTypeName(b.getOpType()), l, r);
+    if (l.weak && r.weak) t = ctx;
+    const std::string T = deviceType(op, t);
+    const std::string x = (*this)(b.getLHS(), t), y = (*this)(b.getRHS(), t);
+    auto cast = [&](const std::string &s) { return "static_cast<" + T + ">(" + s + ")"; };
+    auto fn2 = [&](const std::string &f) {
+      if (t == HALF) return "static_cast<half>(" + f + "(static_cast<float>(" + x + "), static_cast<float>(" + y + ")))";
+      return f + "(" + x + ", " + y + ")";
+    };
+    switch (b.getOpType()) {
+    case BinaryOpType::ADD: return cast(x + " + " + y);
+    case BinaryOpType::ATAN2: return fn2("std::atan2");
+    case BinaryOpType::BITWISE_AND: return cast(x + " & " + y);
+    case BinaryOpType::BITWISE_OR: return cast(x + " | " + y);
+    case BinaryOpType::BITWISE_XOR: return cast(x + " ^ " + y);
+    case BinaryOpType::BITWISE_XNOR: return cast("~(" + x + " ^ " + y + ")");
+    case BinaryOpType::DIVIDE: return cast(x + " / " + y);
+    case BinaryOpType::EQUAL: return "(" + x + " == " + y + ")";
+    case BinaryOpType::GREATER_THAN_EQUAL: return "(" + x + " >= " + y + ")";
+    case BinaryOpType::GREATER_THAN: return "(" + x + " > " + y + ")";
+    case BinaryOpType::INV_STD_DEV_TO_VARIANCE: return fn2("ipusimInvStdDevToVariance");
+    case BinaryOpType::LESS_THAN_EQUAL: return "(" + x + " <= " + y + ")";
+    case BinaryOpType::LOGICAL_AND: return "(" + x + " && " + y + ")";
+    case BinaryOpType::LOGICAL_OR: return "(" + x + " || " + y + ")";
+    case BinaryOpType::LESS_THAN: return "(" + x + " < " + y + ")";
+    case BinaryOpType::MAXIMUM: return "ipusimMax<" + T + ">(" + x + ", " + y + ")";
+    case BinaryOpType::MINIMUM: return "ipusimMin<" + T + ">(" + x + ", " + y + ")";
+    case BinaryOpType::MULTIPLY: return cast(x + " * " + y);
+    case BinaryOpType::NOT_EQUAL: return "(" + x + " != " + y + ")";
+    case BinaryOpType::POWER: return fn2("std::pow");
+    case BinaryOpType::REMAINDER: return isFloat(t) ? fn2("std::fmod") : cast(x + " % " + y);
+    case BinaryOpType::SHIFT_LEFT: return cast(x + " << " + y);
+    case BinaryOpType::SHIFT_RIGHT: return cast("ipusimShr(" + x + ", " + y + ")");
+    case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND: return cast(x + " >> " + y);
+    case BinaryOpType::SUBTRACT: return cast(x + " - " + y);
+    case BinaryOpType::VARIANCE_TO_INV_STD_DEV: return fn2("ipusimVarianceToInvStdDev");
+    }
+    fail(op, "unknown binary operation");
+  }
+
+  const std::string &op;
+  const Typer &typer;
+};
+
+// Functions the generated expressions call (the semantics of poplibs' operations).
+const char *kPrelude = R"(#include <poplar/Vertex.hpp>
+#include <cmath>
+template <class T> static inline T ipusimMax(T a, T b) { return a < b ? b : a; }
+template <class T> static inline T ipusimMin(T a, T b) { return b < a ? b : a; }
+template <class T> static inline T ipusimClamp(T x, T lo, T hi) { return x < lo ? lo : (hi < x ? hi : x); }
+template <class T> static inline T ipusimAbs(T x) { return x < 0 ? static_cast<T>(-x) : x; }
+template <class T> static inline T ipusimRelu(T x) { return x > T(0) ? x : T(0); }
+template <class T> static inline T ipusimSignum(T x) { return static_cast<T>((T(0) < x) - (x < T(0))); }
+template <class T> static inline T ipusimSquare(T x) { return static_cast<T>(x * x); }
+template <class T> static inline unsigned ipusimClz(T x) {
+  unsigned u = static_cast<unsigned>(x) & (~0u >> (32 - 8 * sizeof(T)));
+  return u == 0 ? 8 * sizeof(T) : __builtin_clz(u) - (32 - 8 * sizeof(T));
+}
+template <class T> static inline unsigned ipusimPopcount(T x) {
+  return __builtin_popcount(static_cast<unsigned>(x) & (~0u >> (32 - 8 * sizeof(T))));
+}
+template <class T> static inline T ipusimShr(T x, T n) {
+  return static_cast<T>((static_cast<unsigned>(x) & (~0u >> (32 - 8 * sizeof(T)))) >> n);
+}
+static inline float ipusimSigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+static inline float ipusimRsqrt(float x) { return 1.0f / std::sqrt(x); }
+static inline float ipusimGeluErf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+static inline float ipusimInvStdDevToVariance(float x, float eps) { return 1.0f / (x * x) - eps; }
+static inline float ipusimVarianceToInvStdDev(float x, float eps) { return 1.0f / std::sqrt(x + eps); }
+)";
+
+uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+} // namespace
+
+void checkMapOptions(const std::string &op, const OptionFlags &options) {
+  // poplibs' options of element-wise operations; the generated vertex is always one fused
+  // vertex, so they change nothing here, but their values must be booleans.
+  for (const auto &o : options) {
+    if (o.first != "enableGenerateCodelet" && o.first != "enableExpressionOptimizations" &&
+        o.first != "enableVectorBroadcastOptimisations" && o.first != "forceGenerateCodelet")
+      throw invalid_option(op + ": unknown option '" + o.first +
+                           "' (element-wise options: enableGenerateCodelet, enableExpressionOptimizations, "
+                           "enableVectorBroadcastOptimisations, forceGenerateCodelet)");
+    if (o.second != "true" && o.second != "false")
+      throw invalid_option(op + ": option '" + o.first + "' must be true or false, not '" + o.second + "'");
+  }
+}
+
+MapSignature mapSignature(const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &ts) {
+  Typer typer(op, ts);
+  Typed r = typer(expr);
+  std::vector<bool> used(ts.size());
+  usedPlaceholders(expr, used);
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    if (!ts[i].valid()) fail(op, "tensor " + std::to_string(i + 1) + " is not a valid tensor");
+  return {r.type, broadcastShape(op, ts, used)};
+}
+
+void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &ts,
+                    const Tensor &out, bool inPlace, ComputeSet cs) {
+  Typer typer(op, ts);
+  const Type resultType = typer(expr).type;
+  std::vector<bool> used(ts.size());
+  usedPlaceholders(expr, used);
+  const std::vector<std::size_t> shape = out.shape();
+  if (out.numElements() == 0) return;
+
+  // The vertex type: an operand of one element is a scalar field (read once), the others are
+  // vectors beside the output; in place, _1 is the output itself.
+  std::ostringstream fields, loads, scalars;
+  const std::string outT = deviceType(op, out.elementType());
+  std::vector<bool> scalar(ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    if (!used[i]) continue;
+    const std::string T = deviceType(op, ts[i].elementType());
+    const std::string n = std::to_string(i + 1);
+    if (inPlace && i == 0) {
+      loads << "      const " << T << " v1 = out[i];\n";
+      continue;
+    }
+    scalar[i] = ts[i].numElements() == 1;
+    if (scalar[i]) {
+      fields << "  poplar::Input<" << T << "> in" << n << ";\n";
+      scalars << "    const " << T << " v" << n << " = in" << n << ";\n";
+    } else {
+      fields << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in" << n << ";\n";
+      loads << "      const " << T << " v" << n << " = in" << n << "[i];\n";
+    }
+  }
+  CodeGen gen(op, typer);
+  const std::string value = gen(expr, resultType);
+  std::ostringstream body;
+  body << fields.str() << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << outT
+       << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  void compute(unsigned wid) {\n"
+       // Each worker a contiguous run of whole 8-byte groups: no two workers write one word.
+       << "    const unsigned n = out.size();\n"
+       << "    const unsigned per = (n + 47) / 48 * 8;\n"
+       << "    const unsigned begin = wid * per < n ? wid * per : n;\n"
+       << "    const unsigned end = begin + per < n ? begin + per : n;\n"
+       << scalars.str() << "    for (unsigned i = begin; i < end; ++i) {\n"
+       << loads.str() << "      out[i] = static_cast<" << outT << ">(" << value << ");\n"
+       << "    }\n  }\n};\n";
+  char name[40];
+  std::snprintf(name, sizeof name, "ipusim_popops_Map_%016" PRIx64, fnv1a(body.str()));
+  if (!graph.hasCodelet(name)) {
+    std::stringstream src;
+    src << kPrelude << "class " << name << " : public poplar::MultiVertex {\npublic:\n" << body.str();
+    graph.addCodelets(src, "-O2");
+  }
+
+  // One vertex per region of the output on each tile.
+  const Tensor outFlat = out.flatten();
+  std::vector<Tensor> operands(ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    if (used[i] && !(inPlace && i == 0)) operands[i] = scalar[i] ? ts[i].reshape({}) : broadcastTo(ts[i], shape).flatten();
+  const auto mapping = graph.getTileMapping(outFlat);
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
+    for (const Interval &r : mapping[tile]) {
+      VertexRef v = graph.addVertex(cs, name);
+      graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        if (!operands[i].valid()) continue;
+        graph.connect(v["in" + std::to_string(i + 1)], scalar[i] ? operands[i] : operands[i].slice(r.begin(), r.end()));
+      }
+      graph.setTileMapping(v, unsigned(tile));
+    }
+  }
+}
+
+} // namespace detail
+
+namespace {
+
+std::string opName(const char *fn, const expr::Expr &e) {
+  std::ostringstream s;
+  s << "popops::" << fn << "(" << e << ")";
+  return s.str();
+}
+
+Tensor createOutput(Graph &graph, const std::string &op, const detail::MapSignature &sig, const std::vector<Tensor> &ts,
+                    const DebugContext &dc) {
+  const std::string name = dc.getPathName().empty() ? op : dc.getPathName();
+  for (const Tensor &t : ts)
+    if (t.valid() && t.shape() == sig.shape) return graph.clone(sig.type, t, name);
+  Tensor out = graph.addVariable(sig.type, sig.shape, name);
+  poputil::mapTensorLinearly(graph, out);
+  return out;
+}
+
+} // namespace
+
+Tensor map(Graph &graph, const expr::Expr &expr, const std::vector<Tensor> &ts, program::Sequence &prog,
+           const DebugContext &debugContext, const OptionFlags &options) {
+  const std::string op = opName("map", expr);
+  detail::checkMapOptions(op, options);
+  const detail::MapSignature sig = detail::mapSignature(op, expr, ts);
+  Tensor out = createOutput(graph, op, sig, ts, debugContext);
+  ComputeSet cs = graph.addComputeSet(debugContext.getPathName().empty() ? op : debugContext.getPathName());
+  detail::addMapVertices(graph, op, expr, ts, out, false, cs);
+  prog.add(program::Execute(cs));
+  return out;
+}
+
+void mapInPlace(Graph &graph, const expr::Expr &expr, const std::vector<Tensor> &ts, program::Sequence &prog,
+                const DebugContext &debugContext, const OptionFlags &options) {
+  const std::string op = opName("mapInPlace", expr);
+  detail::checkMapOptions(op, options);
+  if (ts.empty()) throw poplar_error(op + ": no tensor to update in place");
+  const detail::MapSignature sig = detail::mapSignature(op, expr, ts);
+  if (ts[0].shape() != sig.shape)
+    throw poplar_error(op + ": the tensor updated in place has shape " + detail::shapeString(ts[0].shape()) +
+                       " but the result's is " + detail::shapeString(sig.shape));
+  if (ts[0].elementType() != sig.type)
+    throw poplar_error(op + ": the tensor updated in place is " + ts[0].elementType().toString() +
+                       " but the result is " + sig.type.toString());
+  if (ts[0].containsAliases()) throw poplar_error(op + ": the tensor updated in place contains aliases");
+  ComputeSet cs = graph.addComputeSet(debugContext.getPathName().empty() ? op : debugContext.getPathName());
+  detail::addMapVertices(graph, op, expr, ts, ts[0], true, cs);
+  prog.add(program::Execute(cs));
+}
+
+void mapWithOutput(Graph &graph, const expr::Expr &expr, const std::vector<Tensor> &ts, const Tensor &out,
+                   program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+  const std::string op = opName("mapWithOutput", expr);
+  detail::checkMapOptions(op, options);
+  const detail::MapSignature sig = detail::mapSignature(op, expr, ts);
+  if (out.shape() != sig.shape)
+    throw poplar_error(op + ": the output has shape " + detail::shapeString(out.shape()) + " but the result's is " +
+                       detail::shapeString(sig.shape));
+  if (out.elementType() != sig.type)
+    throw poplar_error(op + ": the output is " + out.elementType().toString() + " but the result is " +
+                       sig.type.toString());
+  if (out.containsAliases()) throw poplar_error(op + ": the output contains aliases");
+  ComputeSet cs = graph.addComputeSet(debugContext.getPathName().empty() ? op : debugContext.getPathName());
+  detail::addMapVertices(graph, op, expr, ts, out, false, cs);
+  prog.add(program::Execute(cs));
+}
+
+} // namespace popops

@@ -1,0 +1,43 @@
+// popops' implementation, shared by its files: the element-wise vertex generator that every
+// element-wise operation (map, cast, fill, scaled add) is built on.
+#ifndef IPUSIM_POPOPS_INTERNAL_HPP
+#define IPUSIM_POPOPS_INTERNAL_HPP
+
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <popops/Expr.hpp>
+
+#include <string>
+#include <vector>
+
+namespace popops {
+namespace expr {
+std::string opTypeName(UnaryOpType t);
+std::string opTypeName(BinaryOpType t);
+std::string opTypeName(TernaryOpType t);
+} // namespace expr
+
+namespace detail {
+
+/// The result type and shape of `expr` over `ts` (numpy broadcasting); `op` names the operation
+/// in errors.
+struct MapSignature {
+  poplar::Type type;
+  std::vector<std::size_t> shape;
+};
+MapSignature mapSignature(const std::string &op, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts);
+
+/// Adds to `cs` the vertices that write `expr` over `ts` into `out` (whose shape is the
+/// broadcast shape and whose type is the result's). With `inPlace`, out is ts[0].
+void addMapVertices(poplar::Graph &graph, const std::string &op, const expr::Expr &expr,
+                    const std::vector<poplar::Tensor> &ts, const poplar::Tensor &out, bool inPlace,
+                    poplar::ComputeSet cs);
+
+/// The options every element-wise operation accepts (poplibs' names); others are invalid_option.
+void checkMapOptions(const std::string &op, const poplar::OptionFlags &options);
+
+} // namespace detail
+} // namespace popops
+
+#endif
