@@ -70,7 +70,11 @@ std::vector<Tensor> Tensor::slices(const ArrayRef<unsigned> &indices, unsigned d
   for (unsigned i : indices) out.push_back(slice(i, i + 1, d));
   return out;
 }
-Tensor Tensor::flatten() const { return Tensor(view::flatten(impl(), 0, unsigned(impl().shape.size()))); }
+// A 1-D tensor of all the elements (a scalar becomes a 1-element vector, as in Poplar).
+Tensor Tensor::flatten() const {
+  if (impl().shape.empty()) return Tensor(view::reshape(impl(), {1}));
+  return Tensor(view::flatten(impl(), 0, unsigned(impl().shape.size())));
+}
 Tensor Tensor::flatten(unsigned b, unsigned e) const { return Tensor(view::flatten(impl(), b, e)); }
 Tensor Tensor::reshape(ArrayRef<std::size_t> shape) const { return Tensor(view::reshape(impl(), vec(shape))); }
 Tensor Tensor::reshapePartial(unsigned b, unsigned e, ArrayRef<std::size_t> dims) const {
