@@ -179,7 +179,9 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
 
   // Stage 1: partials on the tiles that hold the input.
   ComputeSet cs1 = graph.addComputeSet(name + "/partials");
+  // Each output's partials and the tiles they are on.
   std::vector<std::vector<Tensor>> partialsOf(numOut);
+  std::vector<std::vector<unsigned>> partialTiles(numOut);
   const std::string partialVertex =
       numReduced ? reduceVertex(graph, op, operation, inType, acc, operation == Operation::SQUARE_ADD, false, false,
                                 false)
@@ -221,13 +223,52 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       graph.setInitialValue(v["numRegions"], numRegions);
       graph.connect(v["out"], partial);
       graph.setTileMapping(v, unsigned(tile));
-      for (std::size_t k = 0; k < outs.size(); ++k) partialsOf[outs[k]].push_back(partial.slice(k, k + 1));
+      for (std::size_t k = 0; k < outs.size(); ++k) {
+        partialsOf[outs[k]].push_back(partial.slice(k, k + 1));
+        partialTiles[outs[k]].push_back(unsigned(tile));
+      }
     }
   }
 
-  // Stage 2: each output's partials reduced on the output's tile (up to six vertices a tile).
-  ComputeSet cs2 = graph.addComputeSet(name + "/final");
+  css.push_back(cs1);
+
+  // Intermediate stages while an output has more than kFanIn partials: groups of kFanIn reduced
+  // on the tile of the group's first partial, so no tile receives more than kFanIn values of
+  // one output in one exchange (a tree instead of every tile sending to one).
+  const std::size_t kFanIn = 32;
   const Operation second = operation == Operation::SQUARE_ADD ? Operation::ADD : operation;
+  for (unsigned level = 1;; ++level) {
+    bool deep = false;
+    for (const auto &ps : partialsOf) deep |= ps.size() > kFanIn;
+    if (!deep) break;
+    ComputeSet cs = graph.addComputeSet(name + "/partials" + std::to_string(level));
+    const std::string vertex = reduceVertex(graph, op, second, acc, acc, false, false, false, false);
+    for (std::size_t o = 0; o < numOut; ++o) {
+      if (partialsOf[o].size() <= kFanIn) continue;
+      std::vector<Tensor> next;
+      std::vector<unsigned> nextTiles;
+      for (std::size_t b = 0; b < partialsOf[o].size(); b += kFanIn) {
+        const std::size_t e = std::min(partialsOf[o].size(), b + kFanIn);
+        const unsigned tile = partialTiles[o][b];
+        Tensor partial = graph.addVariable(acc, {1}, name + "/partial");
+        graph.setTileMapping(partial, tile);
+        VertexRef v = graph.addVertex(cs, vertex);
+        graph.connect(v["in"], std::vector<Tensor>{concat(std::vector<Tensor>(partialsOf[o].begin() + b,
+                                                                              partialsOf[o].begin() + e))});
+        graph.setInitialValue(v["numRegions"], std::vector<unsigned>{1});
+        graph.connect(v["out"], partial);
+        graph.setTileMapping(v, tile);
+        next.push_back(partial);
+        nextTiles.push_back(tile);
+      }
+      partialsOf[o] = next;
+      partialTiles[o] = nextTiles;
+    }
+    css.push_back(cs);
+  }
+
+  // The last stage: each output's partials reduced on the output's tile (up to six vertices a tile).
+  ComputeSet cs2 = graph.addComputeSet(name + "/final");
   const std::string finalVertex =
       reduceVertex(graph, op, second, acc, out.elementType(), false, true, params.update, params.useScale);
   const auto outMapping = graph.getTileMapping(outFlat);
@@ -257,7 +298,6 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       graph.setTileMapping(v, unsigned(tile));
     }
   }
-  css.push_back(cs1);
   css.push_back(cs2);
 }
 

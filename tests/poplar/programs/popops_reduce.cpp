@@ -183,6 +183,33 @@ int main() {
     bad += wrong;
   }
 
+  // A sum over 16 tiles: 6 partials a tile, 96 for the one output, reduced in a tree (groups of
+  // 32 on their first partial's tile, then the 3 results on the output's tile).
+  {
+    IPUModel model16;
+    model16.tilesPerIPU = 16;
+    Device device16 = model16.createDevice();
+    Graph graph16(device16.getTarget());
+    const std::size_t n = 16 * 96;
+    std::vector<float> v(n);
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) v[i] = xAt(i), sum += v[i];
+    Tensor big = graph16.addConstant<float>(FLOAT, {n}, v.data(), "big");
+    for (unsigned tile = 0; tile < 16; ++tile) graph16.setTileMapping(big.slice(tile * 96, tile * 96 + 96), tile);
+    std::vector<ComputeSet> css;
+    Tensor total = popops::reduce(graph16, big, {0}, Operation::ADD, css);
+    Sequence prog16;
+    for (const ComputeSet &cs : css) prog16.add(Execute(cs));
+    graph16.createHostRead("total", total);
+    Engine engine16(graph16, prog16);
+    engine16.load(device16);
+    engine16.run(0);
+    float got = 0;
+    engine16.readTensor("total", &got, &got + 1);
+    std::cout << "tree sum over 16 tiles in " << css.size() << " compute sets: " << got << " (want " << sum << ")\n";
+    bad += got != sum;
+  }
+
   Sequence bad1;
   printError([&] { popops::reduce(graph, x, {3}, Operation::ADD, bad1); });
   printError([&] { popops::reduce(graph, x, {1, 1}, Operation::ADD, bad1); });
