@@ -367,9 +367,44 @@ private:
   const Typer &typer;
 };
 
+// The vector form of an expression whose every operand and value has one floating-point type
+// (float2 or half4 lanes: the tile's 64-bit vector instructions), or "" if it has another
+// operation. Operand n is the local `wN`.
+std::string vectorCode(const expr::Expr &e, const std::string &V, const Typer &typer, const Type &type) {
+  if (auto *p = e.getAs<expr::PlaceHolder>()) return "w" + std::to_string(p->getIndex());
+  if (auto *c = e.getAs<expr::Const>()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a", c->getDataAsDouble());
+    const std::string lane = "static_cast<" + std::string(type == HALF ? "half" : "float") + ">(" + buf + ")";
+    std::string splat = V + "{" + lane;
+    for (int i = 1; i < (type == HALF ? 4 : 2); ++i) splat += ", " + lane;
+    return splat + "}";
+  }
+  if (typer(e).type != type) return "";
+  if (auto *u = e.getAs<expr::UnaryOp>()) {
+    const std::string a = vectorCode(u->getArg(), V, typer, type);
+    if (a.empty()) return "";
+    if (u->getOpType() == UnaryOpType::NEGATE) return "(-" + a + ")";
+    if (u->getOpType() == UnaryOpType::SQUARE) return "(" + a + " * " + a + ")";
+    return "";
+  }
+  if (auto *b = e.getAs<expr::BinaryOp>()) {
+    const char *sym = b->getOpType() == BinaryOpType::ADD        ? " + "
+                      : b->getOpType() == BinaryOpType::SUBTRACT ? " - "
+                      : b->getOpType() == BinaryOpType::MULTIPLY ? " * "
+                                                                 : nullptr;
+    if (!sym) return "";
+    const std::string x = vectorCode(b->getLHS(), V, typer, type), y = vectorCode(b->getRHS(), V, typer, type);
+    if (x.empty() || y.empty()) return "";
+    return "(" + x + sym + y + ")";
+  }
+  return "";
+}
+
 // Functions the generated expressions call (the semantics of poplibs' operations).
 const char *kPrelude = R"(#include <poplar/Vertex.hpp>
 #include <cmath>
+#include <ipudef.h>
 template <class T> static inline T ipusimMax(T a, T b) { return a < b ? b : a; }
 template <class T> static inline T ipusimMin(T a, T b) { return b < a ? b : a; }
 template <class T> static inline T ipusimClamp(T x, T lo, T hi) { return x < lo ? lo : (hi < x ? hi : x); }
@@ -437,7 +472,7 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
 
   // The vertex type: an operand of one element is a scalar field (read once), the others are
   // vectors beside the output; in place, _1 is the output itself.
-  std::ostringstream fields, loads, scalars;
+  std::ostringstream fields, loads, scalars, vloads, vpointers;
   const std::string outT = deviceType(op, out.elementType());
   std::vector<bool> scalar(ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i) {
@@ -446,19 +481,42 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
     const std::string n = std::to_string(i + 1);
     if (inPlace && i == 0) {
       loads << "      const " << T << " v1 = out[i];\n";
+      vloads << "      const V w1 = po[k];\n";
       continue;
     }
     scalar[i] = ts[i].numElements() == 1;
     if (scalar[i]) {
       fields << "  poplar::Input<" << T << "> in" << n << ";\n";
       scalars << "    const " << T << " v" << n << " = in" << n << ";\n";
+      vpointers << "      const V w" << n << " = V{v" << n << ", v" << n
+                << (ts[i].elementType() == HALF ? ", v" + n + ", v" + n : std::string()) << "};\n";
     } else {
       fields << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in" << n << ";\n";
       loads << "      const " << T << " v" << n << " = in" << n << "[i];\n";
+      vpointers << "      const V *p" << n << " = reinterpret_cast<const V *>(&in" << n << "[begin]);\n";
+      vloads << "      const V w" << n << " = p" << n << "[k];\n";
     }
   }
   CodeGen gen(op, typer);
   const std::string value = gen(expr, resultType);
+  // float and half expressions of +, -, * alone run 64 bits at a time (float2, half4): the
+  // workers' runs start on 8-element boundaries of 8-byte aligned fields, so every vector access
+  // is aligned; the last few elements go one by one.
+  bool sameType = resultType == FLOAT || resultType == HALF;
+  for (std::size_t i = 0; i < ts.size(); ++i) sameType &= !used[i] || ts[i].elementType() == resultType;
+  const std::string V = resultType == HALF ? "half4" : "float2";
+  const std::string vectorValue = sameType ? vectorCode(expr, V, typer, resultType) : "";
+  std::string vectorLoop;
+  if (!vectorValue.empty()) {
+    const unsigned width = resultType == HALF ? 4 : 2;
+    std::ostringstream l;
+    l << "    unsigned i = begin;\n    {\n      typedef " << V << " V;\n"
+      << "      V *po = reinterpret_cast<V *>(&out[begin]);\n" << vpointers.str()
+      << "      const unsigned groups = (end - begin) / " << width << ";\n"
+      << "      for (unsigned k = 0; k < groups; ++k) {\n" << vloads.str() << "        po[k] = " << vectorValue
+      << ";\n      }\n      i += groups * " << width << ";\n    }\n";
+    vectorLoop = l.str();
+  }
   std::ostringstream body;
   body << fields.str() << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << outT
        << ", poplar::VectorLayout::SPAN, 8>> out;\n"
@@ -468,7 +526,8 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
        << "    const unsigned per = (n + 47) / 48 * 8;\n"
        << "    const unsigned begin = wid * per < n ? wid * per : n;\n"
        << "    const unsigned end = begin + per < n ? begin + per : n;\n"
-       << scalars.str() << "    for (unsigned i = begin; i < end; ++i) {\n"
+       << scalars.str() << (vectorLoop.empty() ? "    for (unsigned i = begin; i < end; ++i) {\n"
+                                               : vectorLoop + "    for (; i < end; ++i) {\n")
        << loads.str() << "      out[i] = static_cast<" << outT << ">(" << value << ");\n"
        << "    }\n  }\n};\n";
   char name[40];
