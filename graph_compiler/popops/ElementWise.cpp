@@ -35,21 +35,6 @@ std::string shapeString(const std::vector<std::size_t> &shape) {
 bool isFloat(const Type &t) { return t == FLOAT || t == HALF; }
 bool isIntegral(const Type &t) { return !isFloat(t) && t != BOOL; }
 
-// The C++ type of a Poplar type on the tile.
-std::string deviceType(const std::string &op, const Type &t) {
-  static const std::map<std::string, std::string> types = {
-      {"float", "float"},         {"half", "half"},
-      {"int", "int"},             {"unsigned int", "unsigned int"},
-      {"short", "short"},         {"unsigned short", "unsigned short"},
-      {"bool", "bool"},           {"char", "char"},
-      {"signed char", "signed char"}, {"unsigned char", "unsigned char"},
-      {"long", "long"},           {"unsigned long", "unsigned long"},
-      {"long long", "long long"}, {"unsigned long long", "unsigned long long"}};
-  auto it = types.find(t.toString());
-  if (it == types.end()) fail(op, "element type " + t.toString() + " is not supported by element-wise operations");
-  return it->second;
-}
-
 // ---- types ------------------------------------------------------------------------------------
 
 // An expression's type; `weak` for a subexpression of constants only, which takes the type of
@@ -429,13 +414,28 @@ static inline float ipusimInvStdDevToVariance(float x, float eps) { return 1.0f 
 static inline float ipusimVarianceToInvStdDev(float x, float eps) { return 1.0f / std::sqrt(x + eps); }
 )";
 
+
+} // namespace
+
+std::string deviceType(const std::string &op, const Type &t) {
+  static const std::map<std::string, std::string> types = {
+      {"float", "float"},         {"half", "half"},
+      {"int", "int"},             {"unsigned int", "unsigned int"},
+      {"short", "short"},         {"unsigned short", "unsigned short"},
+      {"bool", "bool"},           {"char", "char"},
+      {"signed char", "signed char"}, {"unsigned char", "unsigned char"},
+      {"long", "long"},           {"unsigned long", "unsigned long"},
+      {"long long", "long long"}, {"unsigned long long", "unsigned long long"}};
+  auto it = types.find(t.toString());
+  if (it == types.end()) fail(op, "element type " + t.toString() + " is not supported on the tile by popops");
+  return it->second;
+}
+
 uint64_t fnv1a(const std::string &s) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
   return h;
 }
-
-} // namespace
 
 void checkMapOptions(const std::string &op, const OptionFlags &options) {
   // poplibs' options of element-wise operations; the generated vertex is always one fused

@@ -8,6 +8,7 @@
 #include <poplar/Program.hpp>
 #include <popops/Expr.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ MapSignature mapSignature(const std::string &op, const expr::Expr &expr, const s
 void addMapVertices(poplar::Graph &graph, const std::string &op, const expr::Expr &expr,
                     const std::vector<poplar::Tensor> &ts, const poplar::Tensor &out, bool inPlace,
                     poplar::ComputeSet cs);
+
+/// The C++ type of a Poplar element type on the tile (`op` names the operation in the error
+/// for a type without one).
+std::string deviceType(const std::string &op, const poplar::Type &t);
+
+/// A 64-bit FNV-1a hash: generated vertex classes are named by the hash of their text.
+uint64_t fnv1a(const std::string &s);
 
 /// The options every element-wise operation accepts (poplibs' names); others are invalid_option.
 void checkMapOptions(const std::string &op, const poplar::OptionFlags &options);

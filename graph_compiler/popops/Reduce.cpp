@@ -23,6 +23,8 @@
 namespace popops {
 
 using namespace poplar;
+using detail::deviceType;
+using detail::fnv1a;
 
 namespace {
 
@@ -33,28 +35,8 @@ const char *opName(Operation op) {
 
 [[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
 
-std::string deviceType(const std::string &op, const Type &t) {
-  if (t == FLOAT) return "float";
-  if (t == HALF) return "half";
-  if (t == INT) return "int";
-  if (t == UNSIGNED_INT) return "unsigned int";
-  if (t == SHORT) return "short";
-  if (t == UNSIGNED_SHORT) return "unsigned short";
-  if (t == BOOL) return "bool";
-  if (t == CHAR) return "char";
-  if (t == UNSIGNED_CHAR) return "unsigned char";
-  if (t == SIGNED_CHAR) return "signed char";
-  fail(op, "element type " + t.toString() + " is not supported by reductions");
-}
-
 // The partials' type: float for float and half inputs (poplibs accumulates half in float).
 Type accType(const Type &in) { return in == HALF ? FLOAT : in; }
-
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 // The vertex that reduces, for each element of `out`, numRegions[o] consecutive regions of
 // `in`: with `square`, of the squares; with `final`, the result is scaled (and, with
