@@ -1,0 +1,448 @@
+// poplin's matrix multiplications: a plan splits the groups, rows, columns and depth of the
+// product over the tiles; each tile multiplies its blocks with a generated vertex (C++ compiled
+// by ipu-cc, cached by content) into partial sums; partials over the depth are reduced with
+// popops::reduce onto the output's tile. Every value is computed on the tiles and every operand
+// block reaches its tile through the simulated exchange.
+#include <poplin/MatMul.hpp>
+#include <poplin/codelets.hpp>
+
+#include <popops/Reduce.hpp>
+#include <popops/ScaledAdd.hpp>
+#include <popops/Zero.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+namespace poplin {
+
+using namespace poplar;
+
+matmul::PlanningCache::PlanningCache() = default;
+matmul::PlanningCache::~PlanningCache() = default;
+
+void addCodelets(Graph &) {
+  // poplin's vertices are generated for their types when an operation is added.
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+
+std::string shapeString(const std::vector<std::size_t> &s) {
+  std::string r = "{";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "}";
+}
+
+std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// ---- options ----------------------------------------------------------------------------------
+
+struct Options {
+  double availableMemoryProportion = 0.6;
+  Type partialsType = FLOAT;
+};
+
+Options parseOptions(const std::string &op, const OptionFlags &flags) {
+  Options o;
+  auto boolean = [&](const std::string &k, const std::string &v) {
+    if (v != "true" && v != "false") throw invalid_option(op + ": option '" + k + "' must be true or false, not '" + v + "'");
+  };
+  for (const auto &kv : flags) {
+    const std::string &k = kv.first, &v = kv.second;
+    if (k == "availableMemoryProportion") {
+      char *end = nullptr;
+      const double p = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end || p < 0 || p > 1)
+        throw invalid_option(op + ": availableMemoryProportion must be a number in [0, 1], not '" + v + "'");
+      o.availableMemoryProportion = p;
+    } else if (k == "partialsType") {
+      if (v == "half") o.partialsType = HALF;
+      else if (v == "float") o.partialsType = FLOAT;
+      else throw invalid_option(op + ": partialsType must be half or float, not '" + v + "'");
+    } else if (k == "fullyConnectedPass") {
+      if (v != "NONE" && v != "INFERENCE_FWD" && v != "TRAINING_FWD" && v != "TRAINING_BWD" && v != "TRAINING_WU")
+        throw invalid_option(op + ": fullyConnectedPass must be NONE, INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD or "
+                                  "TRAINING_WU, not '" + v + "'");
+    } else if (k == "inputRHSIsPreArranged" || k == "use128BitConvUnitLoad" || k == "enableMultiStageReduce" ||
+               k == "enableFastReduce" || k == "remapOutputTensor" || k == "gatherOutput" ||
+               k == "disableSRForAMPVertices") {
+      boolean(k, v);
+    } else if (k != "planConstraints") {
+      throw invalid_option(op + ": unknown option '" + k + "'");
+    }
+  }
+  return o;
+}
+
+// ---- the plan ---------------------------------------------------------------------------------
+
+// The vertex's speed, for the plan's cost model: ipu-cc's float2 dot product issues about 2.5
+// bundles a multiply-add a worker (measured on its loop), so a tile's six workers do about 0.4
+// multiply-adds a cycle. A named constant so a faster kernel changes one number.
+const double kMacsPerTileCycle = 0.4;
+
+struct Plan {
+  std::size_t g, m, k, n;     // the product: g groups of [m, k] x [k, n]
+  std::size_t pg, pm, pn, pk; // the parts each dimension is split into
+  std::size_t gb, mb, nb, kb; // block sizes (the last block of a dimension may be smaller)
+  double cycles;
+  std::size_t bytesPerTile;
+
+  std::size_t tiles() const { return pg * pm * pn * pk; }
+  unsigned tile(std::size_t gi, std::size_t mi, std::size_t ni, std::size_t ki) const {
+    return unsigned(((gi * pm + mi) * pn + ni) * pk + ki);
+  }
+  std::string str() const {
+    std::ostringstream s;
+    s << "groups " << g << " in " << pg << ", rows " << m << " in " << pm << " of " << mb << ", columns " << n
+      << " in " << pn << " of " << nb << ", depth " << k << " in " << pk << " of " << kb << "; " << tiles()
+      << " tiles, " << bytesPerTile << " bytes a tile, about " << std::size_t(cycles) << " cycles";
+    return s.str();
+  }
+};
+
+Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,
+              std::size_t n, const Type &inType, const Options &opts) {
+  const std::size_t numTiles = target.getNumTiles();
+  const double inBytes = double(target.getTypeSize(inType));
+  const double partialBytes = double(target.getTypeSize(opts.partialsType));
+  const double exchange = target.getExchangeBytesPerCycle();
+  const double budget = opts.availableMemoryProportion * target.getBytesPerTile();
+  Plan best{};
+  best.cycles = std::numeric_limits<double>::infinity();
+  std::size_t smallest = std::numeric_limits<std::size_t>::max();
+  auto consider = [&](std::size_t pg, std::size_t pm, std::size_t pn, std::size_t pk) {
+    Plan p{g, m, k, n, pg, pm, pn, pk, ceilDiv(g, pg), ceilDiv(m, pm), ceilDiv(n, pn), ceilDiv(k, pk), 0, 0};
+    // Parts that leave a block empty are the same plan as fewer parts.
+    if ((p.gb * (pg - 1) >= g && g) || (p.mb * (pm - 1) >= m && m) || (p.nb * (pn - 1) >= n && n) ||
+        (p.kb * (pk - 1) >= k && k))
+      return;
+    const double aBlock = double(p.gb) * p.mb * p.kb * inBytes, bBlock = double(p.gb) * p.kb * p.nb * inBytes;
+    const double partials = double(p.gb) * p.mb * p.nb * partialBytes;
+    // Memory: the gathered operand blocks, the partials and, with a split depth, the reduction's
+    // copy of them.
+    const double bytes = aBlock + bBlock + partials * (pk > 1 ? 2 : 1);
+    smallest = std::min(smallest, std::size_t(bytes));
+    if (bytes > budget) return;
+    // Cycles: multiply-adds, the operand blocks received (every tile but one of those sharing
+    // a block receives it), and the partials sent to the output's tile.
+    const double macs = double(p.gb) * p.mb * p.nb * p.kb;
+    const double in = (pn > 1 ? aBlock : 0) + (pm > 1 ? bBlock : 0);
+    p.cycles = macs / kMacsPerTileCycle + in / exchange + (pk > 1 ? partials * 2 / exchange : 0);
+    p.bytesPerTile = std::size_t(bytes);
+    if (p.cycles < best.cycles || (p.cycles == best.cycles && p.tiles() < best.tiles())) best = p;
+  };
+  for (std::size_t pg = 1; pg <= std::min(g ? g : 1, numTiles); ++pg)
+    for (std::size_t pm = 1; pm <= std::min(m ? m : 1, numTiles / pg); ++pm)
+      for (std::size_t pn = 1; pn <= std::min(n ? n : 1, numTiles / (pg * pm)); ++pn)
+        for (std::size_t pk = 1; pk <= std::min(k ? k : 1, numTiles / (pg * pm * pn)); ++pk) consider(pg, pm, pn, pk);
+  if (best.cycles == std::numeric_limits<double>::infinity())
+    fail(op, "no plan fits in availableMemoryProportion " + [&] {
+      std::ostringstream v;
+      v << opts.availableMemoryProportion;
+      return v.str();
+    }() + " of a tile's " +
+                 std::to_string(target.getBytesPerTile()) + " bytes: the smallest needs " + std::to_string(smallest) +
+                 " bytes a tile on " + std::to_string(numTiles) + " tiles");
+  return best;
+}
+
+// ---- the vertex -------------------------------------------------------------------------------
+
+uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::string cType(const Type &t) {
+  if (t == FLOAT) return "float";
+  if (t == HALF) return "half";
+  if (t == INT) return "int";
+  return "";
+}
+
+// out[r][c] = sum over d of a[r][d] b[c][d], accumulated in `acc`: b is the right operand's
+// block transposed, so both walk memory forwards. Each worker takes a contiguous run of whole
+// 8-element groups of the output (no two workers store into one word).
+std::string matMulVertex(Graph &graph, const Type &in, const Type &acc, const Type &out) {
+  const std::string I = cType(in), A = cType(acc), O = cType(out);
+  std::ostringstream body;
+  body << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
+       << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
+       << "  poplar::Output<poplar::Vector<" << O << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  unsigned cols;\n  unsigned depth;\n"
+       << "  void compute(unsigned wid) {\n"
+       << "    const unsigned n = out.size();\n"
+       << "    const unsigned per = (n + 47) / 48 * 8;\n"
+       << "    const unsigned begin = wid * per < n ? wid * per : n;\n"
+       << "    const unsigned end = begin + per < n ? begin + per : n;\n"
+       << "    unsigned r = begin / cols, c = begin % cols;\n"
+       << "    for (unsigned i = begin; i < end; ++i) {\n"
+       << "      const " << I << " *x = &a[r * depth];\n"
+       << "      const " << I << " *y = &b[c * depth];\n"
+       << "      " << A << " sum = 0;\n";
+  if (in == FLOAT && acc == FLOAT)
+    // Even depths: every row starts on 8 bytes, two products a step.
+    body << "      if ((depth & 1) == 0) {\n"
+         << "        const float2 *x2 = reinterpret_cast<const float2 *>(x);\n"
+         << "        const float2 *y2 = reinterpret_cast<const float2 *>(y);\n"
+         << "        float2 s2 = {0, 0};\n"
+         << "        for (unsigned d = 0; d < depth / 2; ++d) s2 += x2[d] * y2[d];\n"
+         << "        sum = s2[0] + s2[1];\n"
+         << "      } else {\n"
+         << "        for (unsigned d = 0; d < depth; ++d) sum += x[d] * y[d];\n"
+         << "      }\n";
+  else
+    body << "      for (unsigned d = 0; d < depth; ++d) sum += static_cast<" << A << ">(x[d]) * static_cast<" << A
+         << ">(y[d]);\n";
+  body << "      out[i] = static_cast<" << O << ">(sum);\n"
+       << "      if (++c == cols) c = 0, ++r;\n"
+       << "    }\n  }\n};\n";
+  char name[48];
+  std::snprintf(name, sizeof name, "ipusim_poplin_MatMul_%016" PRIx64, fnv1a(body.str()));
+  if (!graph.hasCodelet(name)) {
+    std::stringstream src;
+    src << "#include <poplar/Vertex.hpp>\n#include <ipudef.h>\nclass " << name
+        << " : public poplar::MultiVertex {\npublic:\n" << body.str();
+    graph.addCodelets(src, "-O2");
+  }
+  return name;
+}
+
+// ---- the product ------------------------------------------------------------------------------
+
+struct Shapes {
+  std::size_t g, m, k, n;
+};
+
+Shapes checkShapes(const std::string &op, const std::vector<std::size_t> &a, const std::vector<std::size_t> &b,
+                   bool grouped) {
+  const std::size_t rank = grouped ? 3 : 2;
+  if (a.size() != rank) fail(op, "A must have rank " + std::to_string(rank) + ", its shape is " + shapeString(a));
+  if (b.size() != rank) fail(op, "B must have rank " + std::to_string(rank) + ", its shape is " + shapeString(b));
+  if (grouped && a[0] != b[0])
+    fail(op, "A has " + std::to_string(a[0]) + " groups and B " + std::to_string(b[0]) + " (shapes " + shapeString(a) +
+                 " and " + shapeString(b) + ")");
+  const std::size_t o = grouped ? 1 : 0;
+  if (a[o + 1] != b[o])
+    fail(op, "A's columns (" + std::to_string(a[o + 1]) + ") must equal B's rows (" + std::to_string(b[o]) +
+                 "): shapes " + shapeString(a) + " and " + shapeString(b));
+  return {grouped ? a[0] : 1, a[o], a[o + 1], b[o + 1]};
+}
+
+void checkTypes(const std::string &op, const Type &a, const Type &b) {
+  if (a != b) fail(op, "A is " + a.toString() + " and B is " + b.toString() + ": they must have one type");
+  if (a != FLOAT && a != HALF) fail(op, "A and B must be float or half, not " + a.toString());
+}
+
+// C[g] = A[g] B[g] written into out (grouped shapes, rank 3).
+void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Tensor &out,
+              program::Sequence &prog, const DebugContext &dc, const OptionFlags &flags) {
+  const Options opts = parseOptions(op, flags);
+  const Shapes s = checkShapes(op, A.shape(), B.shape(), true);
+  checkTypes(op, A.elementType(), B.elementType());
+  if (out.shape() != std::vector<std::size_t>{s.g, s.m, s.n})
+    fail(op, "the output has shape " + shapeString(out.shape()) + "; the product's is " +
+                 shapeString({s.g, s.m, s.n}));
+  if (out.elementType() != FLOAT && out.elementType() != HALF)
+    fail(op, "the output must be float or half, not " + out.elementType().toString());
+  const std::string name = dc.getPathName().empty() ? op : dc.getPathName();
+  if (s.g * s.m * s.n == 0) return;
+  if (s.k == 0) {
+    popops::zero(graph, out, prog, name);
+    return;
+  }
+  const Plan plan = makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts);
+  const Type partialsType = plan.pk > 1 ? opts.partialsType : out.elementType();
+  const Type acc = opts.partialsType;
+  const std::string vertex = matMulVertex(graph, A.elementType(), acc, partialsType);
+  Tensor partials;
+  if (plan.pk > 1) partials = graph.addVariable(partialsType, {plan.pk, s.g, s.m, s.n}, name + "/partials");
+  // The output is placed by the plan unless the caller mapped it.
+  bool outMapped = false;
+  graph.getTileMapping(out, &outMapped);
+  ComputeSet cs = graph.addComputeSet(name);
+  for (std::size_t gi = 0; gi < plan.pg; ++gi)
+    for (std::size_t mi = 0; mi < plan.pm; ++mi)
+      for (std::size_t ni = 0; ni < plan.pn; ++ni)
+        for (std::size_t ki = 0; ki < plan.pk; ++ki) {
+          const std::size_t g0 = gi * plan.gb, g1 = std::min(s.g, g0 + plan.gb);
+          const std::size_t m0 = mi * plan.mb, m1 = std::min(s.m, m0 + plan.mb);
+          const std::size_t n0 = ni * plan.nb, n1 = std::min(s.n, n0 + plan.nb);
+          const std::size_t k0 = ki * plan.kb, k1 = std::min(s.k, k0 + plan.kb);
+          const unsigned tile = plan.tile(gi, mi, ni, ki);
+          Tensor dst = plan.pk > 1 ? partials[ki] : out;
+          if (ki == 0 && !outMapped) graph.setTileMapping(out.slice({g0, m0, n0}, {g1, m1, n1}), tile);
+          if (plan.pk > 1) graph.setTileMapping(dst.slice({g0, m0, n0}, {g1, m1, n1}), tile);
+          for (std::size_t gg = g0; gg < g1; ++gg) {
+            VertexRef v = graph.addVertex(cs, vertex);
+            graph.connect(v["a"], A[gg].slice({m0, k0}, {m1, k1}).flatten());
+            graph.connect(v["b"], B[gg].slice({k0, n0}, {k1, n1}).transpose().flatten());
+            graph.connect(v["out"], dst[gg].slice({m0, n0}, {m1, n1}).flatten());
+            graph.setInitialValue(v["cols"], unsigned(n1 - n0));
+            graph.setInitialValue(v["depth"], unsigned(k1 - k0));
+            graph.setTileMapping(v, tile);
+          }
+        }
+  prog.add(program::Execute(cs));
+  if (plan.pk > 1) popops::reduceWithOutput(graph, partials, out, {0}, popops::Operation::ADD, prog, name + "/reduce");
+}
+
+Tensor createOperand(Graph &graph, const std::string &op, const Type &type, const std::vector<std::size_t> &aShape,
+                     const std::vector<std::size_t> &bShape, bool grouped, bool lhs, const DebugContext &dc,
+                     const OptionFlags &flags) {
+  const Options opts = parseOptions(op, flags);
+  const Shapes s = checkShapes(op, aShape, bShape, grouped);
+  if (type != FLOAT && type != HALF) fail(op, "the input type must be float or half, not " + type.toString());
+  Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},
+                               dc.getPathName().empty() ? op : dc.getPathName());
+  if (s.k && s.g) {
+    const Plan p = makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts);
+    // Each block on the first tile that multiplies it.
+    for (std::size_t gi = 0; gi < p.pg; ++gi)
+      for (std::size_t ki = 0; ki < p.pk; ++ki)
+        for (std::size_t xi = 0; xi < (lhs ? p.pm : p.pn); ++xi) {
+          const std::size_t g0 = gi * p.gb, g1 = std::min(s.g, g0 + p.gb);
+          const std::size_t k0 = ki * p.kb, k1 = std::min(s.k, k0 + p.kb);
+          const std::size_t size = lhs ? s.m : s.n, block = lhs ? p.mb : p.nb;
+          const std::size_t x0 = xi * block, x1 = std::min(size, x0 + block);
+          if (x0 >= x1) continue;
+          if (lhs) graph.setTileMapping(t.slice({g0, x0, k0}, {g1, x1, k1}), p.tile(gi, xi, 0, ki));
+          else graph.setTileMapping(t.slice({g0, k0, x0}, {g1, k1, x1}), p.tile(gi, 0, xi, ki));
+        }
+  } else {
+    poputil::mapTensorLinearly(graph, t);
+  }
+  return grouped ? t : t[0];
+}
+
+} // namespace
+
+void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
+                             const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
+  multiply(graph, "poplin::matMulGrouped", A, B, out, prog, debugContext, options);
+}
+
+Tensor matMulGrouped(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const Type &outputType,
+                     const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  const Shapes s = checkShapes("poplin::matMulGrouped", A.shape(), B.shape(), true);
+  Tensor out = graph.addVariable(outputType, {s.g, s.m, s.n},
+                                 debugContext.getPathName().empty() ? "poplin::matMulGrouped" : debugContext.getPathName());
+  matMulGroupedWithOutput(graph, A, B, out, prog, debugContext, options, cache);
+  return out;
+}
+
+void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
+                      const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
+  const std::string op = "poplin::matMul";
+  checkShapes(op, A.shape(), B.shape(), false);
+  if (out.rank() != 2) fail(op, "the output must have rank 2, its shape is " + shapeString(out.shape()));
+  multiply(graph, op, A.expand({0}), B.expand({0}), out.expand({0}), prog, debugContext, options);
+}
+
+Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const Type &outputType,
+              const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  const Shapes s = checkShapes("poplin::matMul", A.shape(), B.shape(), false);
+  Tensor out = graph.addVariable(outputType, {s.m, s.n},
+                                 debugContext.getPathName().empty() ? "poplin::matMul" : debugContext.getPathName());
+  matMulWithOutput(graph, A, B, out, prog, debugContext, options, cache);
+  return out;
+}
+
+Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const DebugContext &debugContext,
+              const OptionFlags &options, PlanningCache *cache) {
+  return matMul(graph, A, B, prog, A.elementType(), debugContext, options, cache);
+}
+
+namespace {
+void reportPlan(std::ostream &os, const std::string &op, const Graph &graph, const Type &inputType,
+                const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool grouped,
+                const OptionFlags &options) {
+  const Shapes s = checkShapes(op, aShape, bShape, grouped);
+  os << makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, inputType, parseOptions(op, options)).str() << "\n";
+}
+} // namespace
+
+void matMulReportPlan(std::ostream &out, const Graph &graph, const Type &inputType, const Type &,
+                      const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                      const OptionFlags &options, PlanningCache *) {
+  reportPlan(out, "poplin::matMul", graph, inputType, aShape, bShape, false, options);
+}
+
+void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &inputType, const Type &,
+                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                             const OptionFlags &options, PlanningCache *) {
+  reportPlan(out, "poplin::matMulGrouped", graph, inputType, aShape, bShape, true, options);
+}
+
+void matMulAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B, program::Sequence &prog,
+               const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  Tensor product = matMul(graph, A, B, prog, C.elementType(), debugContext, options, cache);
+  popops::scaledAddTo(graph, C, product, k, prog, debugContext);
+}
+
+void matMulAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
+               program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+               PlanningCache *cache) {
+  Tensor product = matMul(graph, A, B, prog, C.elementType(), debugContext, options, cache);
+  popops::scaledAddTo(graph, C, product, k, prog, debugContext);
+}
+
+void matMulGroupedAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B,
+                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                      PlanningCache *cache) {
+  Tensor product = matMulGrouped(graph, A, B, prog, C.elementType(), debugContext, options, cache);
+  popops::scaledAddTo(graph, C, product, k, prog, debugContext);
+}
+
+void matMulGroupedAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
+                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                      PlanningCache *cache) {
+  Tensor product = matMulGrouped(graph, A, B, prog, C.elementType(), debugContext, options, cache);
+  popops::scaledAddTo(graph, C, product, k, prog, debugContext);
+}
+
+Tensor createMatMulInputLHS(Graph &graph, const Type &inputType, const Type &, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const OptionFlags &options, PlanningCache *) {
+  return createOperand(graph, "poplin::createMatMulInputLHS", inputType, aShape, bShape, false, true, debugContext,
+                       options);
+}
+Tensor createMatMulInputLHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const OptionFlags &options, PlanningCache *cache) {
+  return createMatMulInputLHS(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
+}
+Tensor createMatMulInputRHS(Graph &graph, const Type &inputType, const Type &, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const OptionFlags &options, PlanningCache *) {
+  return createOperand(graph, "poplin::createMatMulInputRHS", inputType, aShape, bShape, false, false, debugContext,
+                       options);
+}
+Tensor createMatMulInputRHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const OptionFlags &options, PlanningCache *cache) {
+  return createMatMulInputRHS(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
+}
+Tensor createMatMulGroupedInputLHS(Graph &graph, const Type &inputType, const Type &,
+                                   const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                   const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
+  return createOperand(graph, "poplin::createMatMulGroupedInputLHS", inputType, aShape, bShape, true, true,
+                       debugContext, options);
+}
+Tensor createMatMulGroupedInputRHS(Graph &graph, const Type &inputType, const Type &,
+                                   const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                   const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
+  return createOperand(graph, "poplin::createMatMulGroupedInputRHS", inputType, aShape, bShape, true, false,
+                       debugContext, options);
+}
+
+} // namespace poplin
