@@ -6,6 +6,7 @@
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
 
+#include <popops/Cast.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
 #include <popops/Zero.hpp>
@@ -83,9 +84,9 @@ Options parseOptions(const std::string &op, const OptionFlags &flags) {
 
 // ---- the plan ---------------------------------------------------------------------------------
 
-// The vertex's speed, for the plan's cost model: ipu-cc's float2 dot product issues about 2.5
-// bundles a multiply-add a worker (measured on its loop), so a tile's six workers do about 0.4
-// multiply-adds a cycle. A named constant so a faster kernel changes one number.
+// The vertex's speed, for the plan's cost model: multiply-adds a tile cycle of the generated
+// vertex's inner loop (its six workers together; measured, docs/poplin.md). A named constant so
+// a faster kernel changes one number.
 const double kMacsPerTileCycle = 0.4;
 
 struct Plan {
@@ -169,43 +170,37 @@ std::string cType(const Type &t) {
   return "";
 }
 
-// out[r][c] = sum over d of a[r][d] b[c][d], accumulated in `acc`: b is the right operand's
-// block transposed, so both walk memory forwards. Each worker takes a contiguous run of whole
-// 8-element groups of the output (no two workers store into one word).
-std::string matMulVertex(Graph &graph, const Type &in, const Type &acc, const Type &out) {
-  const std::string I = cType(in), A = cType(acc), O = cType(out);
+// out[r][c] = sum over d of a[r][d] b[d][c], accumulated in out (the accumulator type): both
+// operand blocks are gathered row-major as they are laid out (rows of contiguous elements), and
+// each row of the output is a running sum of rows of b scaled by a's elements, so the inner
+// loop walks b and out forwards (two multiply-adds a step with float2 when the row length is
+// even). Rows go to the workers in turn; `workers` is 1 when two rows could share a word.
+std::string matMulVertex(Graph &graph, const Type &in, const Type &acc) {
+  const std::string I = cType(in), A = cType(acc);
   std::ostringstream body;
   body << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
        << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
-       << "  poplar::Output<poplar::Vector<" << O << ", poplar::VectorLayout::SPAN, 8>> out;\n"
-       << "  unsigned cols;\n  unsigned depth;\n"
+       << "  poplar::Output<poplar::Vector<" << A << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  unsigned cols;\n  unsigned depth;\n  unsigned workers;\n"
        << "  void compute(unsigned wid) {\n"
-       << "    const unsigned n = out.size();\n"
-       << "    const unsigned per = (n + 47) / 48 * 8;\n"
-       << "    const unsigned begin = wid * per < n ? wid * per : n;\n"
-       << "    const unsigned end = begin + per < n ? begin + per : n;\n"
-       << "    unsigned r = begin / cols, c = begin % cols;\n"
-       << "    for (unsigned i = begin; i < end; ++i) {\n"
+       << "    const unsigned rows = out.size() / cols;\n"
+       << "    for (unsigned r = wid; r < rows && wid < workers; r += workers) {\n"
+       << "      " << A << " *o = &out[r * cols];\n"
+       << "      for (unsigned c = 0; c < cols; ++c) o[c] = 0;\n"
        << "      const " << I << " *x = &a[r * depth];\n"
-       << "      const " << I << " *y = &b[c * depth];\n"
-       << "      " << A << " sum = 0;\n";
+       << "      for (unsigned d = 0; d < depth; ++d) {\n"
+       << "        const " << A << " s = static_cast<" << A << ">(x[d]);\n"
+       << "        const " << I << " *y = &b[d * cols];\n";
   if (in == FLOAT && acc == FLOAT)
-    // Even depths: every row starts on 8 bytes, two products a step.
-    body << "      if ((depth & 1) == 0) {\n"
-         << "        const float2 *x2 = reinterpret_cast<const float2 *>(x);\n"
-         << "        const float2 *y2 = reinterpret_cast<const float2 *>(y);\n"
-         << "        float2 s2 = {0, 0};\n"
-         << "        for (unsigned d = 0; d < depth / 2; ++d) s2 += x2[d] * y2[d];\n"
-         << "        sum = s2[0] + s2[1];\n"
-         << "      } else {\n"
-         << "        for (unsigned d = 0; d < depth; ++d) sum += x[d] * y[d];\n"
-         << "      }\n";
-  else
-    body << "      for (unsigned d = 0; d < depth; ++d) sum += static_cast<" << A << ">(x[d]) * static_cast<" << A
-         << ">(y[d]);\n";
-  body << "      out[i] = static_cast<" << O << ">(sum);\n"
-       << "      if (++c == cols) c = 0, ++r;\n"
-       << "    }\n  }\n};\n";
+    body << "        if ((cols & 1) == 0) {\n"
+         << "          float2 *o2 = reinterpret_cast<float2 *>(o);\n"
+         << "          const float2 *y2 = reinterpret_cast<const float2 *>(y);\n"
+         << "          const float2 s2 = {s, s};\n"
+         << "          for (unsigned c = 0; c < cols / 2; ++c) o2[c] += s2 * y2[c];\n"
+         << "          continue;\n"
+         << "        }\n";
+  body << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(y[c]);\n"
+       << "      }\n    }\n  }\n};\n";
   char name[48];
   std::snprintf(name, sizeof name, "ipusim_poplin_MatMul_%016" PRIx64, fnv1a(body.str()));
   if (!graph.hasCodelet(name)) {
@@ -261,14 +256,18 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
     return;
   }
   const Plan plan = makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts);
-  const Type partialsType = plan.pk > 1 ? opts.partialsType : out.elementType();
   const Type acc = opts.partialsType;
-  const std::string vertex = matMulVertex(graph, A.elementType(), acc, partialsType);
+  const std::string vertex = matMulVertex(graph, A.elementType(), acc);
+  // The blocks write partial sums in the accumulator type: straight into the output when the
+  // depth is not split and the types agree, else into partials that popops sums (over the
+  // depth) or converts.
+  const bool direct = plan.pk == 1 && out.elementType() == acc;
   Tensor partials;
-  if (plan.pk > 1) partials = graph.addVariable(partialsType, {plan.pk, s.g, s.m, s.n}, name + "/partials");
+  if (!direct) partials = graph.addVariable(acc, {plan.pk, s.g, s.m, s.n}, name + "/partials");
   // The output is placed by the plan unless the caller mapped it.
   bool outMapped = false;
   graph.getTileMapping(out, &outMapped);
+  const unsigned accBytes = unsigned(graph.getTarget().getTypeSize(acc));
   ComputeSet cs = graph.addComputeSet(name);
   for (std::size_t gi = 0; gi < plan.pg; ++gi)
     for (std::size_t mi = 0; mi < plan.pm; ++mi)
@@ -278,22 +277,27 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           const std::size_t m0 = mi * plan.mb, m1 = std::min(s.m, m0 + plan.mb);
           const std::size_t n0 = ni * plan.nb, n1 = std::min(s.n, n0 + plan.nb);
           const std::size_t k0 = ki * plan.kb, k1 = std::min(s.k, k0 + plan.kb);
+          if (g0 >= g1 || m0 >= m1 || n0 >= n1 || k0 >= k1) continue;
           const unsigned tile = plan.tile(gi, mi, ni, ki);
-          Tensor dst = plan.pk > 1 ? partials[ki] : out;
+          Tensor dst = direct ? out : partials[ki];
           if (ki == 0 && !outMapped) graph.setTileMapping(out.slice({g0, m0, n0}, {g1, m1, n1}), tile);
-          if (plan.pk > 1) graph.setTileMapping(dst.slice({g0, m0, n0}, {g1, m1, n1}), tile);
+          if (!direct) graph.setTileMapping(dst.slice({g0, m0, n0}, {g1, m1, n1}), tile);
           for (std::size_t gg = g0; gg < g1; ++gg) {
             VertexRef v = graph.addVertex(cs, vertex);
             graph.connect(v["a"], A[gg].slice({m0, k0}, {m1, k1}).flatten());
-            graph.connect(v["b"], B[gg].slice({k0, n0}, {k1, n1}).transpose().flatten());
+            graph.connect(v["b"], B[gg].slice({k0, n0}, {k1, n1}).flatten());
             graph.connect(v["out"], dst[gg].slice({m0, n0}, {m1, n1}).flatten());
             graph.setInitialValue(v["cols"], unsigned(n1 - n0));
             graph.setInitialValue(v["depth"], unsigned(k1 - k0));
+            graph.setInitialValue(v["workers"], (n1 - n0) * accBytes % 4 ? 1u : 6u);
             graph.setTileMapping(v, tile);
           }
         }
   prog.add(program::Execute(cs));
-  if (plan.pk > 1) popops::reduceWithOutput(graph, partials, out, {0}, popops::Operation::ADD, prog, name + "/reduce");
+  if (plan.pk > 1)
+    popops::reduceWithOutput(graph, partials, out, {0}, popops::Operation::ADD, prog, name + "/reduce");
+  else if (!direct)
+    popops::cast(graph, partials[0], out, prog, name + "/cast");
 }
 
 Tensor createOperand(Graph &graph, const std::string &op, const Type &type, const std::vector<std::size_t> &aShape,

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <istream>
 #include <map>
+#include <numeric>
+#include <tuple>
 #include <ostream>
 #include <sstream>
 
@@ -38,50 +40,33 @@ const char *opName(Operation op) {
 // The partials' type: float for float and half inputs (poplibs accumulates half in float).
 Type accType(const Type &in) { return in == HALF ? FLOAT : in; }
 
-// The vertex that reduces, for each element of `out`, numRegions[o] consecutive regions of
-// `in`: with `square`, of the squares; with `final`, the result is scaled (and, with
-// `update`, combined with out's value as poplibs' update does: added, log-added for LOG_ADD).
-std::string reduceVertex(Graph &graph, const std::string &op, Operation operation, const Type &in, const Type &out,
-                         bool square, bool final, bool update, bool scaled) {
-  const std::string I = deviceType(op, in), O = deviceType(op, out), A = deviceType(op, accType(in));
-  const bool isFloat = accType(in) == FLOAT;
-  std::string init, step;
+// The C++ of one reduction step in accumulator type A: the initial value and `acc = ...x...`.
+std::pair<std::string, std::string> reductionStep(Operation operation, const std::string &A, bool isFloat) {
   switch (operation) {
   case Operation::ADD:
-  case Operation::SQUARE_ADD:
-    init = "0";
-    step = "acc = acc + x;";
-    break;
-  case Operation::MUL:
-    init = "1";
-    step = "acc = acc * x;";
-    break;
+  case Operation::SQUARE_ADD: return {"0", "acc = acc + x;"};
+  case Operation::MUL: return {"1", "acc = acc * x;"};
   case Operation::MAX:
-    init = isFloat ? "-INFINITY" : "std::numeric_limits<" + A + ">::lowest()";
-    step = "acc = x > acc ? x : acc;";
-    break;
-  case Operation::MIN:
-    init = isFloat ? "INFINITY" : "std::numeric_limits<" + A + ">::max()";
-    step = "acc = x < acc ? x : acc;";
-    break;
-  case Operation::LOGICAL_AND:
-    init = "true";
-    step = "acc = acc && x;";
-    break;
-  case Operation::LOGICAL_OR:
-    init = "false";
-    step = "acc = acc || x;";
-    break;
-  case Operation::LOG_ADD:
-    init = "-INFINITY";
-    step = "acc = logAdd(acc, x);";
-    break;
+    return {isFloat ? "-INFINITY" : "std::numeric_limits<" + A + ">::lowest()", "acc = x > acc ? x : acc;"};
+  case Operation::MIN: return {isFloat ? "INFINITY" : "std::numeric_limits<" + A + ">::max()", "acc = x < acc ? x : acc;"};
+  case Operation::LOGICAL_AND: return {"true", "acc = acc && x;"};
+  case Operation::LOGICAL_OR: return {"false", "acc = acc || x;"};
+  case Operation::LOG_ADD: return {"-INFINITY", "acc = logAdd(acc, x);"};
   }
+  return {"0", ""};
+}
+
+// The first stage's vertex: for each element of `out`, numRegions[o] consecutive regions of
+// `in` reduced (with `square`, their squares) into one partial.
+std::string reduceVertex(Graph &graph, const std::string &op, Operation operation, const Type &in, const Type &out,
+                         bool square) {
+  const std::string I = deviceType(op, in), O = deviceType(op, out), A = deviceType(op, accType(in));
+  const auto [init, step] = reductionStep(operation, A, accType(in) == FLOAT);
   std::ostringstream body;
   body << "  poplar::Vector<poplar::Input<poplar::Vector<" << I << ">>> in;\n"
        << "  poplar::Vector<unsigned> numRegions;\n"
-       << "  poplar::" << (update ? "InOut" : "Output") << "<poplar::Vector<" << O << ">> out;\n"
-       << (scaled ? "  poplar::Input<float> scale;\n" : "") << "  void compute() {\n"
+       << "  poplar::Output<poplar::Vector<" << O << ">> out;\n"
+       << "  void compute() {\n"
        << "    unsigned r = 0;\n"
        << "    for (unsigned o = 0; o < out.size(); ++o) {\n"
        << "      " << A << " acc = " << init << ";\n"
@@ -90,11 +75,6 @@ std::string reduceVertex(Graph &graph, const std::string &op, Operation operatio
        << "          " << A << " x = static_cast<" << A << ">(in[r][i]);\n"
        << (square ? "          x = x * x;\n" : "") << "          " << step << "\n"
        << "        }\n      }\n";
-  if (final && scaled) body << "      acc = static_cast<" << A << ">(acc * scale);\n";
-  if (final && update)
-    body << "      acc = " << (operation == Operation::LOG_ADD ? "logAdd(acc, static_cast<" + A + ">(out[o]))"
-                                                                : "acc + static_cast<" + A + ">(out[o])")
-         << ";\n";
   body << "      out[o] = static_cast<" << O << ">(acc);\n    }\n  }\n};\n";
   char name[48];
   std::snprintf(name, sizeof name, "ipusim_popops_Reduce_%016" PRIx64, fnv1a(body.str()));
@@ -109,6 +89,89 @@ std::string reduceVertex(Graph &graph, const std::string &op, Operation operatio
     graph.addCodelets(src, "-O2");
   }
   return name;
+}
+
+// The vertex that combines partials: out[o] = op over the regions j that cover o of
+// in[j][o - first[j]] (each region a run of one partial variable for consecutive outputs of
+// the vertex); with `final`, scaled and (with `update`) combined with out's value.
+std::string combineVertex(Graph &graph, const std::string &op, Operation operation, const Type &acc,
+                          const Type &out, bool final, bool update, bool scaled) {
+  const std::string A = deviceType(op, acc), O = deviceType(op, out);
+  const auto [init, step] = reductionStep(operation, A, acc == FLOAT);
+  std::ostringstream body;
+  body << "  poplar::Vector<poplar::Input<poplar::Vector<" << A << ">>> in;\n"
+       << "  poplar::Vector<unsigned> first;\n"
+       << "  poplar::" << (update ? "InOut" : "Output") << "<poplar::Vector<" << O << ">> out;\n"
+       << (scaled ? "  poplar::Input<float> scale;\n" : "") << "  void compute() {\n"
+       << "    for (unsigned o = 0; o < out.size(); ++o) {\n"
+       << "      " << A << " acc = " << init << ";\n"
+       << "      for (unsigned j = 0; j < in.size(); ++j) {\n"
+       << "        if (o < first[j] || o - first[j] >= in[j].size()) continue;\n"
+       << "        const " << A << " x = in[j][o - first[j]];\n"
+       << "        " << step << "\n"
+       << "      }\n";
+  if (final && scaled) body << "      acc = static_cast<" << A << ">(acc * scale);\n";
+  if (final && update)
+    body << "      acc = " << (operation == Operation::LOG_ADD ? "logAdd(acc, static_cast<" + A + ">(out[o]))"
+                                                                : "acc + static_cast<" + A + ">(out[o])")
+         << ";\n";
+  body << "      out[o] = static_cast<" << O << ">(acc);\n    }\n  }\n};\n";
+  char name[48];
+  std::snprintf(name, sizeof name, "ipusim_popops_Combine_%016" PRIx64, fnv1a(body.str()));
+  if (!graph.hasCodelet(name)) {
+    std::stringstream src;
+    src << "#include <poplar/Vertex.hpp>\n#include <cmath>\n#include <limits>\n"
+        << "static inline float logAdd(float a, float b) {\n"
+        << "  const float hi = a > b ? a : b, lo = a > b ? b : a;\n"
+        << "  return hi == -INFINITY ? hi : hi + std::log1p(std::exp(lo - hi));\n}\n"
+        << "class " << name << " : public poplar::Vertex {\npublic:\n" << body.str();
+    graph.addCodelets(src, "-O2");
+  }
+  return name;
+}
+
+// A variable of partials on one tile: element i is a partial of output outs[i] (ascending).
+struct PartialVar {
+  Tensor t;
+  unsigned tile;
+  std::vector<std::size_t> outs;
+};
+
+// Adds to `cs` vertices on `tile` that combine, for the ascending outputs `outs`, their partials
+// in `vars` (partialsOf[o]: (variable, element) pairs) into `dst` (dst[i] for outs[i]): up to
+// six vertices over contiguous ranges of outputs (one if dst's elements are narrower than a
+// word), each reading runs of consecutive partials as single regions.
+void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned tile,
+                const std::vector<std::size_t> &outs, const Tensor &dst, const std::vector<PartialVar> &vars,
+                const std::vector<std::vector<std::pair<std::size_t, std::size_t>>> &partialsOf,
+                const ReduceParams *final) {
+  const bool subWord = graph.getTarget().getTypeSize(dst.elementType()) < 4;
+  const std::size_t groups = std::min<std::size_t>(subWord ? 1 : graph.getTarget().getNumWorkerContexts(), outs.size());
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::size_t lo = outs.size() * g / groups, hi = outs.size() * (g + 1) / groups;
+    // (variable, element, position in the group), in variable and element order: runs.
+    std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> refs;
+    for (std::size_t k = lo; k < hi; ++k)
+      for (const auto &[var, idx] : partialsOf[outs[k]]) refs.emplace_back(var, idx, k - lo);
+    std::sort(refs.begin(), refs.end());
+    std::vector<Tensor> regions;
+    std::vector<unsigned> first;
+    for (std::size_t r = 0; r < refs.size();) {
+      std::size_t e = r + 1;
+      while (e < refs.size() && std::get<0>(refs[e]) == std::get<0>(refs[r]) &&
+             std::get<1>(refs[e]) == std::get<1>(refs[r]) + (e - r) && std::get<2>(refs[e]) == std::get<2>(refs[r]) + (e - r))
+        ++e;
+      regions.push_back(vars[std::get<0>(refs[r])].t.slice(std::get<1>(refs[r]), std::get<1>(refs[r]) + (e - r)));
+      first.push_back(unsigned(std::get<2>(refs[r])));
+      r = e;
+    }
+    VertexRef v = graph.addVertex(cs, vertex);
+    graph.connect(v["in"], regions);
+    graph.setInitialValue(v["first"], first);
+    graph.connect(v["out"], dst.slice(lo, hi));
+    if (final && final->useScale) graph.connect(v["scale"], final->scale.reshape({}));
+    graph.setTileMapping(v, tile);
+  }
 }
 
 struct Piece {
@@ -161,12 +224,11 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
 
   // Stage 1: partials on the tiles that hold the input.
   ComputeSet cs1 = graph.addComputeSet(name + "/partials");
-  // Each output's partials and the tiles they are on.
-  std::vector<std::vector<Tensor>> partialsOf(numOut);
-  std::vector<std::vector<unsigned>> partialTiles(numOut);
+  // The partial variables, and each output's partials as (variable, element) pairs.
+  std::vector<PartialVar> vars;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> partialsOf(numOut);
   const std::string partialVertex =
-      numReduced ? reduceVertex(graph, op, operation, inType, acc, operation == Operation::SQUARE_ADD, false, false,
-                                false)
+      numReduced ? reduceVertex(graph, op, operation, inType, acc, operation == Operation::SQUARE_ADD)
                  : "";
   const auto mapping = numReduced ? graph.getTileMapping(flat) : std::vector<std::vector<Interval>>();
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
@@ -205,18 +267,16 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       graph.setInitialValue(v["numRegions"], numRegions);
       graph.connect(v["out"], partial);
       graph.setTileMapping(v, unsigned(tile));
-      for (std::size_t k = 0; k < outs.size(); ++k) {
-        partialsOf[outs[k]].push_back(partial.slice(k, k + 1));
-        partialTiles[outs[k]].push_back(unsigned(tile));
-      }
+      for (std::size_t k = 0; k < outs.size(); ++k) partialsOf[outs[k]].emplace_back(vars.size(), k);
+      vars.push_back({partial, unsigned(tile), outs});
     }
   }
 
   css.push_back(cs1);
 
-  // Intermediate stages while an output has more than kFanIn partials: groups of kFanIn reduced
-  // on the tile of the group's first partial, so no tile receives more than kFanIn values of
-  // one output in one exchange (a tree instead of every tile sending to one).
+  // Intermediate stages while an output has more than kFanIn partials: the partial variables,
+  // in tile order, are combined kFanIn at a time into one variable on the tile of the group's
+  // first (a tree, so no tile receives hundreds of values of one output).
   const std::size_t kFanIn = 32;
   const Operation second = operation == Operation::SQUARE_ADD ? Operation::ADD : operation;
   for (unsigned level = 1;; ++level) {
@@ -224,61 +284,49 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
     for (const auto &ps : partialsOf) deep |= ps.size() > kFanIn;
     if (!deep) break;
     ComputeSet cs = graph.addComputeSet(name + "/partials" + std::to_string(level));
-    const std::string vertex = reduceVertex(graph, op, second, acc, acc, false, false, false, false);
-    for (std::size_t o = 0; o < numOut; ++o) {
-      if (partialsOf[o].size() <= kFanIn) continue;
-      std::vector<Tensor> next;
-      std::vector<unsigned> nextTiles;
-      for (std::size_t b = 0; b < partialsOf[o].size(); b += kFanIn) {
-        const std::size_t e = std::min(partialsOf[o].size(), b + kFanIn);
-        const unsigned tile = partialTiles[o][b];
-        Tensor partial = graph.addVariable(acc, {1}, name + "/partial");
-        graph.setTileMapping(partial, tile);
-        VertexRef v = graph.addVertex(cs, vertex);
-        graph.connect(v["in"], std::vector<Tensor>{concat(std::vector<Tensor>(partialsOf[o].begin() + b,
-                                                                              partialsOf[o].begin() + e))});
-        graph.setInitialValue(v["numRegions"], std::vector<unsigned>{1});
-        graph.connect(v["out"], partial);
-        graph.setTileMapping(v, tile);
-        next.push_back(partial);
-        nextTiles.push_back(tile);
-      }
-      partialsOf[o] = next;
-      partialTiles[o] = nextTiles;
+    const std::string vertex = combineVertex(graph, op, second, acc, acc, false, false, false);
+    std::vector<std::size_t> byTile(vars.size());
+    std::iota(byTile.begin(), byTile.end(), std::size_t(0));
+    std::stable_sort(byTile.begin(), byTile.end(), [&](std::size_t x, std::size_t y) { return vars[x].tile < vars[y].tile; });
+    std::vector<PartialVar> next;
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> nextOf(numOut);
+    for (std::size_t b = 0; b < byTile.size(); b += kFanIn) {
+      // The group's outputs and, for each, its partials within the group.
+      std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groupOf(numOut);
+      std::vector<std::size_t> outs;
+      for (std::size_t x = b; x < std::min(byTile.size(), b + kFanIn); ++x)
+        for (std::size_t k = 0; k < vars[byTile[x]].outs.size(); ++k) {
+          const std::size_t o = vars[byTile[x]].outs[k];
+          if (groupOf[o].empty()) outs.push_back(o);
+          groupOf[o].emplace_back(byTile[x], k);
+        }
+      std::sort(outs.begin(), outs.end());
+      const unsigned tile = vars[byTile[b]].tile;
+      Tensor partial = graph.addVariable(acc, {outs.size()}, name + "/partial");
+      graph.setTileMapping(partial, tile);
+      addCombine(graph, cs, vertex, tile, outs, partial, vars, groupOf, nullptr);
+      for (std::size_t k = 0; k < outs.size(); ++k) nextOf[outs[k]].emplace_back(next.size(), k);
+      next.push_back({partial, tile, outs});
     }
+    vars = std::move(next);
+    partialsOf = std::move(nextOf);
     css.push_back(cs);
   }
 
-  // The last stage: each output's partials reduced on the output's tile (up to six vertices a tile).
+  // The last stage: each output's partials combined on the output's tile, scaled and updated.
   ComputeSet cs2 = graph.addComputeSet(name + "/final");
   const std::string finalVertex =
-      reduceVertex(graph, op, second, acc, out.elementType(), false, true, params.update, params.useScale);
+      combineVertex(graph, op, second, acc, out.elementType(), true, params.update, params.useScale);
   const auto outMapping = graph.getTileMapping(outFlat);
   for (std::size_t tile = 0; tile < outMapping.size(); ++tile) {
     std::vector<std::size_t> outs;
-    for (const Interval &r : outMapping[tile])
+    std::vector<Tensor> dst;
+    for (const Interval &r : outMapping[tile]) {
       for (std::size_t o = r.begin(); o < r.end(); ++o) outs.push_back(o);
-    // Outputs narrower than a word are stored by read-modify-write of their word, so two
-    // workers must not write neighbours: one vertex a tile for them.
-    const bool subWord = graph.getTarget().getTypeSize(out.elementType()) < 4;
-    const std::size_t groups =
-        std::min<std::size_t>(subWord ? 1 : graph.getTarget().getNumWorkerContexts(), outs.size());
-    for (std::size_t g = 0; g < groups; ++g) {
-      std::vector<Tensor> regions, outputs;
-      std::vector<unsigned> numRegions;
-      for (std::size_t k = outs.size() * g / groups; k < outs.size() * (g + 1) / groups; ++k) {
-        const std::size_t o = outs[k];
-        outputs.push_back(outFlat.slice(o, o + 1));
-        numRegions.push_back(partialsOf[o].empty() ? 0 : 1);
-        if (!partialsOf[o].empty()) regions.push_back(concat(partialsOf[o]).flatten());
-      }
-      VertexRef v = graph.addVertex(cs2, finalVertex);
-      graph.connect(v["in"], regions);
-      graph.setInitialValue(v["numRegions"], numRegions);
-      graph.connect(v["out"], concat(outputs));
-      if (params.useScale) graph.connect(v["scale"], params.scale.reshape({}));
-      graph.setTileMapping(v, unsigned(tile));
+      dst.push_back(outFlat.slice(r.begin(), r.end()));
     }
+    if (!outs.empty())
+      addCombine(graph, cs2, finalVertex, unsigned(tile), outs, concat(dst), vars, partialsOf, &params);
   }
   css.push_back(cs2);
 }
