@@ -1,0 +1,217 @@
+// popnn as a user calls it: every non-linearity forward (against the host's formula) and its
+// input gradient (against a central-difference derivative of that formula, computed here), the
+// softmax family over rows, cross-entropy and sum-squared losses with a masked label, the
+// accuracy count accumulating over two runs, argMax/argMin with ties, and errors.
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <popnn/Loss.hpp>
+#include <popnn/NonLinearity.hpp>
+#include <popnn/codelets.hpp>
+#include <popops/codelets.hpp>
+
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace poplar;
+using namespace poplar::program;
+using popnn::NonLinearityType;
+
+namespace {
+
+const std::size_t R = 4, C = 6, N = R * C;
+
+float xAt(std::size_t i) { return float(int((i * 7) % 17) - 8) * 0.25f + 0.125f; }
+float gAt(std::size_t i) { return float(int((i * 5) % 9) - 4) * 0.5f + 0.25f; }
+
+double host(NonLinearityType t, double x) {
+  switch (t) {
+  case NonLinearityType::SIGMOID: return 1 / (1 + std::exp(-x));
+  case NonLinearityType::HARD_SIGMOID: return std::max(0.0, std::min(1.0, 0.2 * x + 0.5));
+  case NonLinearityType::RELU: return x > 0 ? x : 0;
+  case NonLinearityType::TANH: return std::tanh(x);
+  case NonLinearityType::GELU: return 0.5 * x * (1 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
+  case NonLinearityType::GELU_ERF: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case NonLinearityType::SWISH: return x / (1 + std::exp(-x));
+  default: return 0;
+  }
+}
+
+// Softmax of row r of x (with x[r][j] moved by d at column k).
+std::vector<double> hostSoftmax(std::size_t r, std::size_t k = 0, double d = 0) {
+  std::vector<double> e(C);
+  double sum = 0;
+  for (std::size_t j = 0; j < C; ++j) e[j] = std::exp(double(xAt(r * C + j)) + (j == k ? d : 0)), sum += e[j];
+  for (double &v : e) v /= sum;
+  return e;
+}
+
+struct Check {
+  std::string name;
+  Tensor t;
+  std::vector<double> want;
+  double tolerance; // absolute + relative
+};
+std::vector<Check> checks;
+
+void printError(const std::function<void()> &f) {
+  try {
+    f();
+    std::cout << "no error\n";
+  } catch (const poplar_error &e) {
+    std::cout << "error: " << e.what() << "\n";
+  }
+}
+
+} // namespace
+
+int main() {
+  IPUModel ipuModel;
+  ipuModel.tilesPerIPU = 4;
+  Device device = ipuModel.createDevice();
+  Graph graph(device.getTarget());
+  popops::addCodelets(graph);
+  popnn::addCodelets(graph);
+  std::vector<float> xv(N), gv(N);
+  for (std::size_t i = 0; i < N; ++i) xv[i] = xAt(i), gv[i] = gAt(i);
+  Tensor x = graph.addConstant<float>(FLOAT, {R, C}, xv.data(), "x");
+  Tensor g = graph.addConstant<float>(FLOAT, {R, C}, gv.data(), "g");
+  for (unsigned r = 0; r < R; ++r) graph.setTileMapping(x[r], r), graph.setTileMapping(g[r], 3 - r);
+  Sequence prog;
+
+  const std::pair<NonLinearityType, const char *> elementwise[] = {
+      {NonLinearityType::SIGMOID, "sigmoid"}, {NonLinearityType::HARD_SIGMOID, "hard sigmoid"},
+      {NonLinearityType::RELU, "relu"},       {NonLinearityType::TANH, "tanh"},
+      {NonLinearityType::GELU, "gelu"},       {NonLinearityType::GELU_ERF, "gelu erf"},
+      {NonLinearityType::SWISH, "swish"}};
+  for (const auto &nl : elementwise) {
+    const NonLinearityType t = nl.first;
+    Tensor y = popnn::nonLinearity(graph, t, x, prog);
+    std::vector<double> want(N), grad(N);
+    for (std::size_t i = 0; i < N; ++i) {
+      const double h = 1e-4, xi = xAt(i);
+      want[i] = host(t, xi);
+      grad[i] = gAt(i) * (host(t, xi + h) - host(t, xi - h)) / (2 * h);
+    }
+    checks.push_back({std::string(nl.second), y, want, 2e-6});
+    // The gradient takes the output, except GELU, GELU_ERF and SWISH, which take the input.
+    const bool fromInput = t == NonLinearityType::GELU || t == NonLinearityType::GELU_ERF || t == NonLinearityType::SWISH;
+    checks.push_back({std::string(nl.second) + " gradient",
+                      popnn::nonLinearityInputGradient(graph, t, fromInput ? x : y, g, prog), grad, 2e-4});
+  }
+  // In place, and the named forms.
+  Tensor z = graph.clone(x, "z");
+  prog.add(Copy(x, z));
+  popnn::reluInPlace(graph, z, prog);
+  std::vector<double> relu(N);
+  for (std::size_t i = 0; i < N; ++i) relu[i] = xAt(i) > 0 ? xAt(i) : 0;
+  checks.push_back({"relu in place", z, relu, 0});
+
+  // Softmax over rows: plain, stable and scaled (with the scaling it reports).
+  std::vector<double> sm(N), smGrad(N);
+  for (std::size_t r = 0; r < R; ++r) {
+    const std::vector<double> y = hostSoftmax(r);
+    for (std::size_t j = 0; j < C; ++j) {
+      sm[r * C + j] = y[j];
+      // d/dx_j of sum_k g_k y_k, by central differences.
+      const double h = 1e-5;
+      const std::vector<double> up = hostSoftmax(r, j, h), down = hostSoftmax(r, j, -h);
+      double d = 0;
+      for (std::size_t k = 0; k < C; ++k) d += gAt(r * C + k) * (up[k] - down[k]) / (2 * h);
+      smGrad[r * C + j] = d;
+    }
+  }
+  Tensor soft = popnn::softmax(graph, x, prog);
+  checks.push_back({"softmax", soft, sm, 2e-6});
+  checks.push_back({"softmax stable", popnn::softmaxStable(graph, x, prog), sm, 2e-6});
+  float scaling = 0;
+  Tensor scaled = popnn::nonLinearity(graph, NonLinearityType::SOFTMAX_SCALED, x, scaling, prog);
+  std::cout << "SOFTMAX_SCALED scaling " << scaling << "\n";
+  std::vector<double> smScaled(sm);
+  for (double &v : smScaled) v *= scaling;
+  checks.push_back({"softmax scaled", scaled, smScaled, 2e-6});
+  checks.push_back({"softmax gradient", popnn::nonLinearityInputGradient(graph, NonLinearityType::SOFTMAX, soft, g, prog),
+                    smGrad, 2e-4});
+
+  // Losses on the softmax outputs; row 2's label is masked (its largest output is at 0, so a
+  // count that forgot the mask would be 3); rows 0 and 1 are right, row 3 is wrong.
+  const unsigned labels[R] = {2, 1, MASKED_LABEL_CODE, 3};
+  Tensor expected = graph.addConstant<unsigned>(UNSIGNED_INT, {R}, labels, "labels");
+  graph.setTileMapping(expected, 2);
+  Tensor loss = graph.addVariable(FLOAT, {R}, "loss"), deltas = graph.clone(x, "deltas");
+  Tensor sqLoss = graph.addVariable(FLOAT, {R}, "sqLoss"), sqDeltas = graph.clone(x, "sqDeltas");
+  Tensor numCorrect = graph.addVariable(UNSIGNED_INT, {}, "numCorrect");
+  graph.setTileMapping(loss, 0);
+  graph.setTileMapping(sqLoss, 1);
+  graph.setTileMapping(numCorrect, 3);
+  prog.add(popnn::calcLoss(graph, soft, expected, loss, deltas, numCorrect, popnn::CROSS_ENTROPY_LOSS));
+  prog.add(popnn::calcLoss(graph, soft, expected, sqLoss, sqDeltas, popnn::SUM_SQUARED_LOSS));
+  std::vector<double> ceLoss(R), ceDeltas(N), ssLoss(R), ssDeltas(N);
+  unsigned correct = 0;
+  for (std::size_t r = 0; r < R; ++r) {
+    if (labels[r] == MASKED_LABEL_CODE) continue;
+    std::size_t best = 0;
+    for (std::size_t j = 0; j < C; ++j) {
+      const double p = sm[r * C + j], t = j == labels[r] ? 1 : 0;
+      ceDeltas[r * C + j] = p - t;
+      ssDeltas[r * C + j] = p - t;
+      ceLoss[r] += -t * std::log(p);
+      ssLoss[r] += 0.5 * (p - t) * (p - t);
+      if (xAt(r * C + j) > xAt(r * C + best)) best = j;
+    }
+    correct += best == labels[r];
+  }
+  checks.push_back({"cross entropy loss", loss, ceLoss, 2e-6});
+  checks.push_back({"cross entropy deltas", deltas, ceDeltas, 2e-6});
+  checks.push_back({"sum squared loss", sqLoss, ssLoss, 2e-6});
+  checks.push_back({"sum squared deltas", sqDeltas, ssDeltas, 2e-6});
+
+  // argMax and argMin with ties: the first column wins.
+  const float tiedv[] = {1, 3, 3, 0, -2, -2, 5, 5, 5};
+  Tensor tied = graph.addConstant<float>(FLOAT, {3, 3}, tiedv, "tied");
+  graph.setTileMapping(tied, 1);
+  Tensor am = popnn::argMax(graph, tied, prog), an = popnn::argMin(graph, tied, prog);
+
+  for (const Check &c : checks) graph.createHostRead(c.name, c.t);
+  graph.createHostRead("numCorrect", numCorrect);
+  graph.createHostWrite("numCorrect-write", numCorrect);
+  graph.createHostRead("argMax", am);
+  graph.createHostRead("argMin", an);
+  Engine engine(graph, prog);
+  engine.load(device);
+  const unsigned zero = 0;
+  engine.writeTensor("numCorrect-write", &zero, &zero + 1);
+  engine.run(0);
+  engine.run(0);
+  unsigned bad = 0;
+  for (const Check &c : checks) {
+    std::vector<float> got(c.t.numElements());
+    engine.readTensor(c.name, got.data(), got.data() + got.size());
+    unsigned wrong = 0;
+    std::string first;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const bool ok = std::fabs(got[i] - c.want[i]) <= c.tolerance * (1 + std::fabs(c.want[i]));
+      if (!ok && wrong++ == 0)
+        first = " (first at " + std::to_string(i) + ": got " + std::to_string(got[i]) + ", want " + std::to_string(c.want[i]) + ")";
+    }
+    std::cout << c.name << ": " << (wrong ? std::to_string(wrong) + " wrong" + first : "ok") << "\n";
+    bad += wrong;
+  }
+  unsigned nc = 0, amv[3], anv[3];
+  engine.readTensor("numCorrect", &nc, &nc + 1);
+  engine.readTensor("argMax", amv, amv + 3);
+  engine.readTensor("argMin", anv, anv + 3);
+  std::cout << "numCorrect after two runs: " << nc << " (" << correct << " correct a run)\n";
+  std::cout << "argMax " << amv[0] << " " << amv[1] << " " << amv[2] << ", argMin " << anv[0] << " " << anv[1] << " "
+            << anv[2] << "\n";
+  bad += nc != 2 * correct;
+
+  Sequence bad1;
+  printError([&] { popnn::calcLoss(graph, x, expected.slice(0, 3), loss, deltas, popnn::CROSS_ENTROPY_LOSS); });
+  printError([&] { popnn::calcLoss(graph, x, x[0], loss, deltas, popnn::CROSS_ENTROPY_LOSS); });
+  printError([&] { popnn::nonLinearityInputGradient(graph, NonLinearityType::RELU, x, g[0], bad1); });
+  printError([&] { popnn::argMax(graph, x[0], bad1); });
+  return bad ? 1 : 0;
+}
