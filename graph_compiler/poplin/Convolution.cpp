@@ -1,0 +1,489 @@
+// poplin's convolutions by direct generated vertices. The transforms of ConvParams are resolved
+// on the host into "taps": for each output coordinate of each spatial dimension, the (kernel
+// index, input index) pairs that meet there (an output in padding has none). A vertex then sums,
+// for each output element of its block, over its row taps, column taps and input channels.
+// Forward blocks are (batch, group, output-channel block, output-row block), each with the input
+// rows its taps reach; weight gradients are partial sums per (batch, group, output-row block)
+// reduced by popops::reduce. Every value is computed on the tiles.
+#include <poplin/ConvUtil.hpp>
+#include <poplin/Convolution.hpp>
+
+#include <popops/Cast.hpp>
+#include <popops/ElementWise.hpp>
+#include <popops/Reduce.hpp>
+#include <popops/ScaledAdd.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+namespace poplin {
+
+using namespace poplar;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+
+std::string shapeString(const std::vector<std::size_t> &s) {
+  std::string r = "{";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "}";
+}
+
+uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::string cType(const Type &t) { return t == HALF ? "half" : "float"; }
+
+// The original index of transformed coordinate t (of `total`) in a dimension of `size`
+// elements under transform T, or -1 where t is padding or a dilation's hole.
+long originalIndex(long t, std::size_t size, const ConvParams::InputTransform &T, unsigned d, long total) {
+  long x = T.flip[d] ? total - 1 - t : t;
+  x -= long(T.paddingLower[d]);
+  const long truncated = long(size) - long(T.truncationLower[d]) - long(T.truncationUpper[d]);
+  if (truncated <= 0) return -1;
+  const long dilated = (truncated - 1) * long(T.dilation[d]) + 1;
+  if (x < 0 || x >= dilated || x % long(T.dilation[d])) return -1;
+  return x / long(T.dilation[d]) + long(T.truncationLower[d]);
+}
+
+// Per output coordinate of dimension d: its (kernel index, input index) pairs.
+std::vector<std::vector<std::pair<unsigned, unsigned>>> taps(const ConvParams &p, unsigned d) {
+  const long tin = p.getTransformedInputSize(d), tk = p.getTransformedKernelSize(d);
+  const std::size_t out = p.getOutputSize(d);
+  const auto &ot = p.outputTransform;
+  const std::size_t kept = out - ot.paddingLower[d] - ot.paddingUpper[d];
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> r(out);
+  for (std::size_t o = ot.paddingLower[d]; o < ot.paddingLower[d] + kept; ++o) {
+    const long u = long(o - ot.paddingLower[d]) * long(ot.stride[d]) + long(ot.truncationLower[d]);
+    for (long kt = 0; kt < tk; ++kt) {
+      const long k = originalIndex(kt, p.kernelShape[d], p.kernelTransform, d, tk);
+      const long i = originalIndex(u + kt, p.inputFieldShape[d], p.inputTransform, d, tin);
+      if (k >= 0 && i >= 0) r[o].emplace_back(unsigned(k), unsigned(i));
+    }
+  }
+  return r;
+}
+
+// A 1-D convolution as a 2-D one of height 1.
+struct Field {
+  std::size_t h, w, kh, kw, oh, ow;
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> rowTaps, colTaps;
+};
+
+Field field(const std::string &op, const ConvParams &p) {
+  p.validate();
+  const std::size_t n = p.getNumFieldDims();
+  if (n != 1 && n != 2) fail(op, "ipusim supports 1 or 2 field dimensions, not " + std::to_string(n));
+  Field f;
+  if (n == 1) {
+    f.h = f.kh = f.oh = 1;
+    f.rowTaps = {{{0u, 0u}}};
+  } else {
+    f.h = p.inputFieldShape[0], f.kh = p.kernelShape[0], f.oh = p.getOutputSize(0);
+    f.rowTaps = taps(p, 0);
+  }
+  f.w = p.inputFieldShape[n - 1], f.kw = p.kernelShape[n - 1], f.ow = p.getOutputSize(unsigned(n - 1));
+  f.colTaps = taps(p, unsigned(n - 1));
+  return f;
+}
+
+void flattenTaps(const std::vector<std::vector<std::pair<unsigned, unsigned>>> &t, std::size_t begin, std::size_t end,
+                 unsigned inputBase, std::vector<unsigned> &start, std::vector<unsigned> &list) {
+  start.assign(1, 0);
+  list.clear();
+  for (std::size_t o = begin; o < end; ++o) {
+    for (const auto &[k, i] : t[o]) list.push_back(k), list.push_back(i - inputBase);
+    start.push_back(unsigned(list.size() / 2));
+  }
+  if (list.empty()) list.push_back(0); // a vector field may not be empty
+}
+
+std::string addVertexClass(Graph &graph, const std::string &body, const char *kind) {
+  char name[64];
+  std::snprintf(name, sizeof name, "ipusim_poplin_%s_%016" PRIx64, kind, fnv1a(body));
+  if (!graph.hasCodelet(name)) {
+    std::stringstream src;
+    src << "#include <poplar/Vertex.hpp>\nclass " << name << " : public poplar::MultiVertex {\npublic:\n" << body;
+    graph.addCodelets(src, "-O2");
+  }
+  return name;
+}
+
+const char *kTapFields = "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
+                         "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colTaps;\n"
+                         "  poplar::Vector<unsigned> p; // in channels, slab rows, width, kernel h, w, out rows, w, workers\n";
+
+// out[co][oy][ox] = sum over the row and column taps and input channels of in[ci][iy][ix] w[co][ci][ky][kx].
+std::string forwardVertex(Graph &graph, const Type &in, const Type &out) {
+  const std::string I = cType(in), O = cType(out);
+  std::ostringstream b;
+  b << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> in;\n"
+    << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> w;\n"
+    << "  poplar::Output<poplar::Vector<" << O << ", poplar::VectorLayout::SPAN, 8>> out;\n" << kTapFields
+    << "  void compute(unsigned wid) {\n"
+    << "    const unsigned cin = p[0], rows = p[1], width = p[2], kh = p[3], kw = p[4], orows = p[5], ow = p[6];\n"
+    << "    const unsigned lines = out.size() / ow;\n"
+    << "    for (unsigned line = wid; line < lines && wid < p[7]; line += p[7]) {\n"
+    << "      const unsigned co = line / orows, oy = line % orows;\n"
+    << "      for (unsigned ox = 0; ox < ow; ++ox) {\n"
+    << "        float sum = 0;\n"
+    << "        for (unsigned ty = rowStart[oy]; ty < rowStart[oy + 1]; ++ty) {\n"
+    << "          const unsigned ky = rowTaps[2 * ty], iy = rowTaps[2 * ty + 1];\n"
+    << "          for (unsigned tx = colStart[ox]; tx < colStart[ox + 1]; ++tx) {\n"
+    << "            const unsigned kx = colTaps[2 * tx], ix = colTaps[2 * tx + 1];\n"
+    << "            for (unsigned ci = 0; ci < cin; ++ci)\n"
+    << "              sum += static_cast<float>(in[(ci * rows + iy) * width + ix]) *\n"
+    << "                     static_cast<float>(w[((co * cin + ci) * kh + ky) * kw + kx]);\n"
+    << "          }\n        }\n"
+    << "        out[line * ow + ox] = static_cast<" << O << ">(sum);\n"
+    << "      }\n    }\n  }\n};\n";
+  return addVertexClass(graph, b.str(), "Conv");
+}
+
+// dw[co][ci][ky][kx] = sum over the taps of dy[co][oy][ox] in[ci][iy][ix] (float partials).
+std::string weightDeltaVertex(Graph &graph, const Type &in) {
+  const std::string I = cType(in);
+  std::ostringstream b;
+  b << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> in;\n"
+    << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> dy;\n"
+    << "  poplar::Output<poplar::Vector<float, poplar::VectorLayout::SPAN, 8>> out;\n" << kTapFields
+    << "  void compute(unsigned wid) {\n"
+    << "    const unsigned cin = p[0], rows = p[1], width = p[2], kh = p[3], kw = p[4], orows = p[5], ow = p[6];\n"
+    << "    const unsigned per = cin * kh * kw, couts = out.size() / per;\n"
+    << "    for (unsigned co = wid; co < couts; co += 6) {\n"
+    << "      float *o = &out[co * per];\n"
+    << "      for (unsigned i = 0; i < per; ++i) o[i] = 0;\n"
+    << "      for (unsigned oy = 0; oy < orows; ++oy)\n"
+    << "        for (unsigned ty = rowStart[oy]; ty < rowStart[oy + 1]; ++ty) {\n"
+    << "          const unsigned ky = rowTaps[2 * ty], iy = rowTaps[2 * ty + 1];\n"
+    << "          for (unsigned ox = 0; ox < ow; ++ox) {\n"
+    << "            const float g = static_cast<float>(dy[(co * orows + oy) * ow + ox]);\n"
+    << "            for (unsigned tx = colStart[ox]; tx < colStart[ox + 1]; ++tx) {\n"
+    << "              const unsigned kx = colTaps[2 * tx], ix = colTaps[2 * tx + 1];\n"
+    << "              for (unsigned ci = 0; ci < cin; ++ci)\n"
+    << "                o[(ci * kh + ky) * kw + kx] += g * static_cast<float>(in[(ci * rows + iy) * width + ix]);\n"
+    << "            }\n          }\n        }\n"
+    << "    }\n  }\n};\n";
+  return addVertexClass(graph, b.str(), "ConvWeightDeltas");
+}
+
+// The input rows the row taps of output rows [begin, end) reach: [lo, hi).
+std::pair<unsigned, unsigned> inputRows(const Field &f, std::size_t begin, std::size_t end) {
+  unsigned lo = ~0u, hi = 0;
+  for (std::size_t o = begin; o < end; ++o)
+    for (const auto &t : f.rowTaps[o]) lo = std::min(lo, t.second), hi = std::max(hi, t.second + 1);
+  return lo > hi ? std::make_pair(0u, 0u) : std::make_pair(lo, hi);
+}
+
+// The forward plan: blocks of output channels (cb) and output rows (rb).
+struct Plan {
+  std::size_t cb, rb;
+};
+
+Plan plan(const Graph &graph, const ConvParams &p, const Field &f, const OptionFlags &options) {
+  double proportion = 0.6;
+  for (const auto &kv : options) {
+    if (kv.first == "availableMemoryProportion") proportion = std::strtod(kv.second.c_str(), nullptr);
+    else if (kv.first != "partialsType" && kv.first != "pass" && kv.first != "use128BitConvUnitLoad" &&
+             kv.first != "enableMultiStageReduce" && kv.first != "enableFastReduce" && kv.first != "remapOutputTensor" &&
+             kv.first != "planConstraints" && kv.first != "enableConvDithering" && kv.first != "gatherConvOutput")
+      throw invalid_option("poplin::convolution: unknown option '" + kv.first + "'");
+  }
+  const Target &t = graph.getTarget();
+  const double budget = proportion * t.getBytesPerTile(), inB = double(t.getTypeSize(p.inputType)),
+               outB = double(t.getTypeSize(p.outputType));
+  const std::size_t units0 = p.batchSize * p.numConvGroups;
+  Plan pl{p.outputChannelsPerConvGroup, f.oh};
+  auto bytes = [&](const Plan &x) {
+    const auto rows = inputRows(f, 0, std::min(f.oh, x.rb));
+    return double(p.inputChannelsPerConvGroup) * (rows.second - rows.first) * f.w * inB +
+           double(x.cb) * p.inputChannelsPerConvGroup * f.kh * f.kw * inB + double(x.cb) * x.rb * f.ow * outB;
+  };
+  auto units = [&](const Plan &x) { return units0 * ((p.outputChannelsPerConvGroup + x.cb - 1) / x.cb) * ((f.oh + x.rb - 1) / x.rb); };
+  auto shrink = [&](Plan &x) {
+    if (x.rb >= x.cb && x.rb > 1) x.rb = (x.rb + 1) / 2;
+    else if (x.cb > 1) x.cb = (x.cb + 1) / 2;
+    else return false;
+    return true;
+  };
+  while (units(pl) < t.getNumTiles() && shrink(pl)) {
+  }
+  while (bytes(pl) > budget)
+    if (!shrink(pl))
+      fail("poplin::convolution", "no plan fits in availableMemoryProportion " + std::to_string(proportion) +
+                                      " of a tile: one output row of one channel needs " +
+                                      std::to_string(std::size_t(bytes(pl))) + " bytes");
+  return pl;
+}
+
+// in [N][G Cin][h][w], out [N][G Cout][oh][ow] as 4-D (a 1-D field gets a height of 1).
+Tensor as4d(const Tensor &t, std::size_t fieldDims) { return fieldDims == 1 ? t.expand({2}) : t; }
+
+void checkShape(const std::string &op, const char *what, const Tensor &t, const std::vector<std::size_t> &want) {
+  if (t.shape() != want) fail(op, "the shape of " + std::string(what) + " is " + shapeString(t.shape()) + "; expected " + shapeString(want));
+}
+
+std::vector<std::size_t> inputShape(const ConvParams &p) {
+  std::vector<std::size_t> s{p.batchSize, p.getNumInputChans()};
+  s.insert(s.end(), p.inputFieldShape.begin(), p.inputFieldShape.end());
+  return s;
+}
+std::vector<std::size_t> outputShape(const ConvParams &p) {
+  std::vector<std::size_t> s{p.batchSize, p.getNumOutputChans()};
+  const auto o = p.getOutputFieldShape();
+  s.insert(s.end(), o.begin(), o.end());
+  return s;
+}
+std::vector<std::size_t> weightsShape(const ConvParams &p) {
+  std::vector<std::size_t> s{p.numConvGroups, p.outputChannelsPerConvGroup, p.inputChannelsPerConvGroup};
+  s.insert(s.end(), p.kernelShape.begin(), p.kernelShape.end());
+  return s;
+}
+
+// The tile of forward block u of `total` blocks: spread over the tiles.
+unsigned blockTile(const Graph &graph, std::size_t u, std::size_t total) {
+  const std::size_t tiles = graph.getTarget().getNumTiles();
+  return unsigned(total >= tiles ? u % tiles : u * tiles / total);
+}
+
+} // namespace
+
+Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &,
+                     PlanningCache *) {
+  params.validate();
+  Tensor w = graph.addVariable(params.inputType, weightsShape(params),
+                               debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName());
+  poputil::mapTensorLinearly(graph, w);
+  return w;
+}
+
+Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &,
+                   PlanningCache *) {
+  params.validate();
+  Tensor in = graph.addVariable(params.inputType, inputShape(params),
+                                debugContext.getPathName().empty() ? "poplin::input" : debugContext.getPathName());
+  // Whole rows of the field on a tile.
+  poputil::mapTensorLinearly(graph, in, 1, unsigned(params.inputFieldShape.back()));
+  return in;
+}
+
+Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugContext &debugContext,
+                        const OptionFlags &options, PlanningCache *) {
+  const std::string op = "poplin::createConvOutput";
+  const Field f = field(op, params);
+  const Plan pl = plan(graph, params, f, options);
+  Tensor out = graph.addVariable(params.outputType, outputShape(params),
+                                 debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName());
+  const Tensor o4 = as4d(out, params.getNumFieldDims());
+  const std::size_t cbs = (params.outputChannelsPerConvGroup + pl.cb - 1) / pl.cb, rbs = (f.oh + pl.rb - 1) / pl.rb;
+  const std::size_t total = params.batchSize * params.numConvGroups * cbs * rbs;
+  std::size_t u = 0;
+  for (std::size_t n = 0; n < params.batchSize; ++n)
+    for (std::size_t g = 0; g < params.numConvGroups; ++g)
+      for (std::size_t c = 0; c < cbs; ++c)
+        for (std::size_t r = 0; r < rbs; ++r, ++u) {
+          const std::size_t c0 = g * params.outputChannelsPerConvGroup + c * pl.cb,
+                            c1 = g * params.outputChannelsPerConvGroup + std::min(params.outputChannelsPerConvGroup, (c + 1) * pl.cb);
+          const std::size_t r0 = r * pl.rb, r1 = std::min(f.oh, r0 + pl.rb);
+          graph.setTileMapping(o4.slice({n, c0, r0, 0}, {n + 1, c1, r1, f.ow}), blockTile(graph, u, total));
+        }
+  return out;
+}
+
+void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weightsIn, const Tensor &out,
+                           const ConvParams &params, bool transposeAndFlipWeights, program::Sequence &prog,
+                           const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
+  const std::string op = "poplin::convolution";
+  const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
+  const Field f = field(op, params);
+  const std::size_t nd = params.getNumFieldDims();
+  if (params.inputType != FLOAT && params.inputType != HALF) fail(op, "the input type must be float or half");
+  checkShape(op, "the input", in, inputShape(params));
+  checkShape(op, "the output", out, outputShape(params));
+  if (in.elementType() != params.inputType) fail(op, "the input is " + in.elementType().toString() + "; params say " + params.inputType.toString());
+  // The weights as [G][Cout][Cin][kernel]: given transposed and flipped, swap the channels back
+  // and reverse every spatial dimension.
+  Tensor weights = weightsIn;
+  if (transposeAndFlipWeights) {
+    std::vector<std::size_t> given = weightsShape(params);
+    std::swap(given[1], given[2]);
+    checkShape(op, "the weights (transposed and flipped)", weightsIn, given);
+    std::vector<unsigned> perm{0, 2, 1};
+    for (unsigned d = 0; d < nd; ++d) perm.push_back(3 + d);
+    weights = weightsIn.dimShuffle(perm);
+    for (unsigned d = 0; d < nd; ++d) weights = weights.reverse(3 + d);
+  } else {
+    checkShape(op, "the weights", weightsIn, weightsShape(params));
+  }
+  if (weights.elementType() != params.inputType) fail(op, "the weights are " + weights.elementType().toString() + "; params say " + params.inputType.toString());
+  const Plan pl = plan(graph, params, f, options);
+  const Tensor in4 = as4d(in, nd), out4 = as4d(out, nd), w4 = nd == 1 ? weights.expand({3}) : weights;
+  bool outMapped = false;
+  graph.getTileMapping(out, &outMapped);
+  const std::string vertex = forwardVertex(graph, params.inputType, params.outputType);
+  const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
+  const std::size_t cbs = (cout + pl.cb - 1) / pl.cb, rbs = (f.oh + pl.rb - 1) / pl.rb;
+  const std::size_t total = params.batchSize * params.numConvGroups * cbs * rbs;
+  const unsigned outBytes = unsigned(graph.getTarget().getTypeSize(params.outputType));
+  ComputeSet cs = graph.addComputeSet(name);
+  std::size_t u = 0;
+  for (std::size_t n = 0; n < params.batchSize; ++n)
+    for (std::size_t g = 0; g < params.numConvGroups; ++g)
+      for (std::size_t c = 0; c < cbs; ++c)
+        for (std::size_t r = 0; r < rbs; ++r, ++u) {
+          const std::size_t c0 = c * pl.cb, c1 = std::min(cout, c0 + pl.cb);
+          const std::size_t r0 = r * pl.rb, r1 = std::min(f.oh, r0 + pl.rb);
+          const unsigned tile = blockTile(graph, u, total);
+          const Tensor o = out4.slice({n, g * cout + c0, r0, 0}, {n + 1, g * cout + c1, r1, f.ow});
+          if (!outMapped) graph.setTileMapping(o, tile);
+          const auto rows = inputRows(f, r0, r1);
+          std::vector<unsigned> rowStart, rowList, colStart, colList;
+          flattenTaps(f.rowTaps, r0, r1, rows.first, rowStart, rowList);
+          flattenTaps(f.colTaps, 0, f.ow, 0, colStart, colList);
+          VertexRef v = graph.addVertex(cs, vertex);
+          if (rows.second > rows.first)
+            graph.connect(v["in"], in4.slice({n, g * cin, rows.first, 0}, {n + 1, (g + 1) * cin, rows.second, f.w}).flatten());
+          else
+            graph.connect(v["in"], in4.slice({n, g * cin, 0, 0}, {n + 1, g * cin + 1, 1, 1}).flatten());
+          graph.connect(v["w"], w4.slice({g, c0, 0, 0, 0}, {g + 1, c1, cin, f.kh, f.kw}).flatten());
+          graph.connect(v["out"], o.flatten());
+          graph.setInitialValue(v["rowStart"], rowStart);
+          graph.setInitialValue(v["rowTaps"], rowList);
+          graph.setInitialValue(v["colStart"], colStart);
+          graph.setInitialValue(v["colTaps"], colList);
+          graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(cin), rows.second - rows.first, unsigned(f.w),
+                                                               unsigned(f.kh), unsigned(f.kw), unsigned(r1 - r0),
+                                                               unsigned(f.ow), f.ow * outBytes % 4 ? 1u : 6u});
+          graph.setTileMapping(v, tile);
+        }
+  prog.add(program::Execute(cs));
+}
+
+Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const ConvParams &params,
+                   bool transposeAndFlipWeights, program::Sequence &prog, const DebugContext &debugContext,
+                   const OptionFlags &options, PlanningCache *cache) {
+  Tensor out = createConvOutput(graph, params, debugContext, options, cache);
+  convolutionWithOutput(graph, in, weights, out, params, transposeAndFlipWeights, prog, debugContext, options, cache);
+  return out;
+}
+
+Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const ConvParams &params,
+                             program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                             PlanningCache *) {
+  const std::string op = "poplin::calculateWeightDeltas";
+  const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
+  const Field f = field(op, params);
+  const std::size_t nd = params.getNumFieldDims();
+  checkShape(op, "zDeltas", zDeltas, outputShape(params));
+  checkShape(op, "the activations", activations, inputShape(params));
+  const Plan pl = plan(graph, params, f, options);
+  const std::size_t rbs = (f.oh + pl.rb - 1) / pl.rb, parts = params.batchSize * rbs;
+  const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
+  std::vector<std::size_t> pshape{parts};
+  const auto ws = weightsShape(params);
+  pshape.insert(pshape.end(), ws.begin(), ws.end());
+  Tensor partials = graph.addVariable(FLOAT, pshape, name + "/partials");
+  const Tensor in4 = as4d(activations, nd), dy4 = as4d(zDeltas, nd);
+  const std::string vertex = weightDeltaVertex(graph, params.inputType);
+  ComputeSet cs = graph.addComputeSet(name);
+  const std::size_t total = parts * params.numConvGroups;
+  std::size_t u = 0;
+  for (std::size_t n = 0; n < params.batchSize; ++n)
+    for (std::size_t r = 0; r < rbs; ++r)
+      for (std::size_t g = 0; g < params.numConvGroups; ++g, ++u) {
+        const std::size_t r0 = r * pl.rb, r1 = std::min(f.oh, r0 + pl.rb), part = n * rbs + r;
+        const unsigned tile = blockTile(graph, u, total);
+        const Tensor dst = partials[part][g].flatten();
+        graph.setTileMapping(dst, tile);
+        const auto rows = inputRows(f, r0, r1);
+        std::vector<unsigned> rowStart, rowList, colStart, colList;
+        flattenTaps(f.rowTaps, r0, r1, rows.first, rowStart, rowList);
+        flattenTaps(f.colTaps, 0, f.ow, 0, colStart, colList);
+        VertexRef v = graph.addVertex(cs, vertex);
+        if (rows.second > rows.first)
+          graph.connect(v["in"], in4.slice({n, g * cin, rows.first, 0}, {n + 1, (g + 1) * cin, rows.second, f.w}).flatten());
+        else
+          graph.connect(v["in"], in4.slice({n, g * cin, 0, 0}, {n + 1, g * cin + 1, 1, 1}).flatten());
+        graph.connect(v["dy"], dy4.slice({n, g * cout, r0, 0}, {n + 1, (g + 1) * cout, r1, f.ow}).flatten());
+        graph.connect(v["out"], dst);
+        graph.setInitialValue(v["rowStart"], rowStart);
+        graph.setInitialValue(v["rowTaps"], rowList);
+        graph.setInitialValue(v["colStart"], colStart);
+        graph.setInitialValue(v["colTaps"], colList);
+        graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(cin), rows.second - rows.first, unsigned(f.w),
+                                                             unsigned(f.kh), unsigned(f.kw), unsigned(r1 - r0),
+                                                             unsigned(f.ow), 6u});
+        graph.setTileMapping(v, tile);
+      }
+  prog.add(program::Execute(cs));
+  Tensor deltas = graph.addVariable(params.inputType, ws, name + "/deltas");
+  poputil::mapTensorLinearly(graph, deltas);
+  popops::reduceWithOutput(graph, partials, deltas, {0}, popops::Operation::ADD, prog, name + "/reduce");
+  return deltas;
+}
+
+void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights, const Tensor &activations,
+                             ConvParams params, const Tensor &scale, program::Sequence &prog,
+                             const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  Tensor deltas = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
+  popops::scaledAddTo(graph, weights, deltas, scale, prog, debugContext);
+}
+
+void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights, const Tensor &activations,
+                             ConvParams params, float scale, program::Sequence &prog, const DebugContext &debugContext,
+                             const OptionFlags &options, PlanningCache *cache) {
+  Tensor deltas = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
+  popops::scaledAddTo(graph, weights, deltas, scale, prog, debugContext);
+}
+
+namespace {
+std::vector<std::size_t> allButChannels(const Tensor &t) {
+  std::vector<std::size_t> dims{0};
+  for (std::size_t d = 2; d < t.rank(); ++d) dims.push_back(d);
+  return dims;
+}
+} // namespace
+
+void convolutionBiasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &biases, const Tensor &scale,
+                           const OptionFlags &, program::Sequence &prog, const DebugContext &debugContext) {
+  if (zDeltas.rank() < 2 || biases.rank() != 1 || biases.dim(0) != zDeltas.dim(1))
+    fail("poplin::convolutionBiasUpdate", "biases must be one per channel of zDeltas (" + shapeString(zDeltas.shape()) + ")");
+  Tensor sums = popops::reduce(graph, zDeltas, FLOAT, allButChannels(zDeltas), popops::Operation::ADD, prog, debugContext);
+  popops::scaledAddTo(graph, biases, popops::cast(graph, sums, biases.elementType(), prog), scale, prog, debugContext);
+}
+
+void convolutionBiasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &biases, float scale,
+                           const OptionFlags &, program::Sequence &prog, const DebugContext &debugContext) {
+  if (zDeltas.rank() < 2 || biases.rank() != 1 || biases.dim(0) != zDeltas.dim(1))
+    fail("poplin::convolutionBiasUpdate", "biases must be one per channel of zDeltas (" + shapeString(zDeltas.shape()) + ")");
+  Tensor sums = popops::reduce(graph, zDeltas, FLOAT, allButChannels(zDeltas), popops::Operation::ADD, prog, debugContext);
+  popops::scaledAddTo(graph, biases, popops::cast(graph, sums, biases.elementType(), prog), scale, prog, debugContext);
+}
+
+void addBias(Graph &graph, const Tensor &in, const Tensor &biases, program::Sequence &prog,
+             const DebugContext &debugContext) {
+  if (in.rank() < 2 || biases.rank() != 1 || biases.dim(0) != in.dim(1))
+    fail("poplin::addBias", "biases must be one per channel of the input (" + shapeString(in.shape()) + ")");
+  std::vector<std::size_t> shape{biases.dim(0)};
+  for (std::size_t d = 2; d < in.rank(); ++d) shape.push_back(1);
+  popops::addInPlace(graph, in, biases.reshape(shape), prog, debugContext);
+}
+
+Tensor createBiases(Graph &graph, const Tensor &activations, const DebugContext &debugContext) {
+  if (activations.rank() < 2) fail("poplin::createBiases", "the activations need a channel dimension");
+  Tensor b = graph.addVariable(activations.elementType(), {activations.dim(1)},
+                               debugContext.getPathName().empty() ? "poplin::biases" : debugContext.getPathName());
+  poputil::mapTensorLinearly(graph, b);
+  return b;
+}
+
+} // namespace poplin
