@@ -6,6 +6,7 @@
 #include <poplar/IPUModel.hpp>
 #include <popnn/Loss.hpp>
 #include <popnn/NonLinearity.hpp>
+#include <popnn/Pooling.hpp>
 #include <popnn/codelets.hpp>
 #include <popops/codelets.hpp>
 
@@ -173,6 +174,70 @@ int main() {
   Tensor tied = graph.addConstant<float>(FLOAT, {3, 3}, tiedv, "tied");
   graph.setTileMapping(tied, 1);
   Tensor am = popnn::argMax(graph, tied, prog), an = popnn::argMin(graph, tied, prog);
+
+  // Pooling of a [2][2][4][6] input with distinct values: MAX 2x2 stride 2; AVG 3x3 stride 1
+  // padded by 1 (the average over the window's elements inside the input); SUM 2x3 stride (1, 3)
+  // truncated by 1 at the top. Gradients against central differences of the host's pooling.
+  {
+    using popnn::pooling::PoolParams;
+    using popnn::PoolingType;
+    const std::size_t PN = 2, PC = 2, PH = 4, PW = 6, PN4 = PN * PC * PH * PW;
+    auto pv = [](std::size_t i) { return double((i * 7) % 48) * 0.25 - 6; };
+    std::vector<float> pin(PN4);
+    for (std::size_t i = 0; i < PN4; ++i) pin[i] = float(pv(i));
+    Tensor pt = graph.addConstant<float>(FLOAT, {PN, PC, PH, PW}, pin.data(), "pool in");
+    graph.setTileMapping(pt, 0);
+    const PoolParams kinds[] = {
+        PoolParams(PoolingType::MAX, {PH, PW}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, PC, PN, FLOAT),
+        PoolParams(PoolingType::AVG, {PH, PW}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, PC, PN, FLOAT),
+        PoolParams(PoolingType::SUM, {PH, PW}, {2, 3}, {1, 3}, {-1, 0}, {0, 0}, PC, PN, FLOAT)};
+    for (const PoolParams &pp : kinds) {
+      const auto of = pp.getOutputFieldShape();
+      // The host's pooling of x (flattened [n][c][h][w]).
+      auto hostPool = [&](const std::vector<double> &x) {
+        std::vector<double> out;
+        for (std::size_t pl = 0; pl < PN * PC; ++pl)
+          for (std::size_t oy = 0; oy < of[0]; ++oy)
+            for (std::size_t ox = 0; ox < of[1]; ++ox) {
+              double acc = pp.poolingType == PoolingType::MAX ? -INFINITY : 0;
+              unsigned count = 0;
+              for (std::size_t ky = 0; ky < pp.kernelShape[0]; ++ky)
+                for (std::size_t kx = 0; kx < pp.kernelShape[1]; ++kx) {
+                  const long iy = long(oy * pp.stride[0] + ky) - pp.inputTruncationOrPaddingLower[0];
+                  const long ix = long(ox * pp.stride[1] + kx) - pp.inputTruncationOrPaddingLower[1];
+                  if (iy < 0 || iy >= long(PH) || ix < 0 || ix >= long(PW)) continue;
+                  const double v = x[(pl * PH + iy) * PW + ix];
+                  acc = pp.poolingType == PoolingType::MAX ? std::max(acc, v) : acc + v;
+                  ++count;
+                }
+              out.push_back(pp.poolingType == PoolingType::AVG ? acc / count : acc);
+            }
+        return out;
+      };
+      std::vector<double> x(PN4);
+      for (std::size_t i = 0; i < PN4; ++i) x[i] = pv(i);
+      const std::vector<double> y = hostPool(x);
+      std::vector<float> pgv(y.size());
+      for (std::size_t i = 0; i < y.size(); ++i) pgv[i] = float(int(i % 5) - 2) * 0.5f;
+      std::vector<double> grad(PN4);
+      for (std::size_t i = 0; i < PN4; ++i) {
+        std::vector<double> up = x, down = x;
+        up[i] += 1e-3, down[i] -= 1e-3;
+        const std::vector<double> yu = hostPool(up), yd = hostPool(down);
+        for (std::size_t o = 0; o < y.size(); ++o) grad[i] += pgv[o] * (yu[o] - yd[o]) / 2e-3;
+      }
+      const std::string kind = popnn::pooling::asString(pp.poolingType);
+      Tensor pooled = popnn::pooling::pool(graph, pp, pt, prog);
+      checks.push_back({"pool " + kind, pooled, y, 2e-6});
+      Tensor pg = graph.addConstant<float>(FLOAT, pooled.shape(), pgv.data(), "pg " + kind);
+      graph.setTileMapping(pg, 1);
+      checks.push_back({"pool " + kind + " gradient",
+                        pp.poolingType == PoolingType::MAX
+                            ? popnn::pooling::poolInputGradient(graph, pp, pt, pooled, pg, false, prog)
+                            : popnn::pooling::poolInputGradient(graph, pp, 1, pg, prog),
+                        grad, 2e-4});
+    }
+  }
 
   for (const Check &c : checks) graph.createHostRead(c.name, c.t);
   graph.createHostRead("numCorrect", numCorrect);

@@ -1,0 +1,287 @@
+// popnn's pooling by generated vertices: the window of each output coordinate, per field
+// dimension, is resolved on the host into the input coordinates it covers ("taps"; padding
+// covers none, truncation shifts them); a vertex pools whole (batch, channel) planes. The input
+// gradient gathers, for each input element, from the windows that cover it.
+#include <popnn/Pooling.hpp>
+
+#include <poputil/TileMapping.hpp>
+
+#include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+namespace popnn {
+namespace pooling {
+
+using namespace poplar;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+
+uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::size_t outputSize(const PoolParams &p, unsigned d) {
+  const long padded = long(p.inputFieldShape[d]) + p.inputTruncationOrPaddingLower[d] + p.inputTruncationOrPaddingUpper[d];
+  const long k = long(p.kernelShape[d]);
+  return padded < k ? 0 : std::size_t((padded - k) / long(p.stride[d]) + 1);
+}
+
+// For each output coordinate of dimension d: the input coordinates its window covers.
+std::vector<std::vector<unsigned>> windows(const PoolParams &p, unsigned d) {
+  std::vector<std::vector<unsigned>> r(outputSize(p, d));
+  for (std::size_t o = 0; o < r.size(); ++o)
+    for (long k = 0; k < long(p.kernelShape[d]); ++k) {
+      const long i = long(o) * long(p.stride[d]) + k - p.inputTruncationOrPaddingLower[d];
+      if (i >= 0 && i < long(p.inputFieldShape[d])) r[o].push_back(unsigned(i));
+    }
+  return r;
+}
+
+// The same, inverted: for each input coordinate, the outputs whose windows cover it.
+std::vector<std::vector<unsigned>> covering(const std::vector<std::vector<unsigned>> &w, std::size_t inputs) {
+  std::vector<std::vector<unsigned>> r(inputs);
+  for (std::size_t o = 0; o < w.size(); ++o)
+    for (unsigned i : w[o]) r[i].push_back(unsigned(o));
+  return r;
+}
+
+void flatten(const std::vector<std::vector<unsigned>> &t, std::vector<unsigned> &start, std::vector<unsigned> &list) {
+  start.assign(1, 0);
+  list.clear();
+  for (const auto &v : t) list.insert(list.end(), v.begin(), v.end()), start.push_back(unsigned(list.size()));
+  if (list.empty()) list.push_back(0);
+}
+
+struct Shape {
+  std::size_t h, w, oh, ow;
+  std::vector<std::vector<unsigned>> rows, cols; // windows per output row / column
+};
+
+Shape shape(const std::string &op, const PoolParams &p, const std::vector<std::size_t> &inShape) {
+  const std::size_t n = p.getNumFieldDims();
+  if (n != 1 && n != 2) fail(op, "ipusim pools fields of 1 or 2 dimensions, not " + std::to_string(n));
+  if (p.kernelShape.size() != n || p.stride.size() != n || p.inputTruncationOrPaddingLower.size() != n ||
+      p.inputTruncationOrPaddingUpper.size() != n)
+    fail(op, "the kernel, stride and padding need one value per field dimension (" + std::to_string(n) + ")");
+  for (unsigned s : p.stride)
+    if (!s) fail(op, "a stride of 0");
+  std::vector<std::size_t> want{p.batchSize, p.numChannels};
+  want.insert(want.end(), p.inputFieldShape.begin(), p.inputFieldShape.end());
+  if (inShape != want) {
+    std::string got = "{", exp = "{";
+    for (std::size_t i = 0; i < inShape.size(); ++i) got += (i ? "," : "") + std::to_string(inShape[i]);
+    for (std::size_t i = 0; i < want.size(); ++i) exp += (i ? "," : "") + std::to_string(want[i]);
+    fail(op, "the input's shape is " + got + "}; the parameters say " + exp + "}");
+  }
+  Shape s;
+  if (n == 1) {
+    s.h = s.oh = 1;
+    s.rows = {{0u}};
+  } else {
+    s.h = p.inputFieldShape[0], s.oh = outputSize(p, 0), s.rows = windows(p, 0);
+  }
+  s.w = p.inputFieldShape[n - 1], s.ow = outputSize(p, unsigned(n - 1)), s.cols = windows(p, unsigned(n - 1));
+  if (!s.oh || !s.ow) fail(op, "the window is larger than the padded input");
+  return s;
+}
+
+std::string vertexClass(Graph &graph, const std::string &body) {
+  char name[48];
+  std::snprintf(name, sizeof name, "ipusim_popnn_Pool_%016" PRIx64, fnv1a(body));
+  if (!graph.hasCodelet(name)) {
+    std::stringstream src;
+    src << "#include <poplar/Vertex.hpp>\n#include <cmath>\nclass " << name
+        << " : public poplar::MultiVertex {\npublic:\n" << body;
+    graph.addCodelets(src, "-O2");
+  }
+  return name;
+}
+
+std::string typeName(const Type &t) { return t == HALF ? "half" : "float"; }
+
+// Planes of (batch, channel) spread over the tiles: [begin, end) for each used tile.
+std::vector<std::pair<std::size_t, std::size_t>> planeBlocks(const Graph &graph, std::size_t planes) {
+  const std::size_t tiles = graph.getTarget().getNumTiles(), per = (planes + tiles - 1) / tiles;
+  std::vector<std::pair<std::size_t, std::size_t>> r;
+  for (std::size_t b = 0; b < planes; b += per) r.emplace_back(b, std::min(planes, b + per));
+  return r;
+}
+
+Tensor as3d(const Tensor &t, std::size_t planes, std::size_t h, std::size_t w) { return t.reshape({planes, h, w}); }
+
+} // namespace
+
+std::vector<std::size_t> PoolParams::getOutputFieldShape() const {
+  std::vector<std::size_t> s;
+  for (unsigned d = 0; d < getNumFieldDims(); ++d) s.push_back(outputSize(*this, d));
+  return s;
+}
+std::vector<std::size_t> getOutputFieldShape(const PoolParams &params) { return params.getOutputFieldShape(); }
+const char *asString(const PoolingType &m) { return m == PoolingType::MAX ? "max" : m == PoolingType::AVG ? "avg" : "sum"; }
+std::ostream &operator<<(std::ostream &o, const PoolParams &p) {
+  o << "Pool params: " << asString(p.poolingType) << ", batch " << p.batchSize << ", channels " << p.numChannels
+    << ", field {";
+  for (std::size_t i = 0; i < p.inputFieldShape.size(); ++i) o << (i ? "," : "") << p.inputFieldShape[i];
+  o << "}, kernel {";
+  for (std::size_t i = 0; i < p.kernelShape.size(); ++i) o << (i ? "," : "") << p.kernelShape[i];
+  return o << "}";
+}
+
+Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::Sequence &prog,
+            const DebugContext &debugContext, const OptionFlags &) {
+  const std::string op = "popnn::pooling::pool";
+  const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
+  const Shape s = shape(op, params, in.shape());
+  const std::string T = typeName(in.elementType());
+  const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
+  std::ostringstream b;
+  b << "  poplar::Input<poplar::Vector<" << T << ">> in;\n  poplar::Output<poplar::Vector<" << T << ">> out;\n"
+    << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
+    << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colTaps;\n"
+    << "  poplar::Vector<unsigned> p; // h, w, out h, out w\n"
+    << "  void compute(unsigned wid) {\n"
+    << "    if (wid) return; // one worker: outputs of a plane may share words\n"
+    << "    const unsigned h = p[0], w = p[1], oh = p[2], ow = p[3], planes = out.size() / (oh * ow);\n"
+    << "    for (unsigned pl = 0; pl < planes; ++pl)\n"
+    << "      for (unsigned oy = 0; oy < oh; ++oy)\n"
+    << "        for (unsigned ox = 0; ox < ow; ++ox) {\n"
+    << "          float acc = " << (isMax ? "-INFINITY" : "0") << ";\n"
+    << "          for (unsigned ty = rowStart[oy]; ty < rowStart[oy + 1]; ++ty)\n"
+    << "            for (unsigned tx = colStart[ox]; tx < colStart[ox + 1]; ++tx) {\n"
+    << "              const float x = static_cast<float>(in[(pl * h + rowTaps[ty]) * w + colTaps[tx]]);\n"
+    << "              " << (isMax ? "acc = x > acc ? x : acc;" : "acc += x;") << "\n"
+    << "            }\n"
+    << (isAvg ? "          acc /= float((rowStart[oy + 1] - rowStart[oy]) * (colStart[ox + 1] - colStart[ox]));\n" : "")
+    << "          out[(pl * oh + oy) * ow + ox] = static_cast<" << T << ">(acc);\n"
+    << "        }\n  }\n};\n";
+  const std::string vertex = vertexClass(graph, b.str());
+  std::vector<std::size_t> outShape{params.batchSize, params.numChannels};
+  const auto of = params.getOutputFieldShape();
+  outShape.insert(outShape.end(), of.begin(), of.end());
+  Tensor out = graph.addVariable(in.elementType(), outShape, name);
+  const std::size_t planes = params.batchSize * params.numChannels;
+  const Tensor in3 = as3d(in, planes, s.h, s.w), out3 = as3d(out, planes, s.oh, s.ow);
+  std::vector<unsigned> rowStart, rowTaps, colStart, colTaps;
+  flatten(s.rows, rowStart, rowTaps);
+  flatten(s.cols, colStart, colTaps);
+  ComputeSet cs = graph.addComputeSet(name);
+  const auto blocks = planeBlocks(graph, planes);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const unsigned tile = unsigned(i * graph.getTarget().getNumTiles() / blocks.size());
+    const Tensor o = out3.slice(blocks[i].first, blocks[i].second).flatten();
+    graph.setTileMapping(o, tile);
+    VertexRef v = graph.addVertex(cs, vertex);
+    graph.connect(v["in"], in3.slice(blocks[i].first, blocks[i].second).flatten());
+    graph.connect(v["out"], o);
+    graph.setInitialValue(v["rowStart"], rowStart);
+    graph.setInitialValue(v["rowTaps"], rowTaps);
+    graph.setInitialValue(v["colStart"], colStart);
+    graph.setInitialValue(v["colTaps"], colTaps);
+    graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(s.h), unsigned(s.w), unsigned(s.oh), unsigned(s.ow)});
+    graph.setTileMapping(v, tile);
+  }
+  prog.add(program::Execute(cs));
+  return out;
+}
+
+namespace {
+
+Tensor gradient(Graph &graph, const PoolParams &params, const Tensor *in, const Tensor *pooled,
+                const Tensor &pooledGradient, program::Sequence &prog, const std::string &name) {
+  const std::string op = "popnn::pooling::poolInputGradient";
+  std::vector<std::size_t> inShape{params.batchSize, params.numChannels};
+  inShape.insert(inShape.end(), params.inputFieldShape.begin(), params.inputFieldShape.end());
+  if (in && in->shape() != inShape) fail(op, "the input's shape is " + in->shapeToString() + "; the parameters say another");
+  const Shape s = shape(op, params, inShape);
+  std::vector<std::size_t> outShape{params.batchSize, params.numChannels};
+  const auto of = params.getOutputFieldShape();
+  outShape.insert(outShape.end(), of.begin(), of.end());
+  if (pooledGradient.shape() != outShape)
+    fail(op, "the pooled gradient's shape is " + pooledGradient.shapeToString() + "; the pooling's output has another");
+  const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
+  if (isMax && (!in || !pooled)) fail(op, "MAX pooling's gradient needs the input and the pooled output");
+  const std::string T = typeName(pooledGradient.elementType());
+  std::ostringstream b;
+  b << (isMax ? "  poplar::Input<poplar::Vector<" + T + ">> in;\n  poplar::Input<poplar::Vector<" + T + ">> pooled;\n" : "")
+    << "  poplar::Input<poplar::Vector<" << T << ">> pg;\n  poplar::Output<poplar::Vector<" << T << ">> out;\n"
+    << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowOuts;\n"
+    << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colOuts;\n"
+    << "  poplar::Vector<unsigned> rowCount;\n  poplar::Vector<unsigned> colCount;\n"
+    << "  poplar::Vector<unsigned> p; // h, w, out h, out w\n"
+    << "  void compute(unsigned wid) {\n"
+    << "    if (wid) return;\n"
+    << "    const unsigned h = p[0], w = p[1], oh = p[2], ow = p[3], planes = out.size() / (h * w);\n"
+    << "    for (unsigned pl = 0; pl < planes; ++pl)\n"
+    << "      for (unsigned iy = 0; iy < h; ++iy)\n"
+    << "        for (unsigned ix = 0; ix < w; ++ix) {\n"
+    << "          float g = 0;\n"
+    << (isMax ? "          const float x = static_cast<float>(in[(pl * h + iy) * w + ix]);\n" : "")
+    << "          for (unsigned ty = rowStart[iy]; ty < rowStart[iy + 1]; ++ty)\n"
+    << "            for (unsigned tx = colStart[ix]; tx < colStart[ix + 1]; ++tx) {\n"
+    << "              const unsigned oy = rowOuts[ty], ox = colOuts[tx], o = (pl * oh + oy) * ow + ox;\n"
+    << (isMax ? "              if (x == static_cast<float>(pooled[o])) g += static_cast<float>(pg[o]);\n"
+              : isAvg ? "              g += static_cast<float>(pg[o]) / float(rowCount[oy] * colCount[ox]);\n"
+                      : "              g += static_cast<float>(pg[o]);\n")
+    << "            }\n"
+    << "          out[(pl * h + iy) * w + ix] = static_cast<" << T << ">(g);\n"
+    << "        }\n  }\n};\n";
+  const std::string vertex = vertexClass(graph, b.str());
+  Tensor grad = graph.addVariable(pooledGradient.elementType(), inShape, name);
+  const std::size_t planes = params.batchSize * params.numChannels;
+  const Tensor g3 = as3d(grad, planes, s.h, s.w), pg3 = as3d(pooledGradient, planes, s.oh, s.ow);
+  std::vector<unsigned> rowStart, rowOuts, colStart, colOuts, rowCount, colCount;
+  flatten(covering(s.rows, s.h), rowStart, rowOuts);
+  flatten(covering(s.cols, s.w), colStart, colOuts);
+  for (const auto &r : s.rows) rowCount.push_back(unsigned(r.size()));
+  for (const auto &c : s.cols) colCount.push_back(unsigned(c.size()));
+  ComputeSet cs = graph.addComputeSet(name);
+  const auto blocks = planeBlocks(graph, planes);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const unsigned tile = unsigned(i * graph.getTarget().getNumTiles() / blocks.size());
+    const Tensor o = g3.slice(blocks[i].first, blocks[i].second).flatten();
+    graph.setTileMapping(o, tile);
+    VertexRef v = graph.addVertex(cs, vertex);
+    if (isMax) {
+      graph.connect(v["in"], as3d(*in, planes, s.h, s.w).slice(blocks[i].first, blocks[i].second).flatten());
+      graph.connect(v["pooled"], as3d(*pooled, planes, s.oh, s.ow).slice(blocks[i].first, blocks[i].second).flatten());
+    }
+    graph.connect(v["pg"], pg3.slice(blocks[i].first, blocks[i].second).flatten());
+    graph.connect(v["out"], o);
+    graph.setInitialValue(v["rowStart"], rowStart);
+    graph.setInitialValue(v["rowOuts"], rowOuts);
+    graph.setInitialValue(v["colStart"], colStart);
+    graph.setInitialValue(v["colOuts"], colOuts);
+    graph.setInitialValue(v["rowCount"], rowCount);
+    graph.setInitialValue(v["colCount"], colCount);
+    graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(s.h), unsigned(s.w), unsigned(s.oh), unsigned(s.ow)});
+    graph.setTileMapping(v, tile);
+  }
+  prog.add(program::Execute(cs));
+  return grad;
+}
+
+} // namespace
+
+Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &in, const Tensor &pooled,
+                         const Tensor &pooledGradient, bool, program::Sequence &prog, const DebugContext &debugContext,
+                         const OptionFlags &) {
+  const std::string name = debugContext.getPathName().empty() ? "popnn::pooling::poolInputGradient" : debugContext.getPathName();
+  return gradient(graph, params, &in, &pooled, pooledGradient, prog, name);
+}
+
+Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned, const Tensor &pooledGradient,
+                         program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &) {
+  const std::string name = debugContext.getPathName().empty() ? "popnn::pooling::poolInputGradient" : debugContext.getPathName();
+  return gradient(graph, params, nullptr, nullptr, pooledGradient, prog, name);
+}
+
+} // namespace pooling
+} // namespace popnn
