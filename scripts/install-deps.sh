@@ -7,6 +7,7 @@ packages=(
   clang-19 lld-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev libclang-rt-19-dev
   libsystemc-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev dataset-fashion-mnist
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -123,7 +123,9 @@ const char *kTapFields = "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector
                          "  poplar::Vector<unsigned> p; // in channels, slab rows, width, kernel h, w, out rows, w, workers\n";
 
 // out[co][oy][ox] = sum over the row and column taps and input channels of in[ci][iy][ix] w[co][ci][ky][kx].
-std::string forwardVertex(Graph &graph, const Type &in, const Type &out) {
+// With `flipped`, w is given as [ci][co][ky][kx] with every spatial index reversed (weights
+// transposed and flipped, gathered as they lie in memory).
+std::string forwardVertex(Graph &graph, const Type &in, const Type &out, bool flipped) {
   const std::string I = cType(in), O = cType(out);
   std::ostringstream b;
   b << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> in;\n"
@@ -131,7 +133,8 @@ std::string forwardVertex(Graph &graph, const Type &in, const Type &out) {
     << "  poplar::Output<poplar::Vector<" << O << ", poplar::VectorLayout::SPAN, 8>> out;\n" << kTapFields
     << "  void compute(unsigned wid) {\n"
     << "    const unsigned cin = p[0], rows = p[1], width = p[2], kh = p[3], kw = p[4], orows = p[5], ow = p[6];\n"
-    << "    const unsigned lines = out.size() / ow;\n"
+    << "    const unsigned lines = out.size() / ow, couts = lines / orows;\n"
+    << "    (void)couts;\n"
     << "    for (unsigned line = wid; line < lines && wid < p[7]; line += p[7]) {\n"
     << "      const unsigned co = line / orows, oy = line % orows;\n"
     << "      for (unsigned ox = 0; ox < ow; ++ox) {\n"
@@ -142,7 +145,9 @@ std::string forwardVertex(Graph &graph, const Type &in, const Type &out) {
     << "            const unsigned kx = colTaps[2 * tx], ix = colTaps[2 * tx + 1];\n"
     << "            for (unsigned ci = 0; ci < cin; ++ci)\n"
     << "              sum += static_cast<float>(in[(ci * rows + iy) * width + ix]) *\n"
-    << "                     static_cast<float>(w[((co * cin + ci) * kh + ky) * kw + kx]);\n"
+    << "                     static_cast<float>(w[" << (flipped ? "((ci * couts + co) * kh + (kh - 1 - ky)) * kw + (kw - 1 - kx)"
+                                                         : "((co * cin + ci) * kh + ky) * kw + kx")
+    << "]);\n"
     << "          }\n        }\n"
     << "        out[line * ow + ox] = static_cast<" << O << ">(sum);\n"
     << "      }\n    }\n  }\n};\n";
@@ -310,17 +315,13 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
   checkShape(op, "the input", in, inputShape(params));
   checkShape(op, "the output", out, outputShape(params));
   if (in.elementType() != params.inputType) fail(op, "the input is " + in.elementType().toString() + "; params say " + params.inputType.toString());
-  // The weights as [G][Cout][Cin][kernel]: given transposed and flipped, swap the channels back
-  // and reverse every spatial dimension.
-  Tensor weights = weightsIn;
+  // Weights given transposed and flipped ([G][Cin][Cout][kernel], each kernel reversed) are
+  // gathered as they lie and indexed transposed and flipped by the vertex.
+  const Tensor &weights = weightsIn;
   if (transposeAndFlipWeights) {
     std::vector<std::size_t> given = weightsShape(params);
     std::swap(given[1], given[2]);
     checkShape(op, "the weights (transposed and flipped)", weightsIn, given);
-    std::vector<unsigned> perm{0, 2, 1};
-    for (unsigned d = 0; d < nd; ++d) perm.push_back(3 + d);
-    weights = weightsIn.dimShuffle(perm);
-    for (unsigned d = 0; d < nd; ++d) weights = weights.reverse(3 + d);
   } else {
     checkShape(op, "the weights", weightsIn, weightsShape(params));
   }
@@ -329,7 +330,7 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
   const Tensor in4 = as4d(in, nd), out4 = as4d(out, nd), w4 = nd == 1 ? weights.expand({3}) : weights;
   bool outMapped = false;
   graph.getTileMapping(out, &outMapped);
-  const std::string vertex = forwardVertex(graph, params.inputType, params.outputType);
+  const std::string vertex = forwardVertex(graph, params.inputType, params.outputType, transposeAndFlipWeights);
   const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
   const std::size_t cbs = (cout + pl.cb - 1) / pl.cb, rbs = (f.oh + pl.rb - 1) / pl.rb;
   const std::size_t total = params.batchSize * params.numConvGroups * cbs * rbs;
@@ -354,7 +355,9 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
             graph.connect(v["in"], in4.slice({n, g * cin, rows.first, 0}, {n + 1, (g + 1) * cin, rows.second, f.w}).flatten());
           else
             graph.connect(v["in"], in4.slice({n, g * cin, 0, 0}, {n + 1, g * cin + 1, 1, 1}).flatten());
-          graph.connect(v["w"], w4.slice({g, c0, 0, 0, 0}, {g + 1, c1, cin, f.kh, f.kw}).flatten());
+          graph.connect(v["w"], (transposeAndFlipWeights ? w4.slice({g, 0, c0, 0, 0}, {g + 1, cin, c1, f.kh, f.kw})
+                                                         : w4.slice({g, c0, 0, 0, 0}, {g + 1, c1, cin, f.kh, f.kw}))
+                                    .flatten());
           graph.connect(v["out"], o.flatten());
           graph.setInitialValue(v["rowStart"], rowStart);
           graph.setInitialValue(v["rowTaps"], rowList);

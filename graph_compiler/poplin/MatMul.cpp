@@ -175,7 +175,10 @@ std::string cType(const Type &t) {
 // each row of the output is a running sum of rows of b scaled by a's elements, so the inner
 // loop walks b and out forwards (two multiply-adds a step with float2 when the row length is
 // even). Rows go to the workers in turn; `workers` is 1 when two rows could share a word.
-std::string matMulVertex(Graph &graph, const Type &in, const Type &acc) {
+// An operand that is a transposed view of a row-major tensor (aT: a is [depth][rows]; bT: b is
+// [cols][depth]) is gathered as its rows lie in memory and indexed transposed, so the exchange
+// moves whole rows rather than single elements.
+std::string matMulVertex(Graph &graph, const Type &in, const Type &acc, bool aT, bool bT) {
   const std::string I = cType(in), A = cType(acc);
   std::ostringstream body;
   body << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
@@ -187,10 +190,14 @@ std::string matMulVertex(Graph &graph, const Type &in, const Type &acc) {
        << "    for (unsigned r = wid; r < rows && wid < workers; r += workers) {\n"
        << "      " << A << " *o = &out[r * cols];\n"
        << "      for (unsigned c = 0; c < cols; ++c) o[c] = 0;\n"
-       << "      const " << I << " *x = &a[r * depth];\n"
        << "      for (unsigned d = 0; d < depth; ++d) {\n"
-       << "        const " << A << " s = static_cast<" << A << ">(x[d]);\n"
-       << "        const " << I << " *y = &b[d * cols];\n";
+       << "        const " << A << " s = static_cast<" << A << ">(" << (aT ? "a[d * rows + r]" : "a[r * depth + d]")
+       << ");\n";
+  if (bT) {
+    body << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(b[c * depth + d]);\n"
+         << "      }\n    }\n  }\n};\n";
+  } else {
+  body << "        const " << I << " *y = &b[d * cols];\n";
   if (in == FLOAT && acc == FLOAT)
     body << "        if ((cols & 1) == 0) {\n"
          << "          float2 *o2 = reinterpret_cast<float2 *>(o);\n"
@@ -201,6 +208,7 @@ std::string matMulVertex(Graph &graph, const Type &in, const Type &acc) {
          << "        }\n";
   body << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(y[c]);\n"
        << "      }\n    }\n  }\n};\n";
+  }
   char name[48];
   std::snprintf(name, sizeof name, "ipusim_poplin_MatMul_%016" PRIx64, fnv1a(body.str()));
   if (!graph.hasCodelet(name)) {
@@ -257,7 +265,10 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
   }
   const Plan plan = makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts);
   const Type acc = opts.partialsType;
-  const std::string vertex = matMulVertex(graph, A.elementType(), acc);
+  // Operands that are transposed views of row-major tensors are gathered untransposed.
+  const bool aT = !A[0].isContiguous() && A[0].transpose().isContiguous();
+  const bool bT = !B[0].isContiguous() && B[0].transpose().isContiguous();
+  const std::string vertex = matMulVertex(graph, A.elementType(), acc, aT, bT);
   // The blocks write partial sums in the accumulator type: straight into the output when the
   // depth is not split and the types agree, else into partials that popops sums (over the
   // depth) or converts.
@@ -284,8 +295,9 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           if (!direct) graph.setTileMapping(dst.slice({g0, m0, n0}, {g1, m1, n1}), tile);
           for (std::size_t gg = g0; gg < g1; ++gg) {
             VertexRef v = graph.addVertex(cs, vertex);
-            graph.connect(v["a"], A[gg].slice({m0, k0}, {m1, k1}).flatten());
-            graph.connect(v["b"], B[gg].slice({k0, n0}, {k1, n1}).flatten());
+            const Tensor a = A[gg].slice({m0, k0}, {m1, k1}), b = B[gg].slice({k0, n0}, {k1, n1});
+            graph.connect(v["a"], (aT ? a.transpose() : a).flatten());
+            graph.connect(v["b"], (bT ? b.transpose() : b).flatten());
             graph.connect(v["out"], dst[gg].slice({m0, n0}, {m1, n1}).flatten());
             graph.setInitialValue(v["cols"], unsigned(n1 - n0));
             graph.setInitialValue(v["depth"], unsigned(k1 - k0));

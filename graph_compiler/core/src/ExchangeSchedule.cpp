@@ -145,18 +145,25 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         // The three controls: select at a, deselect at b, move the receive pointer at the first
         // write w. A deselect already at a (a window ending there) becomes the select; a select
         // already at b (a window starting there) is the deselect.
+        // Each check is at a fixed offset from T, so when one meets a busy interval the
+        // candidates up to its end fail the same way: skip to it (the first fit is unchanged).
         auto pa = d.mux.find(a);
         auto pb = d.mux.find(b);
-        bool ok = !d.busyUntil(a, a + 1) && (pa == d.mux.end() || !pa->second.start) && !d.busyUntil(b, b + 1) &&
-                  (pb == d.mux.end() || pb->second.start) && !d.busyUntil(w, w + 1) && !d.pinIn(w, w + 1);
+        if (uint64_t until = d.busyUntil(a, a + 1)) next = T + (until - a);
+        else if (pa != d.mux.end() && pa->second.start) next = T + 1;
+        else if (uint64_t until = d.busyUntil(b, b + 1)) next = T + (until - b);
+        else if (pb != d.mux.end() && !pb->second.start) next = T + 1;
+        else if (uint64_t until = d.busyUntil(w, w + 1)) next = T + (until - w);
+        else if (d.pinIn(w, w + 1)) next = T + 1;
         // Wide: $INCOMING_FORMAT says 64-bit from the cycle before the first write to the cycle
         // after the last, so no other window may write in the cycle before (one ending at a).
-        if (x.wide)
-          ok = ok && !d.windowEndsAt(a) && !d.busyUntil(w - 1, w) && !d.pinIn(w - 1, w) && !d.busyUntil(w + n, w + n + 1) &&
-               !d.pinIn(w + n, w + n + 1);
-        else
-          ok = ok && !d.wideStarts.count(b); // its last write would meet the wide window's format
-        if (!ok) next = T + 1;
+        else if (x.wide) {
+          if (d.windowEndsAt(a) || d.busyUntil(w - 1, w) || d.pinIn(w - 1, w) || d.busyUntil(w + n, w + n + 1) ||
+              d.pinIn(w + n, w + n + 1))
+            next = T + 1;
+        } else if (d.wideStarts.count(b)) {
+          next = T + 1; // its last write would meet the wide window's format
+        }
       }
       if (next) {
         T = next;

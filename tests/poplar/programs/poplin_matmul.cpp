@@ -91,6 +91,15 @@ int main() {
   checks.push_back({"mapped by hand, B transposed", poplin::matMul(graph, A2, Bt.transpose(), prog, "C2"),
                     product(matrix(M, K, 4), bv2, M, K, N)});
 
+  // A transposed view as the left operand: (A2')^T with A2' a [20, 13] constant on tile 2.
+  const std::vector<float> atv = matrix(K, M, 9);
+  std::vector<float> av3(M * K);
+  for (std::size_t i = 0; i < K; ++i)
+    for (std::size_t j = 0; j < M; ++j) av3[j * K + i] = atv[i * M + j];
+  Tensor At = graph.addConstant<float>(FLOAT, {K, M}, atv.data(), "At");
+  graph.setTileMapping(At, 2);
+  checks.push_back({"A transposed", poplin::matMul(graph, At.transpose(), B, prog, "C2t"), product(av3, bv, M, K, N)});
+
   // half operands, float output.
   std::vector<uint16_t> ah(M * K), bh(K * N);
   copyFloatToDeviceHalf(target, matrix(M, K, 5).data(), ah.data(), M * K);
