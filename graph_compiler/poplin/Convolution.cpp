@@ -5,6 +5,8 @@
 // Forward blocks are (batch, group, output-channel block, output-row block), each with the input
 // rows its taps reach; weight gradients are partial sums per (batch, group, output-row block)
 // reduced by popops::reduce. Every value is computed on the tiles.
+#include "../sdk/Generated.hpp"
+
 #include <poplin/ConvUtil.hpp>
 #include <poplin/Convolution.hpp>
 
@@ -17,7 +19,6 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <sstream>
 
@@ -29,17 +30,8 @@ namespace {
 
 [[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
 
-std::string shapeString(const std::vector<std::size_t> &s) {
-  std::string r = "{";
-  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "}";
-}
+using ipusim::sdk::shapeString;
 
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 std::string cType(const Type &t) { return t == HALF ? "half" : "float"; }
 
@@ -108,14 +100,8 @@ void flattenTaps(const std::vector<std::vector<std::pair<unsigned, unsigned>>> &
 }
 
 std::string addVertexClass(Graph &graph, const std::string &body, const char *kind) {
-  char name[64];
-  std::snprintf(name, sizeof name, "ipusim_poplin_%s_%016" PRIx64, kind, fnv1a(body));
-  if (!graph.hasCodelet(name)) {
-    std::stringstream src;
-    src << "#include <poplar/Vertex.hpp>\nclass " << name << " : public poplar::MultiVertex {\npublic:\n" << body;
-    graph.addCodelets(src, "-O2");
-  }
-  return name;
+  return ipusim::sdk::addGeneratedVertex(graph, std::string("ipusim_poplin_") + kind, "poplar::MultiVertex",
+                                         "#include <poplar/Vertex.hpp>\n", body);
 }
 
 const char *kTapFields = "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
@@ -187,6 +173,27 @@ std::pair<unsigned, unsigned> inputRows(const Field &f, std::size_t begin, std::
   for (std::size_t o = begin; o < end; ++o)
     for (const auto &t : f.rowTaps[o]) lo = std::min(lo, t.second), hi = std::max(hi, t.second + 1);
   return lo > hi ? std::make_pair(0u, 0u) : std::make_pair(lo, hi);
+}
+
+// Connects a block's input slab (the input rows its row taps reach, for batch n and group g)
+// and its taps and shape fields (output rows [r0, r1)).
+void connectSlab(Graph &graph, VertexRef v, const Tensor &in4, const Field &f, std::size_t n, std::size_t g,
+                 std::size_t cin, std::size_t r0, std::size_t r1, unsigned workers) {
+  const auto rows = inputRows(f, r0, r1);
+  std::vector<unsigned> rowStart, rowList, colStart, colList;
+  flattenTaps(f.rowTaps, r0, r1, rows.first, rowStart, rowList);
+  flattenTaps(f.colTaps, 0, f.ow, 0, colStart, colList);
+  if (rows.second > rows.first)
+    graph.connect(v["in"], in4.slice({n, g * cin, rows.first, 0}, {n + 1, (g + 1) * cin, rows.second, f.w}).flatten());
+  else // no tap reaches the input: any element, never read
+    graph.connect(v["in"], in4.slice({n, g * cin, 0, 0}, {n + 1, g * cin + 1, 1, 1}).flatten());
+  graph.setInitialValue(v["rowStart"], rowStart);
+  graph.setInitialValue(v["rowTaps"], rowList);
+  graph.setInitialValue(v["colStart"], colStart);
+  graph.setInitialValue(v["colTaps"], colList);
+  graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(cin), rows.second - rows.first, unsigned(f.w),
+                                                       unsigned(f.kh), unsigned(f.kw), unsigned(r1 - r0),
+                                                       unsigned(f.ow), workers});
 }
 
 // The forward plan: blocks of output channels (cb) and output rows (rb).
@@ -346,26 +353,12 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
           const unsigned tile = blockTile(graph, u, total);
           const Tensor o = out4.slice({n, g * cout + c0, r0, 0}, {n + 1, g * cout + c1, r1, f.ow});
           if (!outMapped) graph.setTileMapping(o, tile);
-          const auto rows = inputRows(f, r0, r1);
-          std::vector<unsigned> rowStart, rowList, colStart, colList;
-          flattenTaps(f.rowTaps, r0, r1, rows.first, rowStart, rowList);
-          flattenTaps(f.colTaps, 0, f.ow, 0, colStart, colList);
           VertexRef v = graph.addVertex(cs, vertex);
-          if (rows.second > rows.first)
-            graph.connect(v["in"], in4.slice({n, g * cin, rows.first, 0}, {n + 1, (g + 1) * cin, rows.second, f.w}).flatten());
-          else
-            graph.connect(v["in"], in4.slice({n, g * cin, 0, 0}, {n + 1, g * cin + 1, 1, 1}).flatten());
+          connectSlab(graph, v, in4, f, n, g, cin, r0, r1, f.ow * outBytes % 4 ? 1u : 6u);
           graph.connect(v["w"], (transposeAndFlipWeights ? w4.slice({g, 0, c0, 0, 0}, {g + 1, cin, c1, f.kh, f.kw})
                                                          : w4.slice({g, c0, 0, 0, 0}, {g + 1, c1, cin, f.kh, f.kw}))
                                     .flatten());
           graph.connect(v["out"], o.flatten());
-          graph.setInitialValue(v["rowStart"], rowStart);
-          graph.setInitialValue(v["rowTaps"], rowList);
-          graph.setInitialValue(v["colStart"], colStart);
-          graph.setInitialValue(v["colTaps"], colList);
-          graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(cin), rows.second - rows.first, unsigned(f.w),
-                                                               unsigned(f.kh), unsigned(f.kw), unsigned(r1 - r0),
-                                                               unsigned(f.ow), f.ow * outBytes % 4 ? 1u : 6u});
           graph.setTileMapping(v, tile);
         }
   prog.add(program::Execute(cs));
@@ -407,24 +400,10 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
         const unsigned tile = blockTile(graph, u, total);
         const Tensor dst = partials[part][g].flatten();
         graph.setTileMapping(dst, tile);
-        const auto rows = inputRows(f, r0, r1);
-        std::vector<unsigned> rowStart, rowList, colStart, colList;
-        flattenTaps(f.rowTaps, r0, r1, rows.first, rowStart, rowList);
-        flattenTaps(f.colTaps, 0, f.ow, 0, colStart, colList);
         VertexRef v = graph.addVertex(cs, vertex);
-        if (rows.second > rows.first)
-          graph.connect(v["in"], in4.slice({n, g * cin, rows.first, 0}, {n + 1, (g + 1) * cin, rows.second, f.w}).flatten());
-        else
-          graph.connect(v["in"], in4.slice({n, g * cin, 0, 0}, {n + 1, g * cin + 1, 1, 1}).flatten());
+        connectSlab(graph, v, in4, f, n, g, cin, r0, r1, 6u);
         graph.connect(v["dy"], dy4.slice({n, g * cout, r0, 0}, {n + 1, (g + 1) * cout, r1, f.ow}).flatten());
         graph.connect(v["out"], dst);
-        graph.setInitialValue(v["rowStart"], rowStart);
-        graph.setInitialValue(v["rowTaps"], rowList);
-        graph.setInitialValue(v["colStart"], colStart);
-        graph.setInitialValue(v["colTaps"], colList);
-        graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(cin), rows.second - rows.first, unsigned(f.w),
-                                                             unsigned(f.kh), unsigned(f.kw), unsigned(r1 - r0),
-                                                             unsigned(f.ow), 6u});
         graph.setTileMapping(v, tile);
       }
   prog.add(program::Execute(cs));

@@ -3,6 +3,8 @@
 // by ipu-cc, cached by content) into partial sums; partials over the depth are reduced with
 // popops::reduce onto the output's tile. Every value is computed on the tiles and every operand
 // block reaches its tile through the simulated exchange.
+#include "../sdk/Generated.hpp"
+
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
 
@@ -15,7 +17,6 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -35,11 +36,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
 
-std::string shapeString(const std::vector<std::size_t> &s) {
-  std::string r = "{";
-  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "}";
-}
+using ipusim::sdk::shapeString;
 
 std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -157,11 +154,6 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
 
 // ---- the vertex -------------------------------------------------------------------------------
 
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 std::string cType(const Type &t) {
   if (t == FLOAT) return "float";
@@ -209,15 +201,8 @@ std::string matMulVertex(Graph &graph, const Type &in, const Type &acc, bool aT,
   body << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(y[c]);\n"
        << "      }\n    }\n  }\n};\n";
   }
-  char name[48];
-  std::snprintf(name, sizeof name, "ipusim_poplin_MatMul_%016" PRIx64, fnv1a(body.str()));
-  if (!graph.hasCodelet(name)) {
-    std::stringstream src;
-    src << "#include <poplar/Vertex.hpp>\n#include <ipudef.h>\nclass " << name
-        << " : public poplar::MultiVertex {\npublic:\n" << body.str();
-    graph.addCodelets(src, "-O2");
-  }
-  return name;
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_poplin_MatMul", "poplar::MultiVertex",
+                                         "#include <poplar/Vertex.hpp>\n#include <ipudef.h>\n", body.str());
 }
 
 // ---- the product ------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // dimension, is resolved on the host into the input coordinates it covers ("taps"; padding
 // covers none, truncation shifts them); a vertex pools whole (batch, channel) planes. The input
 // gradient gathers, for each input element, from the windows that cover it.
+#include "../sdk/Generated.hpp"
+
 #include <popnn/Pooling.hpp>
 
 #include <poputil/TileMapping.hpp>
@@ -9,7 +11,6 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <sstream>
 
@@ -22,11 +23,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
 
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 std::size_t outputSize(const PoolParams &p, unsigned d) {
   const long padded = long(p.inputFieldShape[d]) + p.inputTruncationOrPaddingLower[d] + p.inputTruncationOrPaddingUpper[d];
@@ -94,15 +90,8 @@ Shape shape(const std::string &op, const PoolParams &p, const std::vector<std::s
 }
 
 std::string vertexClass(Graph &graph, const std::string &body) {
-  char name[48];
-  std::snprintf(name, sizeof name, "ipusim_popnn_Pool_%016" PRIx64, fnv1a(body));
-  if (!graph.hasCodelet(name)) {
-    std::stringstream src;
-    src << "#include <poplar/Vertex.hpp>\n#include <cmath>\nclass " << name
-        << " : public poplar::MultiVertex {\npublic:\n" << body;
-    graph.addCodelets(src, "-O2");
-  }
-  return name;
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popnn_Pool", "poplar::MultiVertex",
+                                         "#include <poplar/Vertex.hpp>\n#include <cmath>\n", body);
 }
 
 std::string typeName(const Type &t) { return t == HALF ? "half" : "float"; }

@@ -3,6 +3,7 @@
 // region of the output on each tile, one vertex of it on that tile. The graph compiler brings
 // operands held elsewhere to the vertex's tile through the exchange, as for any vertex.
 #include "Internal.hpp"
+#include "../sdk/Generated.hpp"
 
 #include <popops/ElementWise.hpp>
 #include <poputil/TileMapping.hpp>
@@ -26,11 +27,7 @@ using expr::UnaryOpType;
 
 [[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
 
-std::string shapeString(const std::vector<std::size_t> &shape) {
-  std::string s = "{";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "}";
-}
+using ipusim::sdk::shapeString;
 
 bool isFloat(const Type &t) { return t == FLOAT || t == HALF; }
 bool isIntegral(const Type &t) { return !isFloat(t) && t != BOOL; }
@@ -431,11 +428,6 @@ std::string deviceType(const std::string &op, const Type &t) {
   return it->second;
 }
 
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 void checkMapOptions(const std::string &op, const OptionFlags &options) {
   // poplibs' options of element-wise operations; the generated vertex is always one fused
@@ -530,13 +522,7 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
                                                : vectorLoop + "    for (; i < end; ++i) {\n")
        << loads.str() << "      out[i] = static_cast<" << outT << ">(" << value << ");\n"
        << "    }\n  }\n};\n";
-  char name[40];
-  std::snprintf(name, sizeof name, "ipusim_popops_Map_%016" PRIx64, fnv1a(body.str()));
-  if (!graph.hasCodelet(name)) {
-    std::stringstream src;
-    src << kPrelude << "class " << name << " : public poplar::MultiVertex {\npublic:\n" << body.str();
-    graph.addCodelets(src, "-O2");
-  }
+  const std::string name = ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Map", "poplar::MultiVertex", kPrelude, body.str());
 
   // One vertex per region of the output on each tile.
   const Tensor outFlat = out.flatten();

@@ -39,9 +39,6 @@ void addMapVertices(poplar::Graph &graph, const std::string &op, const expr::Exp
 /// for a type without one).
 std::string deviceType(const std::string &op, const poplar::Type &t);
 
-/// A 64-bit FNV-1a hash: generated vertex classes are named by the hash of their text.
-uint64_t fnv1a(const std::string &s);
-
 /// The options every element-wise operation accepts (poplibs' names); others are invalid_option.
 void checkMapOptions(const std::string &op, const poplar::OptionFlags &options);
 

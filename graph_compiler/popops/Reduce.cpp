@@ -6,6 +6,7 @@
 // update. The vertices are generated C++ for the operation and types, like the element-wise
 // ones, so every value is computed on the tiles.
 #include "Internal.hpp"
+#include "../sdk/Generated.hpp"
 
 #include <popops/Reduce.hpp>
 #include <poputil/TileMapping.hpp>
@@ -13,7 +14,6 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <istream>
 #include <map>
@@ -26,7 +26,6 @@ namespace popops {
 
 using namespace poplar;
 using detail::deviceType;
-using detail::fnv1a;
 
 namespace {
 
@@ -39,6 +38,12 @@ const char *opName(Operation op) {
 
 // The partials' type: float for float and half inputs (poplibs accumulates half in float).
 Type accType(const Type &in) { return in == HALF ? FLOAT : in; }
+
+// What the reduction vertices include, and LOG_ADD's step.
+const char *kReducePrelude = "#include <poplar/Vertex.hpp>\n#include <cmath>\n#include <limits>\n"
+                             "static inline float logAdd(float a, float b) {\n"
+                             "  const float hi = a > b ? a : b, lo = a > b ? b : a;\n"
+                             "  return hi == -INFINITY ? hi : hi + std::log1p(std::exp(lo - hi));\n}\n";
 
 // The C++ of one reduction step in accumulator type A: the initial value and `acc = ...x...`.
 std::pair<std::string, std::string> reductionStep(Operation operation, const std::string &A, bool isFloat) {
@@ -76,19 +81,7 @@ std::string reduceVertex(Graph &graph, const std::string &op, Operation operatio
        << (square ? "          x = x * x;\n" : "") << "          " << step << "\n"
        << "        }\n      }\n";
   body << "      out[o] = static_cast<" << O << ">(acc);\n    }\n  }\n};\n";
-  char name[48];
-  std::snprintf(name, sizeof name, "ipusim_popops_Reduce_%016" PRIx64, fnv1a(body.str()));
-  if (!graph.hasCodelet(name)) {
-    std::stringstream src;
-    src << "#include <poplar/Vertex.hpp>\n#include <cmath>\n#include <limits>\n"
-        << "static inline float logAdd(float a, float b) {\n"
-        << "  const float hi = a > b ? a : b, lo = a > b ? b : a;\n"
-        << "  return hi == -INFINITY ? hi : hi + std::log1p(std::exp(lo - hi));\n}\n"
-        << "class " << name << " : public poplar::Vertex {\npublic:\n"
-        << body.str();
-    graph.addCodelets(src, "-O2");
-  }
-  return name;
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Reduce", "poplar::Vertex", kReducePrelude, body.str());
 }
 
 // The vertex that combines partials: out[o] = op over the regions j that cover o of
@@ -116,18 +109,7 @@ std::string combineVertex(Graph &graph, const std::string &op, Operation operati
                                                                 : "acc + static_cast<" + A + ">(out[o])")
          << ";\n";
   body << "      out[o] = static_cast<" << O << ">(acc);\n    }\n  }\n};\n";
-  char name[48];
-  std::snprintf(name, sizeof name, "ipusim_popops_Combine_%016" PRIx64, fnv1a(body.str()));
-  if (!graph.hasCodelet(name)) {
-    std::stringstream src;
-    src << "#include <poplar/Vertex.hpp>\n#include <cmath>\n#include <limits>\n"
-        << "static inline float logAdd(float a, float b) {\n"
-        << "  const float hi = a > b ? a : b, lo = a > b ? b : a;\n"
-        << "  return hi == -INFINITY ? hi : hi + std::log1p(std::exp(lo - hi));\n}\n"
-        << "class " << name << " : public poplar::Vertex {\npublic:\n" << body.str();
-    graph.addCodelets(src, "-O2");
-  }
-  return name;
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Combine", "poplar::Vertex", kReducePrelude, body.str());
 }
 
 // A variable of partials on one tile: element i is a partial of output outs[i] (ascending).
