@@ -140,7 +140,8 @@ std::string forwardVertex(Graph &graph, const Type &in, const Type &out, bool fl
   return addVertexClass(graph, b.str(), "Conv");
 }
 
-// dw[co][ci][ky][kx] = sum over the taps of dy[co][oy][ox] in[ci][iy][ix] (float partials).
+// dw[co][ci][ky][kx] = sum over the taps of dy[co][oy][ox] in[ci][iy][ix] (float partials) for
+// the block's output channels; the workers take its (co, ci, ky) kernel rows in turn.
 std::string weightDeltaVertex(Graph &graph, const Type &in) {
   const std::string I = cType(in);
   std::ostringstream b;
@@ -149,20 +150,20 @@ std::string weightDeltaVertex(Graph &graph, const Type &in) {
     << "  poplar::Output<poplar::Vector<float, poplar::VectorLayout::SPAN, 8>> out;\n" << kTapFields
     << "  void compute(unsigned wid) {\n"
     << "    const unsigned cin = p[0], rows = p[1], width = p[2], kh = p[3], kw = p[4], orows = p[5], ow = p[6];\n"
-    << "    const unsigned per = cin * kh * kw, couts = out.size() / per;\n"
-    << "    for (unsigned co = wid; co < couts; co += 6) {\n"
-    << "      float *o = &out[co * per];\n"
-    << "      for (unsigned i = 0; i < per; ++i) o[i] = 0;\n"
+    << "    const unsigned lines = out.size() / kw;\n"
+    << "    for (unsigned line = wid; line < lines; line += 6) {\n"
+    << "      const unsigned co = line / (cin * kh), ci = line / kh % cin, row = line % kh;\n"
+    << "      float *o = &out[line * kw] - row * kw;\n"
+    << "      for (unsigned i = 0; i < kw; ++i) o[row * kw + i] = 0;\n"
     << "      for (unsigned oy = 0; oy < orows; ++oy)\n"
     << "        for (unsigned ty = rowStart[oy]; ty < rowStart[oy + 1]; ++ty) {\n"
     << "          const unsigned ky = rowTaps[2 * ty], iy = rowTaps[2 * ty + 1];\n"
+    << "          if (ky != row) continue;\n"
     << "          for (unsigned ox = 0; ox < ow; ++ox) {\n"
     << "            const float g = static_cast<float>(dy[(co * orows + oy) * ow + ox]);\n"
-    << "            for (unsigned tx = colStart[ox]; tx < colStart[ox + 1]; ++tx) {\n"
-    << "              const unsigned kx = colTaps[2 * tx], ix = colTaps[2 * tx + 1];\n"
-    << "              for (unsigned ci = 0; ci < cin; ++ci)\n"
-    << "                o[(ci * kh + ky) * kw + kx] += g * static_cast<float>(in[(ci * rows + iy) * width + ix]);\n"
-    << "            }\n          }\n        }\n"
+    << "            for (unsigned tx = colStart[ox]; tx < colStart[ox + 1]; ++tx)\n"
+    << "              o[ky * kw + colTaps[2 * tx]] += g * static_cast<float>(in[(ci * rows + iy) * width + colTaps[2 * tx + 1]]);\n"
+    << "          }\n        }\n"
     << "    }\n  }\n};\n";
   return addVertexClass(graph, b.str(), "ConvWeightDeltas");
 }
@@ -381,9 +382,32 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   const std::size_t nd = params.getNumFieldDims();
   checkShape(op, "zDeltas", zDeltas, outputShape(params));
   checkShape(op, "the activations", activations, inputShape(params));
-  const Plan pl = plan(graph, params, f, options);
-  const std::size_t rbs = (f.oh + pl.rb - 1) / pl.rb, parts = params.batchSize * rbs;
   const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
+  // Blocks of (batch, group, output channels, output rows): whole images while their rows fit,
+  // output-channel blocks halved until there are as many blocks as tiles. Each writes float
+  // partials of its channels' weights; popops sums the partials over the batch and row blocks.
+  plan(graph, params, f, options); // checks the options
+  const Target &target = graph.getTarget();
+  double proportion = 0.6;
+  for (const auto &kv : options)
+    if (kv.first == "availableMemoryProportion") proportion = std::strtod(kv.second.c_str(), nullptr);
+  const double budget = proportion * target.getBytesPerTile(), inB = double(target.getTypeSize(params.inputType));
+  std::size_t cb = cout, rb = f.oh;
+  auto bytes = [&] {
+    const auto rows = inputRows(f, 0, std::min(f.oh, rb));
+    return double(cin) * (rows.second - rows.first) * f.w * inB + double(cb) * rb * f.ow * inB +
+           4.0 * cb * cin * f.kh * f.kw;
+  };
+  auto blocks = [&] { return params.batchSize * params.numConvGroups * ((cout + cb - 1) / cb) * ((f.oh + rb - 1) / rb); };
+  while (blocks() < target.getNumTiles() && (cb > 1 || rb > 1)) {
+    if (cb > 1) cb = (cb + 1) / 2;
+    else rb = (rb + 1) / 2;
+  }
+  while (bytes() > budget && (rb > 1 || cb > 1)) {
+    if (rb > 1) rb = (rb + 1) / 2;
+    else cb = (cb + 1) / 2;
+  }
+  const std::size_t rbs = (f.oh + rb - 1) / rb, cbs = (cout + cb - 1) / cb, parts = params.batchSize * rbs;
   std::vector<std::size_t> pshape{parts};
   const auto ws = weightsShape(params);
   pshape.insert(pshape.end(), ws.begin(), ws.end());
@@ -391,21 +415,22 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   const Tensor in4 = as4d(activations, nd), dy4 = as4d(zDeltas, nd);
   const std::string vertex = weightDeltaVertex(graph, params.inputType);
   ComputeSet cs = graph.addComputeSet(name);
-  const std::size_t total = parts * params.numConvGroups;
+  const std::size_t total = blocks();
   std::size_t u = 0;
   for (std::size_t n = 0; n < params.batchSize; ++n)
     for (std::size_t r = 0; r < rbs; ++r)
-      for (std::size_t g = 0; g < params.numConvGroups; ++g, ++u) {
-        const std::size_t r0 = r * pl.rb, r1 = std::min(f.oh, r0 + pl.rb), part = n * rbs + r;
-        const unsigned tile = blockTile(graph, u, total);
-        const Tensor dst = partials[part][g].flatten();
-        graph.setTileMapping(dst, tile);
-        VertexRef v = graph.addVertex(cs, vertex);
-        connectSlab(graph, v, in4, f, n, g, cin, r0, r1, 6u);
-        graph.connect(v["dy"], dy4.slice({n, g * cout, r0, 0}, {n + 1, (g + 1) * cout, r1, f.ow}).flatten());
-        graph.connect(v["out"], dst);
-        graph.setTileMapping(v, tile);
-      }
+      for (std::size_t g = 0; g < params.numConvGroups; ++g)
+        for (std::size_t c = 0; c < cbs; ++c, ++u) {
+          const std::size_t r0 = r * rb, r1 = std::min(f.oh, r0 + rb), c0 = c * cb, c1 = std::min(cout, c0 + cb);
+          const unsigned tile = blockTile(graph, u, total);
+          const Tensor dst = partials[n * rbs + r][g].slice(c0, c1).flatten();
+          graph.setTileMapping(dst, tile);
+          VertexRef v = graph.addVertex(cs, vertex);
+          connectSlab(graph, v, in4, f, n, g, cin, r0, r1, 6u);
+          graph.connect(v["dy"], dy4.slice({n, g * cout + c0, r0, 0}, {n + 1, g * cout + c1, r1, f.ow}).flatten());
+          graph.connect(v["out"], dst);
+          graph.setTileMapping(v, tile);
+        }
   prog.add(program::Execute(cs));
   Tensor deltas = graph.addVariable(params.inputType, ws, name + "/deltas");
   poputil::mapTensorLinearly(graph, deltas);

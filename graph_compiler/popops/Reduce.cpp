@@ -84,31 +84,24 @@ std::string reduceVertex(Graph &graph, const std::string &op, Operation operatio
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Reduce", "poplar::Vertex", kReducePrelude, body.str());
 }
 
-// The vertex that combines partials: out[o] = op over the regions j that cover o of
-// in[j][o - first[j]] (each region a run of one partial variable for consecutive outputs of
-// the vertex); with `final`, scaled and (with `update`) combined with out's value.
-std::string combineVertex(Graph &graph, const std::string &op, Operation operation, const Type &acc,
-                          const Type &out, bool final, bool update, bool scaled) {
-  const std::string A = deviceType(op, acc), O = deviceType(op, out);
+// The vertex that combines partials: out[o] starts at the operation's identity and takes in
+// each region j, a run of one partial variable for the outputs from first[j] on.
+std::string combineVertex(Graph &graph, const std::string &op, Operation operation, const Type &acc) {
+  const std::string A = deviceType(op, acc);
   const auto [init, step] = reductionStep(operation, A, acc == FLOAT);
   std::ostringstream body;
   body << "  poplar::Vector<poplar::Input<poplar::Vector<" << A << ">>> in;\n"
        << "  poplar::Vector<unsigned> first;\n"
-       << "  poplar::" << (update ? "InOut" : "Output") << "<poplar::Vector<" << O << ">> out;\n"
-       << (scaled ? "  poplar::Input<float> scale;\n" : "") << "  void compute() {\n"
-       << "    for (unsigned o = 0; o < out.size(); ++o) {\n"
-       << "      " << A << " acc = " << init << ";\n"
-       << "      for (unsigned j = 0; j < in.size(); ++j) {\n"
-       << "        if (o < first[j] || o - first[j] >= in[j].size()) continue;\n"
-       << "        const " << A << " x = in[j][o - first[j]];\n"
+       << "  poplar::Output<poplar::Vector<" << A << ">> out;\n"
+       << "  void compute() {\n"
+       << "    for (unsigned o = 0; o < out.size(); ++o) out[o] = " << init << ";\n"
+       << "    for (unsigned j = 0; j < in.size(); ++j)\n"
+       << "      for (unsigned i = 0; i < in[j].size(); ++i) {\n"
+       << "        " << A << " acc = out[first[j] + i];\n"
+       << "        const " << A << " x = in[j][i];\n"
        << "        " << step << "\n"
-       << "      }\n";
-  if (final && scaled) body << "      acc = static_cast<" << A << ">(acc * scale);\n";
-  if (final && update)
-    body << "      acc = " << (operation == Operation::LOG_ADD ? "logAdd(acc, static_cast<" + A + ">(out[o]))"
-                                                                : "acc + static_cast<" + A + ">(out[o])")
-         << ";\n";
-  body << "      out[o] = static_cast<" << O << ">(acc);\n    }\n  }\n};\n";
+       << "        out[first[j] + i] = acc;\n"
+       << "      }\n  }\n};\n";
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Combine", "poplar::Vertex", kReducePrelude, body.str());
 }
 
@@ -125,8 +118,7 @@ struct PartialVar {
 // word), each reading runs of consecutive partials as single regions.
 void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned tile,
                 const std::vector<std::size_t> &outs, const Tensor &dst, const std::vector<PartialVar> &vars,
-                const std::vector<std::vector<std::pair<std::size_t, std::size_t>>> &partialsOf,
-                const ReduceParams *final) {
+                const std::vector<std::vector<std::pair<std::size_t, std::size_t>>> &partialsOf) {
   const bool subWord = graph.getTarget().getTypeSize(dst.elementType()) < 4;
   const std::size_t groups = std::min<std::size_t>(subWord ? 1 : graph.getTarget().getNumWorkerContexts(), outs.size());
   for (std::size_t g = 0; g < groups; ++g) {
@@ -136,6 +128,7 @@ void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned
     for (std::size_t k = lo; k < hi; ++k)
       for (const auto &[var, idx] : partialsOf[outs[k]]) refs.emplace_back(var, idx, k - lo);
     std::sort(refs.begin(), refs.end());
+    // Runs of consecutive elements of one variable for consecutive outputs are one region each.
     std::vector<Tensor> regions;
     std::vector<unsigned> first;
     for (std::size_t r = 0; r < refs.size();) {
@@ -147,11 +140,11 @@ void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned
       first.push_back(unsigned(std::get<2>(refs[r])));
       r = e;
     }
+    if (first.empty()) first.push_back(0); // a vector field may not be empty
     VertexRef v = graph.addVertex(cs, vertex);
     graph.connect(v["in"], regions);
     graph.setInitialValue(v["first"], first);
     graph.connect(v["out"], dst.slice(lo, hi));
-    if (final && final->useScale) graph.connect(v["scale"], final->scale.reshape({}));
     graph.setTileMapping(v, tile);
   }
 }
@@ -256,17 +249,31 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
 
   css.push_back(cs1);
 
-  // Intermediate stages while an output has more than kFanIn partials: the partial variables,
+  // Intermediate stages while an output has more than kFanIn partials and a tile of the output
+  // would gather too many: the partial variables,
   // in tile order, are combined kFanIn at a time into one variable on the tile of the group's
   // first (a tree, so no tile receives hundreds of values of one output).
   const std::size_t kFanIn = 32;
   const Operation second = operation == Operation::SQUARE_ADD ? Operation::ADD : operation;
+  // Only where the last stage would gather too much onto one tile: more than kMaxGather
+  // partials for the outputs of one tile (a reduction to a few outputs from many tiles).
+  const std::size_t kMaxGather = 64;
+  const auto outTiles = graph.getTileMapping(outFlat);
+  auto gatherTooBig = [&] {
+    for (const auto &intervals : outTiles) {
+      std::size_t n = 0;
+      for (const Interval &r : intervals)
+        for (std::size_t o = r.begin(); o < r.end(); ++o) n += partialsOf[o].size();
+      if (n > kMaxGather) return true;
+    }
+    return false;
+  };
   for (unsigned level = 1;; ++level) {
     bool deep = false;
     for (const auto &ps : partialsOf) deep |= ps.size() > kFanIn;
-    if (!deep) break;
+    if (!deep || !gatherTooBig()) break;
     ComputeSet cs = graph.addComputeSet(name + "/partials" + std::to_string(level));
-    const std::string vertex = combineVertex(graph, op, second, acc, acc, false, false, false);
+    const std::string vertex = combineVertex(graph, op, second, acc);
     std::vector<std::size_t> byTile(vars.size());
     std::iota(byTile.begin(), byTile.end(), std::size_t(0));
     std::stable_sort(byTile.begin(), byTile.end(), [&](std::size_t x, std::size_t y) { return vars[x].tile < vars[y].tile; });
@@ -286,7 +293,7 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       const unsigned tile = vars[byTile[b]].tile;
       Tensor partial = graph.addVariable(acc, {outs.size()}, name + "/partial");
       graph.setTileMapping(partial, tile);
-      addCombine(graph, cs, vertex, tile, outs, partial, vars, groupOf, nullptr);
+      addCombine(graph, cs, vertex, tile, outs, partial, vars, groupOf);
       for (std::size_t k = 0; k < outs.size(); ++k) nextOf[outs[k]].emplace_back(next.size(), k);
       next.push_back({partial, tile, outs});
     }
@@ -295,22 +302,44 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
     css.push_back(cs);
   }
 
-  // The last stage: each output's partials combined on the output's tile, scaled and updated.
+  // The last stage: each output's partials combined on the output's tile, straight into the
+  // output when nothing else is to be done, else into a float (accumulator) copy from which a
+  // fused element-wise step scales, updates and converts.
   ComputeSet cs2 = graph.addComputeSet(name + "/final");
-  const std::string finalVertex =
-      combineVertex(graph, op, second, acc, out.elementType(), true, params.update, params.useScale);
-  const auto outMapping = graph.getTileMapping(outFlat);
-  for (std::size_t tile = 0; tile < outMapping.size(); ++tile) {
+  const std::string finalVertex = combineVertex(graph, op, second, acc);
+  const bool direct = out.elementType() == acc && !params.update && !params.useScale;
+  Tensor result = outFlat;
+  if (!direct) {
+    result = graph.addVariable(acc, {numOut}, name + "/result");
+    for (std::size_t tile = 0; tile < outTiles.size(); ++tile)
+      for (const Interval &r : outTiles[tile]) graph.setTileMapping(result.slice(r.begin(), r.end()), unsigned(tile));
+  }
+  for (std::size_t tile = 0; tile < outTiles.size(); ++tile) {
     std::vector<std::size_t> outs;
     std::vector<Tensor> dst;
-    for (const Interval &r : outMapping[tile]) {
+    for (const Interval &r : outTiles[tile]) {
       for (std::size_t o = r.begin(); o < r.end(); ++o) outs.push_back(o);
-      dst.push_back(outFlat.slice(r.begin(), r.end()));
+      dst.push_back(result.slice(r.begin(), r.end()));
     }
-    if (!outs.empty())
-      addCombine(graph, cs2, finalVertex, unsigned(tile), outs, concat(dst), vars, partialsOf, &params);
+    if (!outs.empty()) addCombine(graph, cs2, finalVertex, unsigned(tile), outs, concat(dst), vars, partialsOf);
   }
   css.push_back(cs2);
+  if (!direct) {
+    using namespace expr;
+    ComputeSet cs3 = graph.addComputeSet(name + "/scale");
+    std::vector<Tensor> ts{result, outFlat};
+    Any value = _1;
+    if (params.useScale) {
+      ts.push_back(params.scale.reshape({}));
+      value = Mul(value, Cast(_3, acc));
+    }
+    if (params.update)
+      value = operation == Operation::LOG_ADD
+                  ? Any(Add(Max(value, Cast(_2, acc)), Log1p(Exp(Sub(Min(value, Cast(_2, acc)), Max(value, Cast(_2, acc)))))))
+                  : Any(Add(value, Cast(_2, acc)));
+    detail::addMapVertices(graph, op, Cast(value, out.elementType()), ts, outFlat, false, cs3);
+    css.push_back(cs3);
+  }
 }
 
 } // namespace
