@@ -513,7 +513,7 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   body << fields.str() << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << outT
        << ", poplar::VectorLayout::SPAN, 8>> out;\n"
        << "  void compute(unsigned wid) {\n"
-       // Each worker a contiguous run of whole 8-byte groups: no two workers write one word.
+       // Each worker a contiguous run of whole groups of 8 elements: no two workers write one word.
        << "    const unsigned n = out.size();\n"
        << "    const unsigned per = (n + 47) / 48 * 8;\n"
        << "    const unsigned begin = wid * per < n ? wid * per : n;\n"
