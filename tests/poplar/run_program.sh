@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds one Poplar program of tests/poplar/programs the way users build theirs (ipusim's SDK from
-# build/enable.sh, g++ -std=c++11, -lpoplar -lpoputil -lpopops -lpoplin -lpopnn), runs it in a scratch folder with its
+# build/enable.sh, g++ -std=c++11, -lpoplar -lpoputil -lpopops -lpoplin -lpopnn -lpoprand), runs it in a scratch folder with its
 # codelets and compares everything it prints with NAME.expected.
 #   run_program.sh BUILD_DIR PROGRAM.cpp [ARGS...]
 # With IPUSIM_UPDATE_EXPECTED=1 it writes NAME.expected instead (then read the change before
@@ -21,7 +21,7 @@ cp "$dir/$name".cpp "$dir/$name"_* "$work/" 2>/dev/null || true
 cd "$work"
 # Codelets as users precompile them: popc NAME_codelets.cpp -o NAME_codelets.gp.
 if [[ -e "${name}_codelets.cpp" ]]; then popc "${name}_codelets.cpp" -o "${name}_codelets.gp"; fi
-g++ --std=c++11 -Wall -Wextra -Werror "$name.cpp" -lpoplar -lpoputil -lpopops -lpoplin -lpopnn -o "$name"
+g++ --std=c++11 -Wall -Wextra -Werror "$name.cpp" -lpoplar -lpoputil -lpopops -lpoplin -lpopnn -lpoprand -o "$name"
 status=0
 "./$name" "$@" > output.txt 2>&1 || status=$?
 echo "exit status $status" >> output.txt
