@@ -4,6 +4,7 @@
 // accuracy count accumulating over two runs, argMax/argMin with ties, and errors.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
+#include <popnn/BatchNorm.hpp>
 #include <popnn/Loss.hpp>
 #include <popnn/NonLinearity.hpp>
 #include <popnn/Pooling.hpp>
@@ -237,6 +238,56 @@ int main() {
                             : popnn::pooling::poolInputGradient(graph, pp, 1, pg, prog),
                         grad, 2e-4});
     }
+  }
+
+  // Batch normalisation of [4][3][2][5] activations: statistics, normalise, and the gradients
+  // (through the batch statistics) against central differences of a host batch norm.
+  {
+    const std::size_t BN = 4, BC = 3, BF = 10, BT = BN * BC * BF;
+    auto av = [](std::size_t i) { return double(int((i * 11) % 23) - 11) * 0.25 + 0.1 * double(i % 3); };
+    std::vector<float> actsv(BT), gradv(BT);
+    for (std::size_t i = 0; i < BT; ++i) actsv[i] = float(av(i)), gradv[i] = float(int((i * 5) % 7) - 3) * 0.5f;
+    const float gammav[BC] = {1.5f, -0.5f, 2.0f}, betav[BC] = {0.25f, 1.0f, -1.0f};
+    const float eps = 1e-5f;
+    Tensor acts = graph.addConstant<float>(FLOAT, {BN, BC, 2, 5}, actsv.data(), "bn acts");
+    Tensor grads = graph.addConstant<float>(FLOAT, {BN, BC, 2, 5}, gradv.data(), "bn grads");
+    Tensor gamma = graph.addConstant<float>(FLOAT, {BC}, gammav, "gamma"), beta = graph.addConstant<float>(FLOAT, {BC}, betav, "beta");
+    graph.setTileMapping(acts, 0), graph.setTileMapping(grads, 1), graph.setTileMapping(gamma, 2), graph.setTileMapping(beta, 3);
+    // The host's batch norm of x: y = gamma (x - mean) / sqrt(var + eps) + beta per channel.
+    auto hostBn = [&](const std::vector<double> &x, std::vector<double> *mean, std::vector<double> *inv) {
+      std::vector<double> m(BC), v(BC), y(BT);
+      for (std::size_t i = 0; i < BT; ++i) m[(i / BF) % BC] += x[i] / (BN * BF);
+      for (std::size_t i = 0; i < BT; ++i) v[(i / BF) % BC] += (x[i] - m[(i / BF) % BC]) * (x[i] - m[(i / BF) % BC]) / (BN * BF);
+      for (std::size_t i = 0; i < BT; ++i) {
+        const std::size_t c = (i / BF) % BC;
+        y[i] = gammav[c] * (x[i] - m[c]) / std::sqrt(v[c] + eps) + betav[c];
+      }
+      if (mean) *mean = m;
+      if (inv) for (std::size_t c = 0; c < BC; ++c) inv->push_back(1 / std::sqrt(v[c] + eps));
+      return y;
+    };
+    std::vector<double> x(actsv.begin(), actsv.end()), mean, inv;
+    const std::vector<double> y = hostBn(x, &mean, &inv);
+    std::vector<double> dx(BT), dgamma(BC), dbeta(BC);
+    for (std::size_t i = 0; i < BT; ++i) {
+      std::vector<double> up = x, down = x;
+      up[i] += 1e-4, down[i] -= 1e-4;
+      const std::vector<double> yu = hostBn(up, nullptr, nullptr), yd = hostBn(down, nullptr, nullptr);
+      for (std::size_t j = 0; j < BT; ++j) dx[i] += gradv[j] * (yu[j] - yd[j]) / 2e-4;
+      const std::size_t c = (i / BF) % BC;
+      dgamma[c] += gradv[i] * (y[i] - betav[c]) / gammav[c];
+      dbeta[c] += gradv[i];
+    }
+    auto stats = popnn::bn::batchNormStatistics(graph, acts, eps, prog, false);
+    checks.push_back({"bn mean", stats.first, mean, 2e-6});
+    checks.push_back({"bn invStdDev", stats.second, inv, 2e-5});
+    auto norm = popnn::bn::batchNormalise(graph, acts, gamma, beta, stats.first, stats.second, prog);
+    checks.push_back({"bn normalise", norm.first, y, 2e-5});
+    auto pg = popnn::bn::batchNormParamGradients(graph, norm.second, grads, prog);
+    checks.push_back({"bn gamma gradient", pg.first, dgamma, 2e-5});
+    checks.push_back({"bn beta gradient", pg.second, dbeta, 2e-6});
+    checks.push_back({"bn input gradient",
+                      popnn::bn::batchNormGradients(graph, norm.second, grads, stats.second, gamma, prog), dx, 2e-4});
   }
 
   for (const Check &c : checks) graph.createHostRead(c.name, c.t);
