@@ -5,6 +5,8 @@
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popnn/BatchNorm.hpp>
+#include <popnn/GroupNorm.hpp>
+#include <popnn/LayerNorm.hpp>
 #include <popnn/Loss.hpp>
 #include <popnn/NonLinearity.hpp>
 #include <popnn/Pooling.hpp>
@@ -288,6 +290,57 @@ int main() {
     checks.push_back({"bn beta gradient", pg.second, dbeta, 2e-6});
     checks.push_back({"bn input gradient",
                       popnn::bn::batchNormGradients(graph, norm.second, grads, stats.second, gamma, prog), dx, 2e-4});
+  }
+
+  // Group normalisation of [2][6][4] in 3 groups, and layer normalisation of [4][8] (the
+  // statistics per row): output and input gradient against a host version and its central
+  // differences.
+  for (unsigned kind = 0; kind < 2; ++kind) {
+    const std::size_t GN = kind ? 4 : 2, GC = kind ? 8 : 6, GF = kind ? 1 : 4, GG = kind ? 1 : 3, GT = GN * GC * GF;
+    const std::size_t per = GC / GG * GF;
+    std::vector<float> xv(GT), gv2(GT), gam(GC), bet(GC);
+    for (std::size_t i = 0; i < GT; ++i) xv[i] = float(int((i * 13) % 17) - 8) * 0.25f + 0.05f * float(i % 5);
+    for (std::size_t i = 0; i < GT; ++i) gv2[i] = float(int((i * 3) % 7) - 3) * 0.5f;
+    for (std::size_t c = 0; c < GC; ++c) gam[c] = 0.5f + 0.25f * float(c), bet[c] = float(c % 3) - 1.0f;
+    std::vector<std::size_t> shape{GN, GC};
+    if (!kind) shape.push_back(GF);
+    Tensor a = graph.addConstant<float>(FLOAT, shape, xv.data(), "gn acts");
+    Tensor g2 = graph.addConstant<float>(FLOAT, shape, gv2.data(), "gn grads");
+    Tensor ga = graph.addConstant<float>(FLOAT, {GC}, gam.data(), "gn gamma"), be = graph.addConstant<float>(FLOAT, {GC}, bet.data(), "gn beta");
+    graph.setTileMapping(a, 1), graph.setTileMapping(g2, 2), graph.setTileMapping(ga, 3), graph.setTileMapping(be, 0);
+    auto host = [&](const std::vector<double> &x) {
+      std::vector<double> y(GT);
+      for (std::size_t n = 0; n < GN; ++n)
+        for (std::size_t g = 0; g < GG; ++g) {
+          const std::size_t base = (n * GG + g) * per;
+          double m = 0, v = 0;
+          for (std::size_t k = 0; k < per; ++k) m += x[base + k] / per;
+          for (std::size_t k = 0; k < per; ++k) v += (x[base + k] - m) * (x[base + k] - m) / per;
+          for (std::size_t k = 0; k < per; ++k) {
+            const std::size_t c = (base + k) / GF % GC;
+            y[base + k] = gam[c] * (x[base + k] - m) / std::sqrt(v + 1e-5) + bet[c];
+          }
+        }
+      return y;
+    };
+    std::vector<double> x(xv.begin(), xv.end()), dx(GT);
+    const std::vector<double> y = host(x);
+    for (std::size_t i = 0; i < GT; ++i) {
+      std::vector<double> up = x, down = x;
+      up[i] += 1e-4, down[i] -= 1e-4;
+      const std::vector<double> yu = host(up), yd = host(down);
+      for (std::size_t j = 0; j < GT; ++j) dx[i] += gv2[j] * (yu[j] - yd[j]) / 2e-4;
+    }
+    const std::string what = kind ? "ln" : "gn";
+    auto st = kind ? popnn::ln::layerNormStatistics(graph, a, 1e-5f, prog, false)
+                   : popnn::gn::groupNormStatistics(graph, a, 1e-5f, prog, unsigned(GG), false);
+    auto nm = kind ? popnn::ln::layerNormalise(graph, a, ga, be, st.first, st.second, prog)
+                   : popnn::gn::groupNormalise(graph, a, ga, be, st.first, st.second, prog);
+    checks.push_back({what + " normalise", nm.first, y, 2e-5});
+    checks.push_back({what + " input gradient",
+                      kind ? popnn::ln::layerNormGradients(graph, nm.second, g2, st.second, ga, prog)
+                           : popnn::gn::groupNormGradients(graph, nm.second, g2, st.second, ga, prog),
+                      dx, 2e-4});
   }
 
   for (const Check &c : checks) graph.createHostRead(c.name, c.t);
