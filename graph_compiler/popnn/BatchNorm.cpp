@@ -10,11 +10,15 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "Norms.hpp"
+
 namespace popnn {
 namespace bn {
 
 using namespace poplar;
 using namespace popops::expr;
+using norms::nameOf;
+using norms::perChannel;
 
 namespace {
 
@@ -31,17 +35,7 @@ std::vector<std::size_t> statDims(const Tensor &acts) {
   return d;
 }
 
-// A per-channel tensor [C] as [C][1]... to broadcast against acts.
-Tensor perChannel(const std::string &op, const Tensor &t, const Tensor &acts, const char *what) {
-  if (t.numElements() != acts.dim(1))
-    throw poplar_error(op + ": " + what + " must have one element per channel (" + std::to_string(acts.dim(1)) +
-                       "), it has " + std::to_string(t.numElements()));
-  std::vector<std::size_t> shape{acts.dim(1)};
-  for (std::size_t i = 2; i < acts.rank(); ++i) shape.push_back(1);
-  return t.reshape(shape);
-}
 
-std::string nameOf(const DebugContext &dc, const char *op) { return dc.getPathName().empty() ? op : dc.getPathName(); }
 
 } // namespace
 

@@ -11,15 +11,18 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "Norms.hpp"
+
 namespace popnn {
 namespace gn {
 
 using namespace poplar;
 using namespace popops::expr;
+using norms::nameOf;
+using norms::perChannel;
 
 namespace {
 
-std::string nameOf(const DebugContext &dc, const std::string &op) { return dc.getPathName().empty() ? op : dc.getPathName(); }
 
 // acts as [batch][groups][the rest].
 Tensor grouped(const std::string &op, const Tensor &acts, std::size_t groups) {
@@ -38,13 +41,6 @@ std::size_t groupsOf(const std::string &op, const Tensor &acts, const Tensor &st
   return stat.numElements() / acts.dim(0);
 }
 
-Tensor perChannel(const std::string &op, const Tensor &t, const Tensor &acts, const char *what) {
-  if (t.numElements() != acts.dim(1))
-    throw poplar_error(op + ": " + what + " must have one element per channel (" + std::to_string(acts.dim(1)) + ")");
-  std::vector<std::size_t> shape{acts.dim(1)};
-  for (std::size_t i = 2; i < acts.rank(); ++i) shape.push_back(1);
-  return t.reshape(shape);
-}
 
 } // namespace
 
