@@ -28,7 +28,7 @@ using namespace poplar;
 
 namespace {
 
-[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+using ipusim::sdk::fail;
 
 using ipusim::sdk::shapeString;
 
@@ -202,7 +202,9 @@ struct Plan {
   std::size_t cb, rb;
 };
 
-Plan plan(const Graph &graph, const ConvParams &p, const Field &f, const OptionFlags &options) {
+// The options' availableMemoryProportion (0.6 if not given); an option poplibs' convolutions
+// do not have is invalid_option.
+double memoryProportion(const OptionFlags &options) {
   double proportion = 0.6;
   for (const auto &kv : options) {
     if (kv.first == "availableMemoryProportion") proportion = std::strtod(kv.second.c_str(), nullptr);
@@ -211,6 +213,11 @@ Plan plan(const Graph &graph, const ConvParams &p, const Field &f, const OptionF
              kv.first != "planConstraints" && kv.first != "enableConvDithering" && kv.first != "gatherConvOutput")
       throw invalid_option("poplin::convolution: unknown option '" + kv.first + "'");
   }
+  return proportion;
+}
+
+Plan plan(const Graph &graph, const ConvParams &p, const Field &f, const OptionFlags &options) {
+  const double proportion = memoryProportion(options);
   const Target &t = graph.getTarget();
   const double budget = proportion * t.getBytesPerTile(), inB = double(t.getTypeSize(p.inputType)),
                outB = double(t.getTypeSize(p.outputType));
@@ -386,12 +393,9 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   // Blocks of (batch, group, output channels, output rows): whole images while their rows fit,
   // output-channel blocks halved until there are as many blocks as tiles. Each writes float
   // partials of its channels' weights; popops sums the partials over the batch and row blocks.
-  plan(graph, params, f, options); // checks the options
+  plan(graph, params, f, options); // the forward plan's option and memory checks hold here too
   const Target &target = graph.getTarget();
-  double proportion = 0.6;
-  for (const auto &kv : options)
-    if (kv.first == "availableMemoryProportion") proportion = std::strtod(kv.second.c_str(), nullptr);
-  const double budget = proportion * target.getBytesPerTile(), inB = double(target.getTypeSize(params.inputType));
+  const double budget = memoryProportion(options) * target.getBytesPerTile(), inB = double(target.getTypeSize(params.inputType));
   std::size_t cb = cout, rb = f.oh;
   auto bytes = [&] {
     const auto rows = inputRows(f, 0, std::min(f.oh, rb));

@@ -34,7 +34,7 @@ void addCodelets(Graph &) {
 
 namespace {
 
-[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+using ipusim::sdk::fail;
 
 using ipusim::sdk::shapeString;
 

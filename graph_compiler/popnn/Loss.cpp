@@ -3,6 +3,8 @@
 // per row and the count of correct rows by reductions (the count added to numCorrect, as
 // poplibs' accuracy vertex does). Masked labels (MASKED_LABEL_CODE) give zero loss and zero
 // deltas and are not counted.
+#include "../sdk/Generated.hpp"
+
 #include <popnn/Loss.hpp>
 
 #include <popops/ElementWise.hpp>
@@ -20,7 +22,7 @@ using namespace popops::expr;
 
 namespace {
 
-[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+using ipusim::sdk::fail;
 
 // The column indices 0..n-1 as a constant of `type`, mapped over the tiles.
 Tensor columnIndices(Graph &graph, const Type &type, std::size_t n, const std::string &name) {

@@ -21,7 +21,7 @@ using namespace poplar;
 
 namespace {
 
-[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+using ipusim::sdk::fail;
 
 
 std::size_t outputSize(const PoolParams &p, unsigned d) {

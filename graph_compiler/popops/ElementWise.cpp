@@ -25,7 +25,7 @@ using expr::BinaryOpType;
 using expr::TernaryOpType;
 using expr::UnaryOpType;
 
-[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+using ipusim::sdk::fail;
 
 using ipusim::sdk::shapeString;
 

@@ -34,7 +34,7 @@ const char *opName(Operation op) {
   return names[static_cast<int>(op)];
 }
 
-[[noreturn]] void fail(const std::string &op, const std::string &what) { throw poplar_error(op + ": " + what); }
+using ipusim::sdk::fail;
 
 // The partials' type: float for float and half inputs (poplibs accumulates half in float).
 Type accType(const Type &in) { return in == HALF ? FLOAT : in; }

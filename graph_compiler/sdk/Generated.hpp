@@ -1,10 +1,11 @@
-// Shared by ipusim's poplibs libraries (popops, poplin, popnn): their vertices are C++ classes
+// Shared by ipusim's poplibs libraries (popops, poplin, popnn, poprand): their vertices are C++ classes
 // generated for each operation and type, compiled by ipu-cc through Graph::addCodelets (cached on
 // disk by content) and named by a hash of their text, so equal code is one class.
 #ifndef IPUSIM_SDK_GENERATED_HPP
 #define IPUSIM_SDK_GENERATED_HPP
 
 #include <poplar/Graph.hpp>
+#include <poplar/exceptions.hpp>
 
 #include <cinttypes>
 #include <cstdint>
@@ -36,6 +37,11 @@ inline std::string addGeneratedVertex(poplar::Graph &graph, const std::string &p
     graph.addCodelets(src, "-O2");
   }
   return name;
+}
+
+/// Throws poplar_error "OP: WHAT".
+[[noreturn]] inline void fail(const std::string &op, const std::string &what) {
+  throw poplar::poplar_error(op + ": " + what);
 }
 
 /// "{2,3,4}".
