@@ -3,20 +3,24 @@
 // by ipu-cc, cached by content) into partial sums; partials over the depth are reduced with
 // popops::reduce onto the output's tile. Every value is computed on the tiles and every operand
 // block reaches its tile through the simulated exchange.
+#include "Amp.hpp"
+
 #include "../sdk/Generated.hpp"
 
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
 
 #include <popops/Cast.hpp>
-#include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
 #include <popops/Zero.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include <poplar/Tensor.hpp>
+
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -81,10 +85,40 @@ Options parseOptions(const std::string &op, const OptionFlags &flags) {
 
 // ---- the plan ---------------------------------------------------------------------------------
 
-// The vertex's speed, for the plan's cost model: multiply-adds a tile cycle of the generated
-// vertex's inner loop (its six workers together; measured, docs/poplin.md). A named constant so
-// a faster kernel changes one number.
+// The generated C++ vertex's speed, for the plan's cost model: multiply-adds a tile cycle of its
+// inner loop (its six workers together; measured, docs/poplin.md). A named constant so a faster
+// kernel changes one number.
 const double kMacsPerTileCycle = 0.4;
+
+/// The block kernel a plan is for: the AMP's (amp.hpp; half x half with half partials or float x
+/// float with float) where the shapes suit it, else the generated C++ vertex.
+struct Kernel {
+  bool amp = false;
+  Type type = FLOAT;
+  std::size_t kAlign = 1, nAlign = 1, minRows = 1, maxRow = std::numeric_limits<std::size_t>::max();
+  double cycles(std::size_t mb, std::size_t kb, std::size_t nb) const {
+    return amp ? amp::productCycles(type, mb, kb, nb) : double(mb) * kb * nb / kMacsPerTileCycle;
+  }
+};
+
+/// The AMP takes the depth in chunks of 16 halves or 8 floats and the columns in chunks of 16; its
+/// left operand's rows must lie in memory as rows (not a transposed view).
+Kernel chooseKernel(const Type &in, const Type &partials, std::size_t m, std::size_t k, std::size_t n,
+                    bool aTransposed) {
+  Kernel kern;
+  kern.type = in;
+  if (in != partials || aTransposed || m < amp::kMinRows) return kern;
+  const std::size_t C = amp::inputsPerPass(in);
+  if (k % C || n % amp::kOutputs) return kern;
+  kern.amp = true;
+  kern.kAlign = C;
+  kern.nAlign = amp::kOutputs;
+  kern.minRows = amp::kMinRows;
+  kern.maxRow = amp::maxRowElements(in);
+  return kern;
+}
+
+std::size_t roundUp(std::size_t a, std::size_t b) { return ceilDiv(a, b) * b; }
 
 struct Plan {
   std::size_t g, m, k, n;     // the product: g groups of [m, k] x [k, n]
@@ -92,6 +126,7 @@ struct Plan {
   std::size_t gb, mb, nb, kb; // block sizes (the last block of a dimension may be smaller)
   double cycles;
   std::size_t bytesPerTile;
+  bool amp;
 
   std::size_t tiles() const { return pg * pm * pn * pk; }
   unsigned tile(std::size_t gi, std::size_t mi, std::size_t ni, std::size_t ki) const {
@@ -101,13 +136,14 @@ struct Plan {
     std::ostringstream s;
     s << "groups " << g << " in " << pg << ", rows " << m << " in " << pm << " of " << mb << ", columns " << n
       << " in " << pn << " of " << nb << ", depth " << k << " in " << pk << " of " << kb << "; " << tiles()
-      << " tiles, " << bytesPerTile << " bytes a tile, about " << std::size_t(cycles) << " cycles";
+      << " tiles, " << bytesPerTile << " bytes a tile, about " << std::size_t(cycles) << " cycles on the "
+      << (amp ? "AMP" : "vector unit");
     return s.str();
   }
 };
 
 Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,
-              std::size_t n, const Type &inType, const Options &opts) {
+              std::size_t n, const Type &inType, const Options &opts, const Kernel &kern) {
   const std::size_t numTiles = target.getNumTiles();
   const double inBytes = double(target.getTypeSize(inType));
   const double partialBytes = double(target.getTypeSize(opts.partialsType));
@@ -117,23 +153,37 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
   best.cycles = std::numeric_limits<double>::infinity();
   std::size_t smallest = std::numeric_limits<std::size_t>::max();
   auto consider = [&](std::size_t pg, std::size_t pm, std::size_t pn, std::size_t pk) {
-    Plan p{g, m, k, n, pg, pm, pn, pk, ceilDiv(g, pg), ceilDiv(m, pm), ceilDiv(n, pn), ceilDiv(k, pk), 0, 0};
+    Plan p{g,
+           m,
+           k,
+           n,
+           pg,
+           pm,
+           pn,
+           pk,
+           ceilDiv(g, pg),
+           ceilDiv(m, pm),
+           roundUp(ceilDiv(n, pn), kern.nAlign),
+           roundUp(ceilDiv(k, pk), kern.kAlign),
+           0,
+           0,
+           kern.amp};
     // Parts that leave a block empty are the same plan as fewer parts.
     if ((p.gb * (pg - 1) >= g && g) || (p.mb * (pm - 1) >= m && m) || (p.nb * (pn - 1) >= n && n) ||
         (p.kb * (pk - 1) >= k && k))
       return;
+    if (m - p.mb * (pm - 1) < kern.minRows || p.nb > kern.maxRow || p.kb > kern.maxRow) return;
     const double aBlock = double(p.gb) * p.mb * p.kb * inBytes, bBlock = double(p.gb) * p.kb * p.nb * inBytes;
     const double partials = double(p.gb) * p.mb * p.nb * partialBytes;
     // Memory: the gathered operand blocks, the partials and, with a split depth, the reduction's
-    // copy of them.
-    const double bytes = aBlock + bBlock + partials * (pk > 1 ? 2 : 1);
+    // copy of them; the AMP's weights also pass through their reordering (twice the block).
+    const double bytes = aBlock + bBlock * (kern.amp ? 3 : 1) + partials * (pk > 1 ? 2 : 1);
     smallest = std::min(smallest, std::size_t(bytes));
     if (bytes > budget) return;
-    // Cycles: multiply-adds, the operand blocks received (every tile but one of those sharing
-    // a block receives it), and the partials sent to the output's tile.
-    const double macs = double(p.gb) * p.mb * p.nb * p.kb;
+    // Cycles: the block's kernel, the operand blocks received (every tile but one of those
+    // sharing a block receives it), and the partials sent to the output's tile.
     const double in = (pn > 1 ? aBlock : 0) + (pm > 1 ? bBlock : 0);
-    p.cycles = macs / kMacsPerTileCycle + in / exchange + (pk > 1 ? partials * 2 / exchange : 0);
+    p.cycles = double(p.gb) * kern.cycles(p.mb, p.kb, p.nb) + in / exchange + (pk > 1 ? partials * 2 / exchange : 0);
     p.bytesPerTile = std::size_t(bytes);
     if (p.cycles < best.cycles || (p.cycles == best.cycles && p.tiles() < best.tiles())) best = p;
   };
@@ -150,6 +200,20 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
                  std::to_string(target.getBytesPerTile()) + " bytes: the smallest needs " + std::to_string(smallest) +
                  " bytes a tile on " + std::to_string(numTiles) + " tiles");
   return best;
+}
+
+/// The plan for the AMP where it applies and a plan fits, else for the C++ vertex.
+Plan choosePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,
+                std::size_t n, const Type &inType, const Options &opts, bool aTransposed) {
+  const Kernel kern = chooseKernel(inType, opts.partialsType, m, k, n, aTransposed);
+  if (kern.amp) {
+    try {
+      return makePlan(op, target, g, m, k, n, inType, opts, kern);
+    } catch (const poplar_error &) {
+      // No AMP plan fits (its blocks are aligned to the AMP's chunks): the vector unit's may.
+    }
+  }
+  return makePlan(op, target, g, m, k, n, inType, opts, Kernel{false, inType});
 }
 
 // ---- the vertex -------------------------------------------------------------------------------
@@ -231,6 +295,120 @@ void checkTypes(const std::string &op, const Type &a, const Type &b) {
   if (a != FLOAT && a != HALF) fail(op, "A and B must be float or half, not " + a.toString());
 }
 
+// The AMP's weights for B (grouped, [g][k][n]): returns weights(g, n0, n1, k0, k1), the chunks of
+// that block of B in the order the product vertex loads them (column chunks, then depth chunks;
+// each chunk 16 rows of C, row r holding output column amp::weightRowOfOutput's inverse). A B that
+// is a transposed view of a row-major [n][k] tensor has its chunks' rows in memory already: they
+// are gathered as they lie. Otherwise a compute set reorders each chunk on the first tile that
+// multiplies it.
+std::function<Tensor(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t)>
+weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::Sequence &prog,
+             const std::string &name) {
+  const Type type = B.elementType();
+  const std::size_t C = amp::inputsPerPass(type), O = amp::kOutputs;
+  unsigned outputOfRow[amp::kOutputs];
+  for (unsigned o = 0; o < O; ++o) outputOfRow[amp::weightRowOfOutput(o)] = o;
+  if (bT) {
+    return [B, C, outputOfRow](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
+      const Tensor y = B[gg].transpose(); // [n][k], rows in memory
+      std::vector<Tensor> rows;
+      for (std::size_t nc = n0; nc < n1; nc += O)
+        for (std::size_t kc = k0; kc < k1; kc += C)
+          for (std::size_t r = 0; r < O; ++r) rows.push_back(y[nc + outputOfRow[r]].slice(kc, kc + C));
+      return concat(rows);
+    };
+  }
+  const std::size_t G = plan.g, NC = plan.n / O, KC = plan.k / C;
+  Tensor w = graph.addVariable(type, {G, NC, KC, O * C}, name + "/weights");
+  const std::string vertex = amp::weightsVertex(graph, type);
+  ComputeSet cs = graph.addComputeSet(name + "/weights");
+  for (std::size_t gi = 0; gi < plan.pg; ++gi)
+    for (std::size_t ni = 0; ni < plan.pn; ++ni)
+      for (std::size_t ki = 0; ki < plan.pk; ++ki) {
+        const std::size_t g0 = gi * plan.gb, g1 = std::min(plan.g, g0 + plan.gb);
+        const std::size_t n0 = ni * plan.nb, n1 = std::min(plan.n, n0 + plan.nb);
+        const std::size_t k0 = ki * plan.kb, k1 = std::min(plan.k, k0 + plan.kb);
+        if (g0 >= g1 || n0 >= n1 || k0 >= k1) continue;
+        const unsigned tile = plan.tile(gi, 0, ni, ki);
+        for (std::size_t gg = g0; gg < g1; ++gg) {
+          std::vector<Tensor> src, dst;
+          for (std::size_t nc = n0 / O; nc < n1 / O; ++nc)
+            for (std::size_t kc = k0 / C; kc < k1 / C; ++kc) {
+              src.push_back(B[gg].slice({kc * C, nc * O}, {kc * C + C, nc * O + O}).flatten());
+              dst.push_back(w[gg][nc][kc]);
+              graph.setTileMapping(w[gg][nc][kc], tile);
+            }
+          VertexRef v = graph.addVertex(cs, vertex);
+          graph.connect(v["b"], concat(src));
+          graph.connect(v["w"], concat(dst));
+          graph.setInitialValue(v["chunks"], unsigned(dst.size()));
+          graph.setTileMapping(v, tile);
+        }
+      }
+  prog.add(program::Execute(cs));
+  return [w, C](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
+    std::vector<Tensor> chunks;
+    for (std::size_t nc = n0 / O; nc < n1 / O; ++nc) chunks.push_back(w[gg][nc].slice(k0 / C, k1 / C).flatten());
+    return concat(chunks);
+  };
+}
+
+// out[i] = the sum over p of partials[p][i], one vertex on each tile of `out` for the elements it
+// holds: the partials of a block are spread over the tiles of its depth blocks (multiply), so
+// each tile receives about one block of partials. The sum runs 64 bits at a time (float2, half4)
+// in the partials' type.
+std::string partialSumVertex(Graph &graph, const Type &type) {
+  const std::string T = cType(type), V = type == HALF ? "half4" : "float2";
+  const unsigned lanes = type == HALF ? 4 : 2;
+  std::ostringstream body;
+  body << "  poplar::Vector<poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>>,"
+       << " poplar::VectorLayout::ONE_PTR> in;\n"
+       << "  poplar::Output<poplar::Vector<" << T << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  unsigned parts;\n"
+       << "  void compute(unsigned wid) {\n"
+       << "    const unsigned n = out.size(), vectors = n / " << lanes << ";\n"
+       << "    " << V << " *o = reinterpret_cast<" << V << " *>(&out[0]);\n"
+       << "    for (unsigned v = wid; v < vectors; v += 6) {\n"
+       << "      " << V << " acc = reinterpret_cast<const " << V << " *>(&in[0][0])[v];\n"
+       << "      for (unsigned p = 1; p < parts; ++p) acc += reinterpret_cast<const " << V << " *>(&in[p][0])[v];\n"
+       << "      o[v] = acc;\n"
+       << "    }\n"
+       << "    if (wid != 5) return;\n"
+       << "    for (unsigned i = vectors * " << lanes << "; i < n; ++i) {\n"
+       << "      " << T << " acc = in[0][i];\n"
+       << "      for (unsigned p = 1; p < parts; ++p) acc += in[p][i];\n"
+       << "      out[i] = acc;\n"
+       << "    }\n  }\n};\n";
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_poplin_PartialSum", "poplar::MultiVertex",
+                                         "#include <poplar/Vertex.hpp>\n#include <ipudef.h>\n", body.str());
+}
+
+void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, program::Sequence &prog,
+                 const std::string &name) {
+  const std::size_t parts = partials.dim(0);
+  const Tensor outFlat = out.flatten(), partialsFlat = partials.reshape({parts, out.numElements()});
+  const std::string vertex = partialSumVertex(graph, out.elementType());
+  ComputeSet cs = graph.addComputeSet(name);
+  const auto mapping = graph.getTileMapping(outFlat);
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
+    if (mapping[tile].empty()) continue;
+    std::vector<Tensor> outs;
+    std::vector<std::vector<Tensor>> ins(parts);
+    for (const Interval &iv : mapping[tile]) {
+      outs.push_back(outFlat.slice(iv));
+      for (std::size_t p = 0; p < parts; ++p) ins[p].push_back(partialsFlat[p].slice(iv));
+    }
+    std::vector<Tensor> in;
+    for (auto &pieces : ins) in.push_back(concat(pieces));
+    VertexRef v = graph.addVertex(cs, vertex);
+    graph.connect(v["in"], in);
+    graph.connect(v["out"], concat(outs));
+    graph.setInitialValue(v["parts"], unsigned(parts));
+    graph.setTileMapping(v, unsigned(tile));
+  }
+  prog.add(program::Execute(cs));
+}
+
 // C[g] = A[g] B[g] written into out (grouped shapes, rank 3).
 void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Tensor &out,
               program::Sequence &prog, const DebugContext &dc, const OptionFlags &flags) {
@@ -248,12 +426,17 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
     popops::zero(graph, out, prog, name);
     return;
   }
-  const Plan plan = makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts);
   const Type acc = opts.partialsType;
   // Operands that are transposed views of row-major tensors are gathered untransposed.
   const bool aT = !A[0].isContiguous() && A[0].transpose().isContiguous();
   const bool bT = !B[0].isContiguous() && B[0].transpose().isContiguous();
-  const std::string vertex = matMulVertex(graph, A.elementType(), acc, aT, bT);
+  const Plan plan = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts, aT);
+  const std::string vertex =
+      plan.amp ? amp::productVertex(graph, A.elementType()) : matMulVertex(graph, A.elementType(), acc, aT, bT);
+  // The AMP's weights: B's blocks in chunks of 16 columns by C rows, each chunk's columns as rows
+  // in the AMP's engine order (weightChunks).
+  std::function<Tensor(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t)> weights;
+  if (plan.amp) weights = weightChunks(graph, plan, B, bT, prog, name);
   // The blocks write partial sums in the accumulator type: straight into the output when the
   // depth is not split and the types agree, else into partials that popops sums (over the
   // depth) or converts.
@@ -276,10 +459,32 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           if (g0 >= g1 || m0 >= m1 || n0 >= n1 || k0 >= k1) continue;
           const unsigned tile = plan.tile(gi, mi, ni, ki);
           Tensor dst = direct ? out : partials[ki];
-          if (ki == 0 && !outMapped) graph.setTileMapping(out.slice({g0, m0, n0}, {g1, m1, n1}), tile);
+          if (ki == 0 && !outMapped) {
+            // With the depth split, the block's output is shared by the tiles of its depth blocks,
+            // so that summing the partials is spread over them (each receives about one block's
+            // worth of partials) rather than gathered on one tile.
+            const Tensor block = out.slice({g0, m0, n0}, {g1, m1, n1}).flatten();
+            const std::size_t parts = std::min(plan.pk, ceilDiv(s.k, plan.kb));
+            const std::size_t share = roundUp(ceilDiv(block.numElements(), parts), 4);
+            for (std::size_t p = 0; p < parts && p * share < block.numElements(); ++p)
+              graph.setTileMapping(block.slice(p * share, std::min(block.numElements(), (p + 1) * share)),
+                                   plan.tile(gi, mi, ni, p));
+          }
           if (!direct) graph.setTileMapping(dst.slice({g0, m0, n0}, {g1, m1, n1}), tile);
           for (std::size_t gg = g0; gg < g1; ++gg) {
             VertexRef v = graph.addVertex(cs, vertex);
+            if (plan.amp) {
+              graph.connect(v["a"], A[gg].slice({m0, k0}, {m1, k1}).flatten());
+              graph.connect(v["w"], weights(gg, n0, n1, k0, k1));
+              graph.connect(v["out"], dst[gg].slice({m0, n0}, {m1, n1}).flatten());
+              graph.setInitialValue(v["rows"], unsigned(m1 - m0));
+              graph.setInitialValue(v["depth"], unsigned(k1 - k0));
+              graph.setInitialValue(v["cols"], unsigned(n1 - n0));
+              graph.setInitialValue(v["passIn"], 0u); // written by the supervisor before use
+              graph.setInitialValue(v["passOut"], 0u);
+              graph.setTileMapping(v, tile);
+              continue;
+            }
             const Tensor a = A[gg].slice({m0, k0}, {m1, k1}), b = B[gg].slice({k0, n0}, {k1, n1});
             graph.connect(v["a"], (aT ? a.transpose() : a).flatten());
             graph.connect(v["b"], (bT ? b.transpose() : b).flatten());
@@ -291,10 +496,17 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           }
         }
   prog.add(program::Execute(cs));
-  if (plan.pk > 1)
-    popops::reduceWithOutput(graph, partials, out, {0}, popops::Operation::ADD, prog, name + "/reduce");
-  else if (!direct)
+  if (plan.pk > 1) {
+    if (out.elementType() == acc) {
+      sumPartials(graph, partials, out, prog, name + "/reduce");
+    } else {
+      Tensor sum = graph.clone(acc, out, name + "/sum");
+      sumPartials(graph, partials, sum, prog, name + "/reduce");
+      popops::cast(graph, sum, out, prog, name + "/cast");
+    }
+  } else if (!direct) {
     popops::cast(graph, partials[0], out, prog, name + "/cast");
+  }
 }
 
 Tensor createOperand(Graph &graph, const std::string &op, const Type &type, const std::vector<std::size_t> &aShape,
@@ -306,7 +518,7 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
   Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},
                                dc.getPathName().empty() ? op : dc.getPathName());
   if (s.k && s.g) {
-    const Plan p = makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts);
+    const Plan p = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts, false);
     // Each block on the first tile that multiplies it.
     for (std::size_t gi = 0; gi < p.pg; ++gi)
       for (std::size_t ki = 0; ki < p.pk; ++ki)
@@ -368,7 +580,8 @@ void reportPlan(std::ostream &os, const std::string &op, const Graph &graph, con
                 const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape, bool grouped,
                 const OptionFlags &options) {
   const Shapes s = checkShapes(op, aShape, bShape, grouped);
-  os << makePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, inputType, parseOptions(op, options)).str() << "\n";
+  os << choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, inputType, parseOptions(op, options), false).str()
+     << "\n";
 }
 } // namespace
 

@@ -23,14 +23,19 @@ inline uint64_t fnv1a(const std::string &s) {
   return h;
 }
 
-/// The class `prefix_<hash>` deriving from `base` (poplar::Vertex or poplar::MultiVertex) with
-/// the members `body` (ending with the class's closing "};"), after the `preamble` (includes and
-/// helper functions), added to the graph once; returns its name.
-inline std::string addGeneratedVertex(poplar::Graph &graph, const std::string &prefix, const std::string &base,
-                                      const std::string &preamble, const std::string &body) {
+/// The name of the class made of `preamble` and `body`: `prefix_<hash>`.
+inline std::string generatedName(const std::string &prefix, const std::string &preamble, const std::string &body) {
   char hash[20];
   std::snprintf(hash, sizeof hash, "%016" PRIx64, fnv1a(preamble + body));
-  const std::string name = prefix + "_" + hash;
+  return prefix + "_" + hash;
+}
+
+/// The class `prefix_<hash>` deriving from `base` (poplar::Vertex, MultiVertex or SupervisorVertex)
+/// with the members `body` (ending with the class's closing "};"), after the `preamble` (includes
+/// and helper functions), added to the graph once; returns its name.
+inline std::string addGeneratedVertex(poplar::Graph &graph, const std::string &prefix, const std::string &base,
+                                      const std::string &preamble, const std::string &body) {
+  const std::string name = generatedName(prefix, preamble, body);
   if (!graph.hasCodelet(name)) {
     std::stringstream src;
     src << preamble << "class " << name << " : public " << base << " {\npublic:\n" << body;

@@ -1,0 +1,262 @@
+// poplin's AMP kernels: a matrix-product block on the accumulating matrix product unit.
+//
+// The product vertex is a supervisor vertex in assembly generated here. It walks the output's
+// 16-column chunks and the depth's chunks (16 halves or 8 floats); for each pair it loads the
+// chunk's weights into $CWEI (32 ld128putcs: 16 output channels of a chunk's inputs) and starts
+// the six workers, each streaming its contiguous rows through the AMP: one bundle an AMP issue,
+// its main instruction loading the next issue's input and partials and storing an earlier
+// issue's results with the triple-packed pace forms. The first depth chunk starts from zero
+// partials; later ones take the running sums from the output, which is also where the results go.
+//
+// The AMP pipeline (docs/tile-timing.md "AMP"): a set of S issues (S = 4 phases of four halves,
+// or 8 phases of one float) takes the inputs of one row; the partials a set gives are those of the
+// set after it, and the results it returns those of the set before. Issue u therefore takes the
+// input of row u/S - 1 and the partials of row u/S, and returns the results of row u/S - 2; a
+// worker with P rows issues S(P + 2) times. Its schedule, with v = u + 1 the issue a bundle loads
+// for and each result stored two bundles after the issue that returns it:
+//   A  u = -1 .. 2S+1        loads (input and partials), no store: the first S inputs are
+//                            don't-cares read from row 0 without stepping;
+//   B  u = 2S+2 .. SP-2      loads and a store (ld2xst64pace), an rpt loop of P-3 sets + S-3;
+//   C  u = SP-1 .. S(P+1)-2  the last row's input and a store (ldst64pace);
+//   D  u = S(P+1)-1 .. S(P+2)-1  stores (st64pace) while the AMP drains;
+//   E  the last two stores.
+// Storing two bundles behind rather than one puts a bundle's partial load and its store three
+// 64-bit words apart, in opposite element arrays of interleaved memory (ipu-facts §2.4: such a
+// pair does not conflict), which the one-behind store would not. The results alternate between
+// two register pairs for the same reason.
+#include "Amp.hpp"
+
+#include "../sdk/Generated.hpp"
+
+#include <sstream>
+
+namespace poplin::amp {
+
+using namespace poplar;
+
+unsigned weightRowOfOutput(unsigned o) {
+  // Output o = 4q + j: j 0/1 are set A's engines 2q, 2q+1 (rows 2q, 2q+1), j 2/3 set B's (rows 8+2q, 9+2q).
+  const unsigned q = o / 4, j = o % 4;
+  return (j < 2 ? 0 : 8) + 2 * q + j % 2;
+}
+
+namespace {
+
+/// The kernel's shape for one type.
+struct Kernel {
+  bool f32;
+  unsigned phases;     // S: issues a set (a row's input chunk)
+  unsigned perAtom;    // elements in 64 bits
+  const char *amp;     // the instruction
+  const char *flags;   // the phase flags' prefix
+  const char *cType;
+
+  explicit Kernel(const Type &t)
+      : f32(t == FLOAT), phases(f32 ? 8 : 4), perAtom(f32 ? 2 : 4), amp(f32 ? "f32sisov2amp" : "f16v4hihov4amp"),
+        flags(f32 ? "TAMP_F32_E4_P" : "TAMP_F16V4_E4_P"), cType(f32 ? "float" : "half") {}
+};
+
+// Pace stride selects (asm-dialect §2.6): 00 one 64-bit atom, 01/10/11 the strides register's
+// fields 0/1/2. Ours: field 0 the input's jump to its next row, field 1 the output's, field 2 zero.
+enum Select : unsigned { kStep = 0, kInRow = 1, kOutRow = 2, kStay = 3 };
+
+/// The input address's select after loading for issue v.
+unsigned inputSelect(const Kernel &k, int v) {
+  if (v < int(k.phases)) return kStay; // set -1: a don't-care input, read from row 0
+  const unsigned p = unsigned(v) % k.phases;
+  if (!k.f32) return p == 3 ? kInRow : kStep;
+  // Floats: a pair serves two phases; step after the odd one.
+  if (p % 2 == 0) return kStay;
+  return p == 7 ? kInRow : kStep;
+}
+
+/// The partials' (and results') select after the access for issue v: a row is S atoms.
+unsigned rowSelect(const Kernel &k, int v) { return unsigned(v) % k.phases == k.phases - 1 ? kOutRow : kStep; }
+
+std::string bin(unsigned v, unsigned bits) {
+  std::string s = "0b";
+  for (unsigned i = bits; i-- > 0;) s += char('0' + (v >> i & 1));
+  return s;
+}
+
+/// The result pair of issue u (two pairs in turn; a store reads the one written two bundles before).
+const char *resultPair(int u) { return (u % 2 == 0) ? "$a4:5" : "$a6:7"; }
+
+enum class Main { Loads, LoadsStore, InputStore, Store };
+
+/// Bundle u of the schedule: its main instruction and, when `amp`, AMP issue u.
+void bundle(std::ostream &os, const Kernel &k, int u, Main main, bool amp, bool zeroPartials) {
+  const int v = u + 1;
+  std::string m;
+  switch (main) {
+  case Main::Loads:
+    m = "ld2x64pace $a0:1, $a2:3, $m4:5+=, $m2, " + bin(inputSelect(k, v) | rowSelect(k, v) << 2, 4);
+    break;
+  case Main::LoadsStore:
+    m = std::string("ld2xst64pace $a0:3, ") + resultPair(u) + ", $m4:5+=, $m2, " +
+        bin(inputSelect(k, v) | rowSelect(k, v) << 2 | rowSelect(k, u - 2) << 4, 6);
+    break;
+  case Main::InputStore:
+    m = std::string("ldst64pace $a0:1, ") + resultPair(u) + ", $m4:5+=, $m2, " +
+        bin(inputSelect(k, v) | rowSelect(k, u - 2) << 2, 4);
+    break;
+  case Main::Store:
+    m = std::string("st64pace ") + resultPair(u) + ", $m4:5+=, $m2, " + bin(rowSelect(k, u - 2), 2);
+    break;
+  }
+  if (!amp) {
+    os << "  " << m << "\n";
+    return;
+  }
+  const unsigned phase = unsigned(u) % k.phases;
+  const std::string input = k.f32 ? (phase % 2 ? "$a1" : "$a0") : "$a0:1";
+  os << "  { " << m << " ; " << k.amp << " " << resultPair(u) << ", " << input << ", "
+     << (zeroPartials ? "$azeros" : "$a2:3") << ", " << k.flags << phase << " }\n";
+}
+
+/// A worker: its rows, the packed addresses and strides, then the schedule.
+void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zeroPartials) {
+  const int S = int(k.phases);
+  const unsigned log2PerAtom = k.f32 ? 1 : 2;
+  os << "  .section .text." << name << ", \"ax\"\n  .type " << name << ", @function\n  .worker\n  .align 8\n"
+     << name << ":\n"
+     // Rows rows/6 each, the first rows%6 workers one more (rows/6 as (rows * 43691) >> 18, exact
+     // below 2^16 rows).
+     << "  get $m0, $WSR\n"
+     << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
+     << "  ld32 $m1, $mvertex_base, 3\n"
+     << "  setzi $m2, 43691\n"
+     << "  mul $m2, $m1, $m2\n"
+     << "  shr $m2, $m2, 18\n"
+     << "  mul $m3, $m2, 6\n"
+     << "  sub $m3, $m1, $m3\n"
+     << "  mul $m6, $m0, $m2\n"
+     << "  min $m5, $m0, $m3\n"
+     << "  add $m6, $m6, $m5\n"          // first row
+     << "  cmpult $m5, $m0, $m3\n"
+     << "  add $m9, $m2, $m5\n"          // rows P
+     << "  ld32 $m5, $mvertex_base, 4\n"
+     << "  shr $m5, $m5, " << log2PerAtom << "\n" // input row atoms
+     << "  mul $m3, $m6, $m5\n"
+     << "  shl $m3, $m3, 3\n"
+     << "  ld32 $m7, $mvertex_base, 6\n"
+     << "  add $m7, $m7, $m3\n"          // input address
+     << "  ld32 $m8, $mvertex_base, 5\n"
+     << "  shr $m8, $m8, " << log2PerAtom << "\n" // output row atoms
+     << "  mul $m3, $m6, $m8\n"
+     << "  shl $m3, $m3, 3\n"
+     << "  ld32 $m1, $mvertex_base, 7\n"
+     << "  add $m1, $m1, $m3\n"          // partials and results address
+     << "  add $m5, $m5, -3\n"           // the input's jump: a row less the 3 atoms stepped
+     << "  add $m8, $m8, " << -(S - 1) << "\n" // the output's: a row less S-1 atoms
+     << "  shl $m8, $m8, 10\n"
+     << "  or $m2, $m5, $m8\n"
+     << "  add $m9, $m9, -3\n"           // loop count: P-3 sets
+     << "  tapack $m4:5, $m7, $m1, $m1\n";
+  for (int u = -1; u <= 2 * S + 1; ++u) bundle(os, k, u, Main::Loads, u >= 0, zeroPartials);
+  // Region B from u = 2S+2: whole sets in the loop (the phases and registers repeat every S).
+  os << "  .align 8\n  { rpt $m9, " << S - 1 << " ; fnop }\n";
+  for (int u = 2 * S + 2; u < 3 * S + 2; ++u) bundle(os, k, u, Main::LoadsStore, true, zeroPartials);
+  // The remaining S-3 bundles of region B, then C, D and E, numbered as if P were 3 (only the
+  // phases and the register parity matter, and both repeat every S).
+  const int P = 3;
+  for (int u = 2 * S + 2; u <= S * P - 2; ++u) bundle(os, k, u, Main::LoadsStore, true, zeroPartials);
+  for (int u = S * P - 1; u <= S * (P + 1) - 2; ++u) bundle(os, k, u, Main::InputStore, true, zeroPartials);
+  for (int u = S * (P + 1) - 1; u <= S * (P + 2) - 1; ++u) bundle(os, k, u, Main::Store, true, zeroPartials);
+  for (int u = S * (P + 2); u <= S * (P + 2) + 1; ++u) bundle(os, k, u, Main::Store, false, zeroPartials);
+  os << "  exitz $mzero\n  .size " << name << ", . - " << name << "\n\n";
+}
+
+} // namespace
+
+std::string productVertex(Graph &graph, const Type &type) {
+  const Kernel k(type);
+  // The class: fields in this order give the word offsets the assembly reads.
+  std::ostringstream body;
+  body << "  poplar::Input<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
+       << "  poplar::Input<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 16, true>> w;\n"
+       << "  poplar::Output<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
+       << "  unsigned rows;\n  unsigned depth;\n  unsigned cols;\n"
+       << "  unsigned passIn;\n  unsigned passOut; // the supervisor's notes to the workers\n"
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute() {}\n};\n";
+  const std::string preamble = "#include <poplar/Vertex.hpp>\n";
+  const std::string prefix = "ipusim_poplin_AmpMatMul";
+  if (graph.hasCodelet(ipusim::sdk::generatedName(prefix, preamble, body.str())))
+    return ipusim::sdk::generatedName(prefix, preamble, body.str());
+  const std::string name =
+      ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::SupervisorVertex", preamble, body.str());
+  const std::string entry = "__runCodelet_" + name;
+  const std::string wz = name + "_zero", wa = name + "_acc";
+  const unsigned log2Inputs = k.f32 ? 3 : 4;
+  std::stringstream s;
+  s << "#include <poplar/TileConstants.hpp>\n\n";
+  worker(s, k, wz, true);
+  worker(s, k, wa, false);
+  s << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
+    << ", @function\n  .supervisor\n  .align 4\n"
+    << entry << ":\n"
+    << "  ld32 $m1, $m0, 1\n"          // the weights, chunk after chunk
+    << "  ld32 $m4, $m0, 2\n"          // the output's column chunk
+    << "  ld32 $m2, $m0, 5\n"
+    << "  shr $m2, $m2, 4\n"
+    << "  add $m2, $m2, -1\n"          // column chunks - 1
+    << ".Lcols_" << name << ":\n"
+    << "  ld32 $m5, $m0, 0\n"          // the input's depth chunk
+    << "  ld32 $m3, $m0, 4\n"
+    << "  shr $m3, $m3, " << log2Inputs << "\n"
+    << "  add $m3, $m3, -1\n"          // depth chunks - 1
+    << "  setzi $m6, " << wz << "\n"
+    << ".Ldepth_" << name << ":\n"
+    << "  sync TEXCH_SYNCZONE_LOCAL\n" // the previous pass's workers are done with $CWEI and the notes
+    << "  put $CCCSLOAD, $m1\n";
+  for (unsigned e = 0; e < 64; e += 2) s << "  ld128putcs " << e << "\n";
+  s << "  st32 $m5, $m0, 6\n"
+    << "  st32 $m4, $m0, 7\n"
+    << "  runall $m6, $m0, 0\n"
+    << "  add $m1, $m1, 512\n"
+    << "  add $m5, $m5, 32\n"
+    << "  setzi $m6, " << wa << "\n"
+    << "  brnzdec $m3, .Ldepth_" << name << "\n"
+    << "  add $m4, $m4, " << (k.f32 ? 64 : 32) << "\n"
+    << "  brnzdec $m2, .Lcols_" << name << "\n"
+    << "  sync TEXCH_SYNCZONE_LOCAL\n"
+    << "  br $lr\n"
+    << "  .size " << entry << ", . - " << entry << "\n";
+  graph.addCodelets(s, "", CodeletFileType::PreprocessedAsmSource);
+  return name;
+}
+
+std::string weightsVertex(Graph &graph, const Type &type) {
+  const Kernel k(type);
+  const unsigned C = inputsPerPass(type);
+  std::ostringstream table, body;
+  for (unsigned r = 0; r < kOutputs; ++r)
+    for (unsigned o = 0; o < kOutputs; ++o)
+      if (weightRowOfOutput(o) == r) table << (r ? ", " : "") << o;
+  // Each worker writes whole chunks: row r of a chunk's weights is output channel kOut[r]'s C inputs.
+  body << "  poplar::Input<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
+       << "  poplar::Output<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> w;\n"
+       << "  unsigned chunks;\n"
+       << "  void compute(unsigned wid) {\n"
+       << "    static const unsigned char kOut[16] = {" << table.str() << "};\n"
+       << "    for (unsigned c = wid; c < chunks; c += 6) {\n"
+       << "      const " << k.cType << " *src = &b[c * " << C * kOutputs << "];\n"
+       << "      " << k.cType << " *dst = &w[c * " << C * kOutputs << "];\n"
+       << "      for (unsigned r = 0; r < 16; ++r)\n"
+       << "        for (unsigned i = 0; i < " << C << "; ++i) dst[r * " << C << " + i] = src[i * 16 + kOut[r]];\n"
+       << "    }\n  }\n};\n";
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_poplin_AmpWeights", "poplar::MultiVertex",
+                                         "#include <poplar/Vertex.hpp>\n", body.str());
+}
+
+double productCycles(const Type &type, std::size_t rows, std::size_t depth, std::size_t cols) {
+  const Kernel k(type);
+  const double passes = double(cols / kOutputs) * double(depth / inputsPerPass(type));
+  // A pass: the supervisor's sync, weight load and runall (about 60 cycles), then the workers'
+  // setup (30 bundles) and S(P + 2) + 4 bundles, six cycles each.
+  const double P = double((rows + 5) / 6);
+  return passes * (60 + 6 * (30 + k.phases * (P + 2) + 4));
+}
+
+} // namespace poplin::amp
