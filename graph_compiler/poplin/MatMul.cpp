@@ -298,9 +298,9 @@ void checkTypes(const std::string &op, const Type &a, const Type &b) {
 // The AMP's weights for B (grouped, [g][k][n]): returns weights(g, n0, n1, k0, k1), the chunks of
 // that block of B in the order the product vertex loads them (column chunks, then depth chunks;
 // each chunk 16 rows of C, row r holding output column amp::weightRowOfOutput's inverse). A B that
-// is a transposed view of a row-major [n][k] tensor has its chunks' rows in memory already: they
-// are gathered as they lie. Otherwise a compute set reorders each chunk on the first tile that
-// multiplies it.
+// is a transposed view of a row-major [n][k] tensor, or one createMatMulInputRHS made for the AMP,
+// has its chunks' rows in memory already: they are gathered as they lie. Otherwise a compute set
+// reorders each chunk on one of the tiles that multiply it.
 std::function<Tensor(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t)>
 weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::Sequence &prog,
              const std::string &name) {
@@ -308,14 +308,20 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
   const std::size_t C = amp::inputsPerPass(type), O = amp::kOutputs;
   unsigned outputOfRow[amp::kOutputs];
   for (unsigned o = 0; o < O; ++o) outputOfRow[amp::weightRowOfOutput(o)] = o;
-  if (bT) {
-    return [B, C, outputOfRow](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
-      const Tensor y = B[gg].transpose(); // [n][k], rows in memory
-      std::vector<Tensor> rows;
-      for (std::size_t nc = n0; nc < n1; nc += O)
-        for (std::size_t kc = k0; kc < k1; kc += C)
-          for (std::size_t r = 0; r < O; ++r) rows.push_back(y[nc + outputOfRow[r]].slice(kc, kc + C));
-      return concat(rows);
+  // B's columns lie in memory as rows when B is a transposed view or was made by
+  // createMatMulInputRHS for the AMP (whose chunks are then whole in memory).
+  const bool rowsLie = bT || B[0].transpose()[0].slice(0, C).isContiguous();
+  if (rowsLie) {
+    // All of B as [g][column chunk][depth chunk][output][input], outputs in row order, made
+    // once (a view of B) and cut per group, so each block's chunks are a slice of a slice.
+    const Tensor all = B.reshape({plan.g, plan.k / C, C, plan.n / O, O}).dimShuffle({0, 3, 1, 4, 2});
+    std::vector<Tensor> rows;
+    for (unsigned r = 0; r < O; ++r) rows.push_back(all.slice(outputOfRow[r], outputOfRow[r] + 1, 3));
+    const Tensor ordered = concat(rows, 3);
+    std::vector<Tensor> groups;
+    for (std::size_t gg = 0; gg < plan.g; ++gg) groups.push_back(ordered[gg]);
+    return [groups, C](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
+      return groups[gg].slice(n0 / amp::kOutputs, n1 / amp::kOutputs).slice(k0 / C, k1 / C, 1).flatten();
     };
   }
   const std::size_t G = plan.g, NC = plan.n / O, KC = plan.k / C;
@@ -329,20 +335,25 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
         const std::size_t n0 = ni * plan.nb, n1 = std::min(plan.n, n0 + plan.nb);
         const std::size_t k0 = ki * plan.kb, k1 = std::min(plan.k, k0 + plan.kb);
         if (g0 >= g1 || n0 >= n1 || k0 >= k1) continue;
-        const unsigned tile = plan.tile(gi, 0, ni, ki);
+        // The block's chunks are shared out over the tiles that multiply it (its row blocks).
         for (std::size_t gg = g0; gg < g1; ++gg) {
-          std::vector<Tensor> src, dst;
+          std::vector<std::vector<Tensor>> src(plan.pm), dst(plan.pm);
+          std::size_t at = 0;
           for (std::size_t nc = n0 / O; nc < n1 / O; ++nc)
-            for (std::size_t kc = k0 / C; kc < k1 / C; ++kc) {
-              src.push_back(B[gg].slice({kc * C, nc * O}, {kc * C + C, nc * O + O}).flatten());
-              dst.push_back(w[gg][nc][kc]);
-              graph.setTileMapping(w[gg][nc][kc], tile);
+            for (std::size_t kc = k0 / C; kc < k1 / C; ++kc, ++at) {
+              const std::size_t mi = at % plan.pm;
+              src[mi].push_back(B[gg].slice({kc * C, nc * O}, {kc * C + C, nc * O + O}).flatten());
+              dst[mi].push_back(w[gg][nc][kc]);
+              graph.setTileMapping(w[gg][nc][kc], plan.tile(gi, mi, ni, ki));
             }
-          VertexRef v = graph.addVertex(cs, vertex);
-          graph.connect(v["b"], concat(src));
-          graph.connect(v["w"], concat(dst));
-          graph.setInitialValue(v["chunks"], unsigned(dst.size()));
-          graph.setTileMapping(v, tile);
+          for (std::size_t mi = 0; mi < plan.pm; ++mi) {
+            if (dst[mi].empty()) continue;
+            VertexRef v = graph.addVertex(cs, vertex);
+            graph.connect(v["b"], concat(src[mi]));
+            graph.connect(v["w"], concat(dst[mi]));
+            graph.setInitialValue(v["chunks"], unsigned(dst[mi].size()));
+            graph.setTileMapping(v, plan.tile(gi, mi, ni, ki));
+          }
         }
       }
   prog.add(program::Execute(cs));
@@ -515,10 +526,31 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
   const Options opts = parseOptions(op, flags);
   const Shapes s = checkShapes(op, aShape, bShape, grouped);
   if (type != FLOAT && type != HALF) fail(op, "the input type must be float or half, not " + type.toString());
+  const std::string name = dc.getPathName().empty() ? op : dc.getPathName();
+  const Plan p = s.k && s.g ? choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts, false) : Plan{};
+  if (!lhs && p.amp) {
+    // The AMP's weight order: chunks [g][n/16][k/C] of 16 rows (output columns in the order of
+    // amp::weightRowOfOutput) by C, each chunk on the first tile that multiplies it; the user sees
+    // the [g][k][n] view.
+    const std::size_t C = amp::inputsPerPass(type), O = amp::kOutputs;
+    Tensor w = graph.addVariable(type, {s.g, s.n / O, s.k / C, O, C}, name);
+    for (std::size_t gi = 0; gi < p.pg; ++gi)
+      for (std::size_t ni = 0; ni < p.pn; ++ni)
+        for (std::size_t ki = 0; ki < p.pk; ++ki) {
+          const std::size_t g0 = gi * p.gb, g1 = std::min(s.g, g0 + p.gb);
+          const std::size_t n0 = ni * p.nb, n1 = std::min(s.n, n0 + p.nb);
+          const std::size_t k0 = ki * p.kb, k1 = std::min(s.k, k0 + p.kb);
+          if (g0 < g1 && n0 < n1 && k0 < k1)
+            graph.setTileMapping(w.slice({g0, n0 / O, k0 / C, 0, 0}, {g1, n1 / O, k1 / C, O, C}), p.tile(gi, 0, ni, ki));
+        }
+    std::vector<Tensor> byOutput;
+    for (unsigned o = 0; o < O; ++o) byOutput.push_back(w.slice(amp::weightRowOfOutput(o), amp::weightRowOfOutput(o) + 1, 3));
+    Tensor t = concat(byOutput, 3).dimShuffle({0, 2, 4, 1, 3}).reshape({s.g, s.k, s.n});
+    return grouped ? t : t[0];
+  }
   Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},
-                               dc.getPathName().empty() ? op : dc.getPathName());
+                               name);
   if (s.k && s.g) {
-    const Plan p = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts, false);
     // Each block on the first tile that multiplies it.
     for (std::size_t gi = 0; gi < p.pg; ++gi)
       for (std::size_t ki = 0; ki < p.pk; ++ki)
