@@ -12,8 +12,14 @@ std::string vertexLayoutsToJson(const std::vector<VertexLayout> &vertices) {
       fields.push_back({{"name", f.name}, {"offset", f.offset}, {"size", f.size}, {"kind", f.kind}, {"layout", f.layout},
                         {"elementType", f.elementType}, {"innerLayout", f.innerLayout}, {"innerKind", f.innerKind}, {"elementAlign", f.elementAlign},
                         {"interleaved", f.interleaved}});
-    j.push_back({{"class", v.className}, {"entry", v.entrySymbol}, {"vertexKind", v.vertexKind},
-                 {"external", v.external}, {"size", v.size}, {"align", v.align}, {"fields", fields}});
+    nlohmann::ordered_json vj = {{"class", v.className}, {"entry", v.entrySymbol}, {"vertexKind", v.vertexKind},
+                                 {"external", v.external}, {"size", v.size}, {"align", v.align}, {"fields", fields}};
+    if (!v.elemApart.empty()) {
+      nlohmann::ordered_json apart = nlohmann::ordered_json::array();
+      for (const auto &[a, b] : v.elemApart) apart.push_back({a, b});
+      vj["elemApart"] = apart;
+    }
+    j.push_back(vj);
   }
   return j.dump(2) + "\n";
 }
@@ -48,6 +54,9 @@ std::vector<VertexLayout> readVertexLayouts(const ObjectFile &object) {
         vf.interleaved = f.value("interleaved", false);
         l.fields.push_back(vf);
       }
+      if (v.contains("elemApart"))
+        for (const auto &pair : v.at("elemApart"))
+          l.elemApart.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
       out.push_back(l);
     }
   } catch (const nlohmann::json::exception &) {

@@ -182,10 +182,13 @@ std::string productVertex(Graph &graph, const Type &type) {
        << "  void compute() {}\n};\n";
   const std::string preamble = "#include <poplar/Vertex.hpp>\n";
   const std::string prefix = "ipusim_poplin_AmpMatMul";
-  if (graph.hasCodelet(ipusim::sdk::generatedName(prefix, preamble, body.str())))
-    return ipusim::sdk::generatedName(prefix, preamble, body.str());
+  // The input apart from the partials and results, so a bundle's three accesses can go to three
+  // element arrays (the schedule keeps the partials' and results' words in opposite arrays).
+  const std::string attributes = "[[poplar::constraint(\"elem(*a) != elem(*out)\")]]";
+  if (graph.hasCodelet(ipusim::sdk::generatedName(prefix, preamble + attributes, body.str())))
+    return ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
   const std::string name =
-      ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::SupervisorVertex", preamble, body.str());
+      ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::SupervisorVertex", preamble, body.str(), attributes);
   const std::string entry = "__runCodelet_" + name;
   const std::string wz = name + "_zero", wa = name + "_acc";
   const unsigned log2Inputs = k.f32 ? 3 : 4;

@@ -548,6 +548,29 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
     Tensor t = concat(byOutput, 3).dimShuffle({0, 2, 4, 1, 3}).reshape({s.g, s.k, s.n});
     return grouped ? t : t[0];
   }
+  if (lhs && s.k && s.g && s.m) {
+    // Each block a variable of its own on the first tile that multiplies it, so that its rows lie
+    // together (as the block vertices read them); the user sees the [g][m][k] view.
+    std::vector<Tensor> groups;
+    for (std::size_t gg = 0; gg < s.g; ++gg) {
+      const std::size_t gi = gg / p.gb;
+      std::vector<Tensor> rows;
+      for (std::size_t mi = 0; mi * p.mb < s.m; ++mi) {
+        std::vector<Tensor> cols;
+        for (std::size_t ki = 0; ki * p.kb < s.k; ++ki) {
+          const std::size_t m0 = mi * p.mb, m1 = std::min(s.m, m0 + p.mb);
+          const std::size_t k0 = ki * p.kb, k1 = std::min(s.k, k0 + p.kb);
+          Tensor block = graph.addVariable(type, {m1 - m0, k1 - k0}, name);
+          graph.setTileMapping(block, p.tile(gi, mi, 0, ki));
+          cols.push_back(block);
+        }
+        rows.push_back(concat(cols, 1));
+      }
+      groups.push_back(concat(rows, 0).expand({0}));
+    }
+    Tensor t = concat(groups, 0);
+    return grouped ? t : t[0];
+  }
   Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},
                                name);
   if (s.k && s.g) {

@@ -33,12 +33,16 @@ inline std::string generatedName(const std::string &prefix, const std::string &p
 /// The class `prefix_<hash>` deriving from `base` (poplar::Vertex, MultiVertex or SupervisorVertex)
 /// with the members `body` (ending with the class's closing "};"), after the `preamble` (includes
 /// and helper functions), added to the graph once; returns its name.
+/// `attributes` go between `class` and the name (e.g. Poplar's memory-element constraints).
 inline std::string addGeneratedVertex(poplar::Graph &graph, const std::string &prefix, const std::string &base,
-                                      const std::string &preamble, const std::string &body) {
-  const std::string name = generatedName(prefix, preamble, body);
+                                      const std::string &preamble, const std::string &body,
+                                      const std::string &attributes = "") {
+  const std::string name = generatedName(prefix, preamble + attributes, body);
   if (!graph.hasCodelet(name)) {
     std::stringstream src;
-    src << preamble << "class " << name << " : public " << base << " {\npublic:\n" << body;
+    src << preamble << "class " << attributes << (attributes.empty() ? "" : " ") << name << " : public " << base
+        << " {\npublic:\n"
+        << body;
     graph.addCodelets(src, "-O2");
   }
   return name;

@@ -286,6 +286,25 @@ std::string displayNameOf(const clang::CXXRecordDecl *rd, const clang::ASTContex
   return name + "<" + args + ">";
 }
 
+/// The class's `[[poplar::constraint("elem(*a) != elem(*b)")]]` pairs. Clang drops attributes of
+/// namespaces it does not know, so they are read from the source between `class` and the name
+/// (of the template the class was instantiated from, if any).
+std::vector<std::pair<std::string, std::string>> elemConstraintsOf(const clang::CXXRecordDecl *rd,
+                                                                   const clang::ASTContext &ctx) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const clang::CXXRecordDecl *pattern = rd->getTemplateInstantiationPattern()) rd = pattern;
+  const clang::SourceManager &sm = ctx.getSourceManager();
+  const clang::SourceLocation begin = sm.getFileLoc(rd->getBeginLoc()), name = sm.getFileLoc(rd->getLocation());
+  if (begin.isInvalid() || name.isInvalid() || sm.getFileID(begin) != sm.getFileID(name)) return out;
+  const unsigned from = sm.getFileOffset(begin), to = sm.getFileOffset(name);
+  if (to <= from) return out;
+  const std::string head = sm.getBufferData(sm.getFileID(begin)).substr(from, to - from).str();
+  static const std::regex constraint(R"(elem\(\s*\*+\s*(\w+)\s*\)\s*!=\s*elem\(\s*\*+\s*(\w+)\s*\))");
+  for (std::sregex_iterator it(head.begin(), head.end(), constraint), end; it != end; ++it)
+    out.emplace_back((*it)[1].str(), (*it)[2].str());
+  return out;
+}
+
 VertexLayout layoutOf(const clang::CXXRecordDecl *rd, const std::string &kind, const clang::ASTContext &ctx) {
   VertexLayout v;
   v.className = displayNameOf(rd, ctx);
@@ -304,6 +323,7 @@ VertexLayout layoutOf(const clang::CXXRecordDecl *rd, const std::string &kind, c
       if (!fd->isUnnamedBitField()) v.fields.push_back(describeField(fd, base + l.getFieldOffset(fd->getFieldIndex()), ctx));
   };
   add(rd, 0);
+  v.elemApart = elemConstraintsOf(rd, ctx);
   for (const clang::Decl *d : rd->decls())
     if (const auto *var = llvm::dyn_cast<clang::VarDecl>(d))
       if (var->getName() == "isExternalCodelet" && var->isStaticDataMember())

@@ -40,6 +40,9 @@ struct Item {
   uint32_t var = UINT32_MAX; ///< Variable, Constant: the variable and its first element
   uint64_t begin = 0;
   uint32_t addr = 0;         ///< the planner's result
+  /// Items on the same tile this one must share no memory element with (a vertex's
+  /// `elem(*a) != elem(*b)` constraint); the planner keeps to it where the tile has room.
+  std::vector<uint32_t> apart;
 };
 
 /// Elements [begin, end) of a variable live on `tile` in item `item`.

@@ -380,6 +380,25 @@ private:
       fp.reads = f.kind != "Output";
       fp.writes = f.kind == "Output" || f.kind == "InOut";
     }
+    // Element constraints: the items holding the two fields' data are kept apart.
+    auto itemsOf = [&](const std::string &field) {
+      std::vector<uint32_t> items;
+      for (size_t fi = 0; fi < l.fields.size(); ++fi) {
+        if (l.fields[fi].name != field) continue;
+        if (places[fi].data.valid()) items.push_back(places[fi].data.item);
+        for (const auto &[r, n] : places[fi].inner)
+          if (r.valid()) items.push_back(r.item);
+      }
+      return items;
+    };
+    std::vector<Item> &tileItems = b_.tiles[unsigned(vx.tile)].items;
+    for (const auto &[a, c] : l.elemApart)
+      for (uint32_t x : itemsOf(a))
+        for (uint32_t y : itemsOf(c))
+          if (x != y && tileItems[x].kind != Item::VertexState && tileItems[y].kind != Item::VertexState) {
+            tileItems[x].apart.push_back(y);
+            tileItems[y].apart.push_back(x);
+          }
   }
 
   std::vector<unsigned> computeSetSteps(unsigned cs) {

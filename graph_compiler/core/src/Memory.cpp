@@ -136,15 +136,37 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
   free.add(controlEnd, out.stackBase);
   for (auto [sb, se] : in.occupied) free.remove(sb, se);
 
+  // The memory elements [begin, end) an address range touches: 16 KiB elements in region 0, pairs
+  // of element arrays (even and odd 64-bit words) in the interleaved region (ipu-facts §2.4).
+  const uint32_t elem = tc.elementSize;
+  auto elementsOf = [&](uint32_t a, uint32_t bytes) -> std::pair<uint32_t, uint32_t> {
+    auto start = [&](uint32_t x) { return x >= interBase ? interBase + (x - interBase) / (2 * elem) * (2 * elem) : base + (x - base) / elem * elem; };
+    auto next = [&](uint32_t x) { return x >= interBase ? start(x) + 2 * elem : std::min(start(x) + elem, interBase); };
+    return {start(a), next(a + bytes - 1)};
+  };
   auto place = [&](Item &it, FreeList &fl) {
     uint32_t lo = base, hi = out.stackBase;
     if (it.interleaved) lo = interBase;
     if (it.maxAddr) hi = std::min<uint64_t>(hi, uint64_t(it.maxAddr) + it.bytes);
-    uint32_t a = 0;
-    // Tensor data prefers the interleaved region, leaving region 0 to code and vertex states.
     const bool data = it.kind == Item::Variable || it.kind == Item::Constant || it.kind == Item::Temporary;
-    if (data && !it.maxAddr) a = fl.take(it.bytes, it.align, std::max(lo, interBase), hi);
-    if (!a) a = fl.take(it.bytes, it.align, lo, hi);
+    auto take = [&](FreeList &l) {
+      uint32_t a = 0;
+      // Tensor data prefers the interleaved region, leaving region 0 to code and vertex states.
+      if (data && !it.maxAddr) a = l.take(it.bytes, it.align, std::max(lo, interBase), hi);
+      if (!a) a = l.take(it.bytes, it.align, lo, hi);
+      return a;
+    };
+    // Away from the elements of the items it must not share one with, where there is room.
+    std::vector<std::pair<uint32_t, uint32_t>> avoid;
+    for (uint32_t k : it.apart)
+      if (items[k].addr && items[k].bytes) avoid.push_back(elementsOf(items[k].addr, items[k].bytes));
+    uint32_t a = 0;
+    if (!avoid.empty()) {
+      std::sort(avoid.begin(), avoid.end());
+      FreeList apart = fl.without(avoid);
+      if ((a = take(apart))) fl.remove(a, a + it.bytes);
+    }
+    if (!a) a = take(fl);
     if (!a) overflow(it.name, it.bytes);
     it.addr = a;
   };
@@ -186,6 +208,9 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
     place(items[i], fl);
     placed.push_back(i);
   }
+  if (getenv("IPUSIM_DEBUG_MEMORY"))
+    for (const Item &it : items)
+      fprintf(stderr, "tile %u 0x%x %u %s apart=%zu ranged=%d\n", tile, it.addr, it.bytes, it.name.c_str(), it.apart.size(), int(it.ranged));
   // Peaks over program points of the bytes of ranged variables and of temporaries.
   std::map<uint32_t, std::pair<int64_t, int64_t>> delta; // point -> (variables, temporaries) change
   for (uint32_t i : ranged) {

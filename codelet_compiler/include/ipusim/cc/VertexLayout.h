@@ -43,6 +43,10 @@ struct VertexLayout {
   uint32_t size = 0;       ///< bytes of vertex state
   uint32_t align = 1;
   std::vector<VertexField> fields;
+  /// Fields whose data must lie in different memory elements, from the class's
+  /// `[[poplar::constraint("elem(*a) != elem(*b)")]]` attributes: so that one instruction can
+  /// access both without a conflict (ipu-facts §2.4, [F] S4).
+  std::vector<std::pair<std::string, std::string>> elemApart;
 };
 
 /// The vertex layouts as JSON (what `ipu-cc --print-vertex-layout` prints).

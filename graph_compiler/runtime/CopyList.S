@@ -1,0 +1,78 @@
+// ipusim_rt::CopyList in assembly (the class is declared in CopyList.cpp): worker w copies
+// descriptors w, w + 6, ... of {destination, source, bytes}. Each copy moves the widest unit all
+// three allow:
+//   8 bytes: one bundle a unit, ldst64pace loading unit k while storing unit k-1 (the stored
+//            register is read before the load writes it), after one plain load and before one
+//            plain store;
+//   4 bytes: ld32step and st32step, two bundles a unit;
+//   2 or 1 bytes: a read-modify-write of the word that holds each byte (tile memory has no
+//            narrower stores), as the compiled C++ did.
+#include <poplar/TileConstants.hpp>
+
+  .section .text.__runCodelet_ipusim_rt__CopyList, "ax"
+  .globl __runCodelet_ipusim_rt__CopyList
+  .type __runCodelet_ipusim_rt__CopyList, @function
+  .worker
+  .align 8
+__runCodelet_ipusim_rt__CopyList:
+  get $m0, $WSR
+  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK
+  ld32 $m1, $mvertex_base, 0         // descriptors
+  ld32 $m2, $mvertex_base, 1         // their words
+  shl $m2, $m2, 2
+  add $m2, $m1, $m2                  // the end of the descriptors
+  mul $m0, $m0, 12
+  add $m1, $m1, $m0                  // this worker's first descriptor
+.Lnext:
+  cmpult $m0, $m1, $m2
+  brz $m0, .Ldone
+  ld32 $m5, $m1, 0                   // destination
+  ld32 $m6, $m1, 1                   // source
+  ld32 $m7, $m1, 2                   // bytes
+  add $m1, $m1, 72                   // six descriptors on
+  brz $m7, .Lnext
+  or $m0, $m5, $m6
+  or $m0, $m0, $m7
+  and $m3, $m0, 7
+  brnz $m3, .Lnarrow
+  // 8 bytes a unit: units - 1 paced bundles between a load and a store.
+  shr $m7, $m7, 3
+  add $m7, $m7, -1
+  ld64step $a0:1, $mzero, $m6+=, 1
+  tapack $m8:9, $m6, $mzero, $m5
+  .align 8
+  { rpt $m7, 0 ; fnop }
+  { ldst64pace $a0:1, $a0:1, $m8:9+=, $mzero, 0b0000 ; fnop }
+  shl $m7, $m7, 3
+  st64 $a0:1, $m5, $m7, 0
+  bri .Lnext
+.Lnarrow:
+  and $m3, $m0, 3
+  brnz $m3, .Lbytes
+  shr $m7, $m7, 2
+  .align 8
+  { rpt $m7, 1 ; fnop }
+  { ld32step $a0, $mzero, $m6+=, 1 ; fnop }
+  { st32step $a0, $mzero, $m5+=, 1 ; fnop }
+  bri .Lnext
+.Lbytes:
+  // One byte at a time: the byte into its place in the destination's word.
+  ldz8 $m0, $m6, 0
+  andc $m3, $m5, 3
+  ld32 $m4, $m3, 0
+  and $m9, $m5, 3
+  shl $m9, $m9, 3
+  setzi $m10, 0xff
+  shl $m10, $m10, $m9
+  andc $m4, $m4, $m10
+  shl $m0, $m0, $m9
+  or $m4, $m4, $m0
+  st32 $m4, $m3, 0
+  add $m5, $m5, 1
+  add $m6, $m6, 1
+  add $m7, $m7, -1
+  brnz $m7, .Lbytes
+  bri .Lnext
+.Ldone:
+  exitz $mzero
+  .size __runCodelet_ipusim_rt__CopyList, . - __runCodelet_ipusim_rt__CopyList
