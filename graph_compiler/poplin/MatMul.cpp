@@ -4,6 +4,7 @@
 // popops::reduce onto the output's tile. Every value is computed on the tiles and every operand
 // block reaches its tile through the simulated exchange.
 #include "Amp.hpp"
+#include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"
 
@@ -364,62 +365,6 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
   };
 }
 
-// out[i] = the sum over p of partials[p][i], one vertex on each tile of `out` for the elements it
-// holds: the partials of a block are spread over the tiles of its depth blocks (multiply), so
-// each tile receives about one block of partials. The sum runs 64 bits at a time (float2, half4)
-// in the partials' type.
-std::string partialSumVertex(Graph &graph, const Type &type) {
-  const std::string T = cType(type), V = type == HALF ? "half4" : "float2";
-  const unsigned lanes = type == HALF ? 4 : 2;
-  std::ostringstream body;
-  body << "  poplar::Vector<poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>>,"
-       << " poplar::VectorLayout::ONE_PTR> in;\n"
-       << "  poplar::Output<poplar::Vector<" << T << ", poplar::VectorLayout::SPAN, 8>> out;\n"
-       << "  unsigned parts;\n"
-       << "  void compute(unsigned wid) {\n"
-       << "    const unsigned n = out.size(), vectors = n / " << lanes << ";\n"
-       << "    " << V << " *o = reinterpret_cast<" << V << " *>(&out[0]);\n"
-       << "    for (unsigned v = wid; v < vectors; v += 6) {\n"
-       << "      " << V << " acc = reinterpret_cast<const " << V << " *>(&in[0][0])[v];\n"
-       << "      for (unsigned p = 1; p < parts; ++p) acc += reinterpret_cast<const " << V << " *>(&in[p][0])[v];\n"
-       << "      o[v] = acc;\n"
-       << "    }\n"
-       << "    if (wid != 5) return;\n"
-       << "    for (unsigned i = vectors * " << lanes << "; i < n; ++i) {\n"
-       << "      " << T << " acc = in[0][i];\n"
-       << "      for (unsigned p = 1; p < parts; ++p) acc += in[p][i];\n"
-       << "      out[i] = acc;\n"
-       << "    }\n  }\n};\n";
-  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_poplin_PartialSum", "poplar::MultiVertex",
-                                         "#include <poplar/Vertex.hpp>\n#include <ipudef.h>\n", body.str());
-}
-
-void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, program::Sequence &prog,
-                 const std::string &name) {
-  const std::size_t parts = partials.dim(0);
-  const Tensor outFlat = out.flatten(), partialsFlat = partials.reshape({parts, out.numElements()});
-  const std::string vertex = partialSumVertex(graph, out.elementType());
-  ComputeSet cs = graph.addComputeSet(name);
-  const auto mapping = graph.getTileMapping(outFlat);
-  for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
-    if (mapping[tile].empty()) continue;
-    std::vector<Tensor> outs;
-    std::vector<std::vector<Tensor>> ins(parts);
-    for (const Interval &iv : mapping[tile]) {
-      outs.push_back(outFlat.slice(iv));
-      for (std::size_t p = 0; p < parts; ++p) ins[p].push_back(partialsFlat[p].slice(iv));
-    }
-    std::vector<Tensor> in;
-    for (auto &pieces : ins) in.push_back(concat(pieces));
-    VertexRef v = graph.addVertex(cs, vertex);
-    graph.connect(v["in"], in);
-    graph.connect(v["out"], concat(outs));
-    graph.setInitialValue(v["parts"], unsigned(parts));
-    graph.setTileMapping(v, unsigned(tile));
-  }
-  prog.add(program::Execute(cs));
-}
-
 // C[g] = A[g] B[g] written into out (grouped shapes, rank 3).
 void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Tensor &out,
               program::Sequence &prog, const DebugContext &dc, const OptionFlags &flags) {
@@ -509,10 +454,10 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
   prog.add(program::Execute(cs));
   if (plan.pk > 1) {
     if (out.elementType() == acc) {
-      sumPartials(graph, partials, out, prog, name + "/reduce");
+      detail::sumPartials(graph, partials, out, prog, name + "/reduce");
     } else {
       Tensor sum = graph.clone(acc, out, name + "/sum");
-      sumPartials(graph, partials, sum, prog, name + "/reduce");
+      detail::sumPartials(graph, partials, sum, prog, name + "/reduce");
       popops::cast(graph, sum, out, prog, name + "/cast");
     }
   } else if (!direct) {

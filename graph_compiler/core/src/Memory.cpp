@@ -208,9 +208,6 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
     place(items[i], fl);
     placed.push_back(i);
   }
-  if (getenv("IPUSIM_DEBUG_MEMORY"))
-    for (const Item &it : items)
-      fprintf(stderr, "tile %u 0x%x %u %s apart=%zu ranged=%d\n", tile, it.addr, it.bytes, it.name.c_str(), it.apart.size(), int(it.ranged));
   // Peaks over program points of the bytes of ranged variables and of temporaries.
   std::map<uint32_t, std::pair<int64_t, int64_t>> delta; // point -> (variables, temporaries) change
   for (uint32_t i : ranged) {

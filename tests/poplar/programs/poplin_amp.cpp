@@ -2,7 +2,8 @@
 // partials (f32sisov2amp) and half x half with half partials (f16v4hihov4amp), right operands
 // in rows (reordered on the tiles) and as transposed views (gathered as they lie), a depth split
 // whose partials popops::reduce sums, rows shared unevenly by the six workers, and a shape the
-// AMP does not take (the vector unit's vertex runs it). Every element is a small multiple of 1/4
+// AMP does not take (the vector unit's vertex runs it), and an output the caller mapped unevenly
+// (7 floats on one tile: whole 64-bit vectors fewer than two a worker, and a tail element). Every element is a small multiple of 1/4
 // and every sum stays below 128, so every result is exact in half and float whatever the order.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -53,6 +54,7 @@ struct Case {
   std::size_t m, k, n;
   bool bTransposed;
   OptionFlags options;
+  bool unevenOutput;
   Tensor out;
   std::vector<float> want;
 };
@@ -72,12 +74,13 @@ int main() {
   const OptionFlags halfPartials{{"partialsType", "half"}};
   const OptionFlags tight{{"availableMemoryProportion", "0.07"}};
   std::vector<Case> cases = {
-      {"float", FLOAT, 40, 64, 48, false, {}, {}, {}},
-      {"float, B transposed", FLOAT, 23, 24, 32, true, {}, {}, {}},
-      {"half", HALF, 36, 32, 32, false, halfPartials, {}, {}},
-      {"half, B transposed", HALF, 19, 48, 16, true, halfPartials, {}, {}},
-      {"float, depth split", FLOAT, 24, 512, 16, false, tight, {}, {}},
-      {"float, 17 rows (vector unit)", FLOAT, 17, 16, 16, false, {}, {}, {}},
+      {"float", FLOAT, 40, 64, 48, false, {}, false, {}, {}},
+      {"float, B transposed", FLOAT, 23, 24, 32, true, {}, false, {}, {}},
+      {"half", HALF, 36, 32, 32, false, halfPartials, false, {}, {}},
+      {"half, B transposed", HALF, 19, 48, 16, true, halfPartials, false, {}, {}},
+      {"float, depth split", FLOAT, 24, 512, 16, false, tight, false, {}, {}},
+      {"float, depth split, output mapped unevenly", FLOAT, 24, 512, 16, false, tight, true, {}, {}},
+      {"float, 17 rows (vector unit)", FLOAT, 17, 16, 16, false, {}, false, {}, {}},
   };
   unsigned seed = 1;
   for (Case &c : cases) {
@@ -95,7 +98,14 @@ int main() {
                               : graph.addConstant<float>(FLOAT, bShape, bStored.data(), c.name + "/B");
     graph.setTileMapping(A, 1);
     graph.setTileMapping(B, 2);
-    c.out = poplin::matMul(graph, A, c.bTransposed ? B.transpose() : B, prog, FLOAT, c.name, c.options);
+    if (c.unevenOutput) {
+      c.out = graph.addVariable(FLOAT, {c.m, c.n}, c.name);
+      graph.setTileMapping(c.out.flatten().slice(0, 7), 0);
+      graph.setTileMapping(c.out.flatten().slice(7, c.m * c.n), 3);
+      poplin::matMulWithOutput(graph, A, B, c.out, prog, c.name, c.options);
+    } else {
+      c.out = poplin::matMul(graph, A, c.bTransposed ? B.transpose() : B, prog, FLOAT, c.name, c.options);
+    }
     c.want = product(a, b, c.m, c.k, c.n);
     graph.createHostRead(c.name, c.out);
   }
