@@ -114,44 +114,49 @@ void bundle(std::ostream &os, const Kernel &k, int u, Main main, bool amp, bool 
      << (zeroPartials ? "$azeros" : "$a2:3") << ", " << k.flags << phase << " }\n";
 }
 
-/// A worker: its rows, the packed addresses and strides, then the schedule.
+/// A worker: its rows, the packed addresses and strides, then the schedule. The first pass of a
+/// column chunk (zero partials) works out the worker's rows, strides and loop count and leaves
+/// them in registers ($m9 the count, $m2 the strides, $m10 and $m11 the byte offsets of its first
+/// input and output rows), which a worker keeps from one run to the next ([F] poplibs' "state
+/// retained" worker entries); the later passes only add the pass's addresses to the offsets.
 void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zeroPartials) {
   const int S = int(k.phases);
   const unsigned log2PerAtom = k.f32 ? 1 : 2;
   os << "  .section .text." << name << ", \"ax\"\n  .type " << name << ", @function\n  .worker\n  .align 8\n"
-     << name << ":\n"
-     // Rows rows/6 each, the first rows%6 workers one more (rows/6 as (rows * 43691) >> 18, exact
-     // below 2^16 rows).
-     << "  get $m0, $WSR\n"
-     << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
-     << "  ld32 $m1, $mvertex_base, 3\n"
-     << "  setzi $m2, 43691\n"
-     << "  mul $m2, $m1, $m2\n"
-     << "  shr $m2, $m2, 18\n"
-     << "  mul $m3, $m2, 6\n"
-     << "  sub $m3, $m1, $m3\n"
-     << "  mul $m6, $m0, $m2\n"
-     << "  min $m5, $m0, $m3\n"
-     << "  add $m6, $m6, $m5\n"          // first row
-     << "  cmpult $m5, $m0, $m3\n"
-     << "  add $m9, $m2, $m5\n"          // rows P
-     << "  ld32 $m5, $mvertex_base, 4\n"
-     << "  shr $m5, $m5, " << log2PerAtom << "\n" // input row atoms
-     << "  mul $m3, $m6, $m5\n"
-     << "  shl $m3, $m3, 3\n"
-     << "  ld32 $m7, $mvertex_base, 6\n"
-     << "  add $m7, $m7, $m3\n"          // input address
-     << "  ld32 $m8, $mvertex_base, 5\n"
-     << "  shr $m8, $m8, " << log2PerAtom << "\n" // output row atoms
-     << "  mul $m3, $m6, $m8\n"
-     << "  shl $m3, $m3, 3\n"
+     << name << ":\n";
+  if (zeroPartials)
+    // Rows rows/6 each, the first rows%6 workers one more (rows/6 as (rows * 43691) >> 18, exact
+    // below 2^16 rows).
+    os << "  get $m0, $WSR\n"
+       << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
+       << "  ld32 $m1, $mvertex_base, 3\n"
+       << "  setzi $m2, 43691\n"
+       << "  mul $m2, $m1, $m2\n"
+       << "  shr $m2, $m2, 18\n"
+       << "  mul $m3, $m2, 6\n"
+       << "  sub $m3, $m1, $m3\n"
+       << "  mul $m6, $m0, $m2\n"
+       << "  min $m5, $m0, $m3\n"
+       << "  add $m6, $m6, $m5\n"          // first row
+       << "  cmpult $m5, $m0, $m3\n"
+       << "  add $m9, $m2, $m5\n"          // rows P
+       << "  ld32 $m5, $mvertex_base, 4\n"
+       << "  shr $m5, $m5, " << log2PerAtom << "\n" // input row atoms
+       << "  mul $m10, $m6, $m5\n"
+       << "  shl $m10, $m10, 3\n"          // the first input row's offset
+       << "  ld32 $m8, $mvertex_base, 5\n"
+       << "  shr $m8, $m8, " << log2PerAtom << "\n" // output row atoms
+       << "  mul $m11, $m6, $m8\n"
+       << "  shl $m11, $m11, 3\n"          // the first output row's offset
+       << "  add $m5, $m5, -3\n"           // the input's jump: a row less the 3 atoms stepped
+       << "  add $m8, $m8, " << -(S - 1) << "\n" // the output's: a row less S-1 atoms
+       << "  shl $m8, $m8, 10\n"
+       << "  or $m2, $m5, $m8\n"
+       << "  add $m9, $m9, -3\n";          // loop count: P-3 sets
+  os << "  ld32 $m7, $mvertex_base, 6\n"
+     << "  add $m7, $m7, $m10\n"           // input address
      << "  ld32 $m1, $mvertex_base, 7\n"
-     << "  add $m1, $m1, $m3\n"          // partials and results address
-     << "  add $m5, $m5, -3\n"           // the input's jump: a row less the 3 atoms stepped
-     << "  add $m8, $m8, " << -(S - 1) << "\n" // the output's: a row less S-1 atoms
-     << "  shl $m8, $m8, 10\n"
-     << "  or $m2, $m5, $m8\n"
-     << "  add $m9, $m9, -3\n"           // loop count: P-3 sets
+     << "  add $m1, $m1, $m11\n"           // partials and results address
      << "  tapack $m4:5, $m7, $m1, $m1\n";
   for (int u = -1; u <= 2 * S + 1; ++u) bundle(os, k, u, Main::Loads, u >= 0, zeroPartials);
   // Region B from u = 2S+2: whole sets in the loop (the phases and registers repeat every S).
@@ -255,11 +260,12 @@ std::string weightsVertex(Graph &graph, const Type &type) {
 
 double productCycles(const Type &type, std::size_t rows, std::size_t depth, std::size_t cols) {
   const Kernel k(type);
-  const double passes = double(cols / kOutputs) * double(depth / inputsPerPass(type));
+  const double columnChunks = double(cols / kOutputs), passes = columnChunks * double(depth / inputsPerPass(type));
   // A pass: the supervisor's sync, weight load and runall (about 60 cycles), then the workers'
-  // setup (30 bundles) and S(P + 2) + 4 bundles, six cycles each.
+  // 5 bundles of addresses (30 more on a column chunk's first pass) and S(P + 2) + 4 bundles of
+  // schedule, six cycles each.
   const double P = double((rows + 5) / 6);
-  return passes * (60 + 6 * (30 + k.phases * (P + 2) + 4));
+  return passes * (60 + 6 * (5 + k.phases * (P + 2) + 4)) + columnChunks * 6 * 25;
 }
 
 } // namespace poplin::amp

@@ -365,6 +365,57 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
   };
 }
 
+// A [g][m][n] tensor made of one variable per block of the plan, so that a block's rows lie
+// together on its tile (as the block vertices read and write them); `place` maps each.
+Tensor blockTensor(Graph &graph, const Type &type, const Plan &plan, const std::string &name,
+                   const std::function<void(std::size_t, std::size_t, std::size_t, const Tensor &)> &place) {
+  std::vector<Tensor> groups;
+  for (std::size_t gi = 0; gi * plan.gb < plan.g; ++gi) {
+    const std::size_t g0 = gi * plan.gb, g1 = std::min(plan.g, g0 + plan.gb);
+    std::vector<Tensor> rows;
+    for (std::size_t mi = 0; mi * plan.mb < plan.m; ++mi) {
+      const std::size_t m0 = mi * plan.mb, m1 = std::min(plan.m, m0 + plan.mb);
+      std::vector<Tensor> cols;
+      for (std::size_t ni = 0; ni * plan.nb < plan.n; ++ni) {
+        const std::size_t n0 = ni * plan.nb, n1 = std::min(plan.n, n0 + plan.nb);
+        Tensor block = graph.addVariable(type, {g1 - g0, m1 - m0, n1 - n0}, name);
+        place(gi, mi, ni, block);
+        cols.push_back(block);
+      }
+      rows.push_back(concat(cols, 2));
+    }
+    groups.push_back(concat(rows, 1));
+  }
+  return concat(groups, 0);
+}
+
+// Maps the output's block (gi, mi, ni): on the block's tile or, with the depth split, shared out
+// over the tiles of its depth blocks, so that summing the partials is spread over them (each
+// receives about one block's worth of partials) rather than gathered on one tile.
+void mapOutputBlock(Graph &graph, const Plan &plan, const Tensor &block, std::size_t gi, std::size_t mi,
+                    std::size_t ni) {
+  const Tensor flat = block.flatten();
+  const std::size_t parts = std::min(plan.pk, ceilDiv(plan.k, plan.kb));
+  const std::size_t share = roundUp(ceilDiv(flat.numElements(), parts), 4);
+  for (std::size_t p = 0; p < parts && p * share < flat.numElements(); ++p)
+    graph.setTileMapping(flat.slice(p * share, std::min(flat.numElements(), (p + 1) * share)), plan.tile(gi, mi, ni, p));
+}
+
+bool transposedView(const Tensor &t) { return !t[0].isContiguous() && t[0].transpose().isContiguous(); }
+
+// The output of A B ([g][m][n]) laid out for the plan multiply will make: a variable a block.
+Tensor createOutput(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Type &type,
+                    const OptionFlags &flags, const std::string &name) {
+  const Options opts = parseOptions(op, flags);
+  const Shapes s = checkShapes(op, A.shape(), B.shape(), true);
+  checkTypes(op, A.elementType(), B.elementType());
+  if (s.g * s.m * s.n == 0 || s.k == 0) return graph.addVariable(type, {s.g, s.m, s.n}, name);
+  const Plan plan = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts, transposedView(A));
+  return blockTensor(graph, type, plan, name, [&](std::size_t gi, std::size_t mi, std::size_t ni, const Tensor &block) {
+    mapOutputBlock(graph, plan, block, gi, mi, ni);
+  });
+}
+
 // C[g] = A[g] B[g] written into out (grouped shapes, rank 3).
 void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Tensor &out,
               program::Sequence &prog, const DebugContext &dc, const OptionFlags &flags) {
@@ -384,8 +435,7 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
   }
   const Type acc = opts.partialsType;
   // Operands that are transposed views of row-major tensors are gathered untransposed.
-  const bool aT = !A[0].isContiguous() && A[0].transpose().isContiguous();
-  const bool bT = !B[0].isContiguous() && B[0].transpose().isContiguous();
+  const bool aT = transposedView(A), bT = transposedView(B);
   const Plan plan = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts, aT);
   const std::string vertex =
       plan.amp ? amp::productVertex(graph, A.elementType()) : matMulVertex(graph, A.elementType(), acc, aT, bT);
@@ -398,7 +448,15 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
   // depth) or converts.
   const bool direct = plan.pk == 1 && out.elementType() == acc;
   Tensor partials;
-  if (!direct) partials = graph.addVariable(acc, {plan.pk, s.g, s.m, s.n}, name + "/partials");
+  if (!direct) {
+    std::vector<Tensor> depthParts;
+    for (std::size_t ki = 0; ki < plan.pk; ++ki)
+      depthParts.push_back(blockTensor(graph, acc, plan, name + "/partials", [&](std::size_t gi, std::size_t mi,
+                                                                                 std::size_t ni, const Tensor &block) {
+                             graph.setTileMapping(block, plan.tile(gi, mi, ni, ki));
+                           }).expand({0}));
+    partials = concat(depthParts);
+  }
   // The output is placed by the plan unless the caller mapped it.
   bool outMapped = false;
   graph.getTileMapping(out, &outMapped);
@@ -415,18 +473,7 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           if (g0 >= g1 || m0 >= m1 || n0 >= n1 || k0 >= k1) continue;
           const unsigned tile = plan.tile(gi, mi, ni, ki);
           Tensor dst = direct ? out : partials[ki];
-          if (ki == 0 && !outMapped) {
-            // With the depth split, the block's output is shared by the tiles of its depth blocks,
-            // so that summing the partials is spread over them (each receives about one block's
-            // worth of partials) rather than gathered on one tile.
-            const Tensor block = out.slice({g0, m0, n0}, {g1, m1, n1}).flatten();
-            const std::size_t parts = std::min(plan.pk, ceilDiv(s.k, plan.kb));
-            const std::size_t share = roundUp(ceilDiv(block.numElements(), parts), 4);
-            for (std::size_t p = 0; p < parts && p * share < block.numElements(); ++p)
-              graph.setTileMapping(block.slice(p * share, std::min(block.numElements(), (p + 1) * share)),
-                                   plan.tile(gi, mi, ni, p));
-          }
-          if (!direct) graph.setTileMapping(dst.slice({g0, m0, n0}, {g1, m1, n1}), tile);
+          if (ki == 0 && !outMapped) mapOutputBlock(graph, plan, out.slice({g0, m0, n0}, {g1, m1, n1}), gi, mi, ni);
           for (std::size_t gg = g0; gg < g1; ++gg) {
             VertexRef v = graph.addVertex(cs, vertex);
             if (plan.amp) {
@@ -546,9 +593,8 @@ void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Ten
 
 Tensor matMulGrouped(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const Type &outputType,
                      const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  const Shapes s = checkShapes("poplin::matMulGrouped", A.shape(), B.shape(), true);
-  Tensor out = graph.addVariable(outputType, {s.g, s.m, s.n},
-                                 debugContext.getPathName().empty() ? "poplin::matMulGrouped" : debugContext.getPathName());
+  Tensor out = createOutput(graph, "poplin::matMulGrouped", A, B, outputType, options,
+                            debugContext.getPathName().empty() ? "poplin::matMulGrouped" : debugContext.getPathName());
   matMulGroupedWithOutput(graph, A, B, out, prog, debugContext, options, cache);
   return out;
 }
@@ -563,9 +609,10 @@ void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &ou
 
 Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const Type &outputType,
               const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  const Shapes s = checkShapes("poplin::matMul", A.shape(), B.shape(), false);
-  Tensor out = graph.addVariable(outputType, {s.m, s.n},
-                                 debugContext.getPathName().empty() ? "poplin::matMul" : debugContext.getPathName());
+  const std::string op = "poplin::matMul";
+  checkShapes(op, A.shape(), B.shape(), false);
+  Tensor out = createOutput(graph, op, A.expand({0}), B.expand({0}), outputType, options,
+                            debugContext.getPathName().empty() ? op : debugContext.getPathName())[0];
   matMulWithOutput(graph, A, B, out, prog, debugContext, options, cache);
   return out;
 }

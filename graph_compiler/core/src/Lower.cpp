@@ -476,7 +476,17 @@ private:
           for (uint32_t at = 0; at < c.bytes; at += chunk)
             split.push_back({Ref{c.dst.item, c.dst.offset + at}, Ref{c.src.item, c.src.offset + at}, std::min(chunk, c.bytes - at)});
         }
-        *list = std::move(split);
+        // A copy that does not cover whole words writes its partial words by read-modify-write
+        // (tile memory stores 32 or 64 bits), so two such copies sharing a word must not run on
+        // two workers at once: they all go to worker 0 (positions 0 mod 6, the gaps filled with
+        // empty copies). Items are 8-byte aligned, so offsets tell the addresses' alignment.
+        std::vector<TileCopy> whole, partial;
+        for (const TileCopy &c : split) (c.dst.offset % 4 == 0 && c.bytes % 4 == 0 ? whole : partial).push_back(c);
+        for (const TileCopy &c : partial) {
+          while (whole.size() % 6) whole.push_back({c.dst, c.src, 0});
+          whole.push_back(c);
+        }
+        *list = std::move(whole);
       }
     s.work = std::move(work);
     s.group = group_;

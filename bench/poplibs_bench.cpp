@@ -1,0 +1,103 @@
+// poplibs' operations on a full simulated GC200 (issue 11, deliverable 5; docs/performance.md):
+// each benchmark builds one operation, compiles it and runs it once. Counters: simulated cycles,
+// the fraction of the hardware limit the operation reaches, graph construction, compile and run
+// host seconds, and simulated cycles per host second.
+//   matMul M x K x N: limit = M K N / (tiles x MACs a tile cycle): 64 for half with half partials
+//     (f16v4hihov4amp), 16 for float (f32sisov2amp) (ipu-facts §3.2).
+//   addInPlace of n floats: limit = n / (tiles x 2): a tile loads 16 and stores 8 bytes a cycle
+//     (ipu-facts §2.4), so two floats a cycle (two loaded and one stored, 4 bytes each).
+//   reduce ADD of n floats to one: reported (no limit is defined for it).
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplin/MatMul.hpp>
+#include <poplin/codelets.hpp>
+#include <popops/ElementWise.hpp>
+#include <popops/Reduce.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <functional>
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Builds with `build` (returning the operation's work in limit cycles), compiles, runs once.
+void measure(benchmark::State &state, const std::function<double(Graph &, Sequence &)> &build) {
+  IPUModel model;
+  Device device = model.createDevice();
+  double graphS = 0, compileS = 0, runS = 0, limit = 0;
+  uint64_t cycles = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    Graph graph(device.getTarget());
+    popops::addCodelets(graph);
+    poplin::addCodelets(graph);
+    Sequence prog;
+    limit = build(graph, prog);
+    const auto t1 = Clock::now();
+    Engine engine(graph, prog);
+    engine.load(device);
+    const auto t2 = Clock::now();
+    engine.run(0);
+    const auto t3 = Clock::now();
+    graphS = std::chrono::duration<double>(t1 - t0).count();
+    compileS = std::chrono::duration<double>(t2 - t1).count();
+    runS = std::chrono::duration<double>(t3 - t2).count();
+    cycles = engine.getLastRunCycles();
+  }
+  state.counters["simulated_cycles"] = double(cycles);
+  if (limit > 0) state.counters["fraction_of_limit"] = limit / double(cycles);
+  state.counters["graph_s"] = graphS;
+  state.counters["compile_load_s"] = compileS;
+  state.counters["run_s"] = runS;
+  state.counters["simulated_cycles_per_s"] = double(cycles) / runS;
+}
+
+void BM_MatMul(benchmark::State &state, Type type) {
+  const std::size_t m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    const OptionFlags options{{"partialsType", type == HALF ? "half" : "float"}};
+    Tensor a = poplin::createMatMulInputLHS(graph, type, {m, k}, {k, n}, "A", options);
+    Tensor b = poplin::createMatMulInputRHS(graph, type, {m, k}, {k, n}, "B", options);
+    poplin::matMul(graph, a, b, prog, "C", options);
+    const double macsPerTileCycle = type == HALF ? 64 : 16;
+    return double(m) * double(k) * double(n) / (graph.getTarget().getNumTiles() * macsPerTileCycle);
+  });
+}
+
+void BM_AddInPlace(benchmark::State &state) {
+  const std::size_t n = std::size_t(state.range(0));
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    Tensor a = graph.addVariable(FLOAT, {n}, "a"), b = graph.addVariable(FLOAT, {n}, "b");
+    poputil::mapTensorLinearly(graph, a);
+    poputil::mapTensorLinearly(graph, b);
+    popops::addInPlace(graph, a, b, prog, "add");
+    return double(n) / (graph.getTarget().getNumTiles() * 2.0);
+  });
+}
+
+void BM_ReduceAdd(benchmark::State &state) {
+  const std::size_t n = std::size_t(state.range(0));
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    Tensor a = graph.addVariable(FLOAT, {n}, "a");
+    poputil::mapTensorLinearly(graph, a);
+    popops::reduce(graph, a, FLOAT, {0}, popops::Operation::ADD, prog, "reduce");
+    return 0.0;
+  });
+}
+
+} // namespace
+
+BENCHMARK_CAPTURE(BM_MatMul, half, HALF)->Args({1024, 1024, 1024})->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_MatMul, float, FLOAT)->Args({1024, 1024, 1024})->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_AddInPlace)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_ReduceAdd)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);
+
+BENCHMARK_MAIN();
