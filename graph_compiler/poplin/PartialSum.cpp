@@ -1,12 +1,13 @@
 // poplin's sum of depth partials. The vector vertex is assembly generated here: each worker sums
 // its contiguous share of 64-bit vectors, two streams at a time (in[0] + in[1] into out, then
 // out + in[p] into out), one bundle a vector: ld2xst64pace loads vector k of both streams while
-// storing the sum of vector k-3, and the add of vector k-1 issues beside it (emitPass). The
+// storing the sum of vector k-3, and the add of vector k-1 issues beside it (sdk/PaceLoop.hpp). The
 // partials are kept in other memory elements than the output. The few elements past the last
 // whole vector go to a C++ vertex.
 #include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"
+#include "../sdk/PaceLoop.hpp"
 
 #include <poputil/TileMapping.hpp>
 
@@ -19,54 +20,6 @@ using namespace poplar;
 namespace {
 
 const char *cType(const Type &t) { return t == HALF ? "half" : "float"; }
-
-/// One pass over two streams: $m4 the first, $m5 the second, $m6 the output, $m3 the vectors.
-/// Bundle k loads vector k of both streams, adds vector k-1 and stores the sum of vector k-3: the
-/// store three 64-bit words behind the load of the same output (in the passes that read it) puts
-/// the two in opposite element arrays of interleaved memory (ipu-facts §2.4). The sums alternate
-/// between two register pairs, A ($a4:5) for even vectors and B ($a6:7) for odd ones; a store
-/// reads the pair before the add beside it overwrites it.
-void emitPass(std::ostream &os, const std::string &label, const char *add) {
-  auto sum = [&](const char *pair) { return std::string(add) + " " + pair + ", $a0:1, $a2:3"; };
-  const std::string loads = "ld2x64pace $a0:1, $a2:3, $m8:9+=, $mzero, 0b0000";
-  auto loadsStore = [](const char *pair) { return std::string("ld2xst64pace $a0:3, ") + pair + ", $m8:9+=, $mzero, 0b000000"; };
-  auto store = [](const char *pair) { return std::string("st64pace ") + pair + ", $m8:9+=, $mzero, 0b00"; };
-  os << "  tapack $m8:9, $m4, $m5, $m6\n"
-     << "  cmpult $m0, $m3, 3\n"
-     << "  brnz $m0, .Lshort" << label << "\n"
-     << "  " << loads << "\n"
-     << "  { " << loads << " ; " << sum("$a4:5") << " }\n"
-     << "  { " << loads << " ; " << sum("$a6:7") << " }\n"
-     << "  add $m0, $m3, -3\n"
-     << "  shr $m0, $m0, 1\n"
-     << "  .align 8\n"
-     << "  { rpt $m0, 1 ; fnop }\n"
-     // k odd: add vector k-1 (even) into A, store vector k-3 (even) from A; then k even with B.
-     << "  { " << loadsStore("$a4:5") << " ; " << sum("$a4:5") << " }\n"
-     << "  { " << loadsStore("$a6:7") << " ; " << sum("$a6:7") << " }\n"
-     << "  and $m0, $m3, 1\n"
-     << "  brz $m0, .Leven" << label << "\n"
-     // c odd: the loop ended at k = c; drain: k = c (odd), c+1, c+2.
-     << "  { " << store("$a4:5") << " ; " << sum("$a4:5") << " }\n"
-     << "  " << store("$a6:7") << "\n"
-     << "  " << store("$a4:5") << "\n"
-     << "  bri .Ldone" << label << "\n"
-     << ".Leven" << label << ":\n"
-     // c even: one more odd bundle (k = c-1), then k = c (even), c+1, c+2.
-     << "  { " << loadsStore("$a4:5") << " ; " << sum("$a4:5") << " }\n"
-     << "  { " << store("$a6:7") << " ; " << sum("$a6:7") << " }\n"
-     << "  " << store("$a4:5") << "\n"
-     << "  " << store("$a6:7") << "\n"
-     << "  bri .Ldone" << label << "\n"
-     // Fewer than three vectors: load, add, store.
-     << ".Lshort" << label << ":\n"
-     << "  .align 8\n"
-     << "  { rpt $m3, 2 ; fnop }\n"
-     << "  { " << loads << " ; fnop }\n"
-     << "  { nop ; " << sum("$a4:5") << " }\n"
-     << "  { " << store("$a4:5") << " ; fnop }\n"
-     << ".Ldone" << label << ":\n";
-}
 
 /// The vector vertex: fields in, out (ONE_PTR, 8-byte aligned), vectors (64-bit ones), parts.
 std::string vectorVertex(Graph &graph, const Type &type) {
@@ -113,7 +66,7 @@ std::string vectorVertex(Graph &graph, const Type &type) {
     << "  add $m4, $m4, $m7\n"
     << "  ld32 $m5, $m1, 1\n"
     << "  add $m5, $m5, $m7\n";
-  emitPass(s, "first", add);
+  ipusim::sdk::emitTwoStreamLoop(s, "first", add);
   s << "  ld32 $m2, $mvertex_base, 3\n"
     << "  add $m2, $m2, -3\n"          // passes after the first: parts - 2, as brnzdec counts
     << "  brneg $m2, .Lexit\n"
@@ -122,7 +75,7 @@ std::string vectorVertex(Graph &graph, const Type &type) {
     << "  ld32 $m5, $m1, 1\n"
     << "  add $m5, $m5, $m7\n"
     << "  mov $m4, $m6\n";
-  emitPass(s, "more", add);
+  ipusim::sdk::emitTwoStreamLoop(s, "more", add);
   s << "  brnzdec $m2, .Lnext\n"
     << ".Lexit:\n"
     << "  exitz $mzero\n"

@@ -4,6 +4,7 @@
 // operands held elsewhere to the vertex's tile through the exchange, as for any vertex.
 #include "Internal.hpp"
 #include "../sdk/Generated.hpp"
+#include "../sdk/PaceLoop.hpp"
 
 #include <popops/ElementWise.hpp>
 #include <poputil/TileMapping.hpp>
@@ -453,6 +454,109 @@ MapSignature mapSignature(const std::string &op, const expr::Expr &expr, const s
   return {r.type, broadcastShape(op, ts, used)};
 }
 
+namespace {
+
+// _1 + _2, _1 - _2 and _1 * _2 of float or half tensors (not scalars) in assembly: each worker a
+// contiguous run of whole groups of 8 elements, one bundle a 64-bit vector
+// (sdk/PaceLoop.hpp), the last worker's few trailing elements one 32-bit word at a time (a
+// single trailing half by a read-modify-write of its word). In place, _1 is the output.
+// Returns the vertex's name, or "" when the expression is not of that form.
+std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
+                            bool inPlace) {
+  const auto *b = e.getAs<expr::BinaryOp>();
+  if (!b || ts.size() < 2) return "";
+  const auto *x = b->getLHS().getAs<expr::PlaceHolder>(), *y = b->getRHS().getAs<expr::PlaceHolder>();
+  if (!x || !y || x->getIndex() != 1 || y->getIndex() != 2) return "";
+  const Type type = out.elementType();
+  if (type != FLOAT && type != HALF) return "";
+  if (ts[0].elementType() != type || ts[1].elementType() != type || ts[0].shape() != out.shape() ||
+      ts[1].shape() != out.shape())
+    return "";
+  const char *vector, *pair, *single;
+  switch (b->getOpType()) {
+  case BinaryOpType::ADD: vector = type == FLOAT ? "f32v2add" : "f16v4add", pair = "f16v2add", single = "f32add"; break;
+  case BinaryOpType::SUBTRACT: vector = type == FLOAT ? "f32v2sub" : "f16v4sub", pair = "f16v2sub", single = "f32sub"; break;
+  case BinaryOpType::MULTIPLY: vector = type == FLOAT ? "f32v2mul" : "f16v4mul", pair = "f16v2mul", single = "f32mul"; break;
+  default: return "";
+  }
+  const std::string T = type == FLOAT ? "float" : "half";
+  std::ostringstream body;
+  if (!inPlace) body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in1;\n";
+  body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in2;\n"
+       << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << T
+       << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute(unsigned) {}\n};\n";
+  const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
+                                         : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
+  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// ") + vector + "\n", prefix = "ipusim_popops_Binary";
+  const std::string name = ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
+  if (graph.hasCodelet(name)) return name;
+  ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes);
+  // Word offsets in the state: in1 (not in place), in2, out's pointer and size.
+  const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
+  const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
+  const std::string entry = "__runCodelet_" + name;
+  std::stringstream src;
+  src << "#include <poplar/TileConstants.hpp>\n"
+      << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
+      << ", @function\n  .worker\n  .align 8\n"
+      << entry << ":\n"
+      << "  get $m0, $WSR\n"
+      << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
+      << "  ld32 $m1, $mvertex_base, " << o + 1 << "\n" // n
+      // A worker's run: ceil(n / 48) groups of 8 (n / 48 as ((n + 47) >> 4) * 43691 >> 17).
+      << "  add $m2, $m1, 47\n"
+      << "  shr $m2, $m2, 4\n"
+      << "  setzi $m3, 43691\n"
+      << "  mul $m2, $m2, $m3\n"
+      << "  shr $m2, $m2, 17\n"
+      << "  shl $m2, $m2, 3\n"
+      << "  mul $m7, $m0, $m2\n"          // first element
+      << "  cmpult $m3, $m7, $m1\n"
+      << "  brz $m3, .Lexit\n"
+      << "  sub $m3, $m1, $m7\n"
+      << "  min $m3, $m3, $m2\n"          // elements
+      << "  shl $m7, $m7, " << log2Size << "\n"
+      << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
+      << "  add $m4, $m4, $m7\n"
+      << "  ld32 $m5, $mvertex_base, " << bw << "\n"
+      << "  add $m5, $m5, $m7\n"
+      << "  ld32 $m6, $mvertex_base, " << o << "\n"
+      << "  add $m6, $m6, $m7\n"
+      << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
+      << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
+      << "  shl $m11, $m3, 3\n";
+  ipusim::sdk::emitTwoStreamLoop(src, "main", vector);
+  src << "  brz $m10, .Lexit\n"
+      << "  add $m4, $m4, $m11\n"
+      << "  add $m5, $m5, $m11\n"
+      << "  add $m6, $m6, $m11\n";
+  if (type == FLOAT) {
+    src << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << single << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n";
+  } else {
+    src << "  cmpult $m0, $m10, 2\n"
+        << "  brnz $m0, .Lone\n"
+        << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n"
+        << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
+        << "  brz $m10, .Lexit\n"
+        << ".Lone:\n"
+        << "  ldb16 $a0, $m4, 0\n  ldb16 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n"
+        << "  atom $m0, $a0\n"
+        << "  ld32 $m1, $m6, 0\n"
+        << "  setzi $m2, 0xffff\n"
+        << "  and $m0, $m0, $m2\n"
+        << "  andc $m1, $m1, $m2\n"
+        << "  or $m1, $m1, $m0\n"
+        << "  st32 $m1, $m6, 0\n";
+  }
+  src << ".Lexit:\n  exitz $mzero\n  .size " << entry << ", . - " << entry << "\n";
+  graph.addCodelets(src, "", CodeletFileType::PreprocessedAsmSource);
+  return name;
+}
+
+} // namespace
+
 void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &ts,
                     const Tensor &out, bool inPlace, ComputeSet cs) {
   Typer typer(op, ts);
@@ -461,6 +565,19 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   usedPlaceholders(expr, used);
   const std::vector<std::size_t> shape = out.shape();
   if (out.numElements() == 0) return;
+  if (const std::string name = binaryAsmVertex(graph, expr, ts, out, inPlace); !name.empty()) {
+    const Tensor outFlat = out.flatten(), x = ts[0].flatten(), y = ts[1].flatten();
+    const auto mapping = graph.getTileMapping(outFlat);
+    for (std::size_t tile = 0; tile < mapping.size(); ++tile)
+      for (const Interval &r : mapping[tile]) {
+        VertexRef v = graph.addVertex(cs, name);
+        graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
+        if (!inPlace) graph.connect(v["in1"], x.slice(r.begin(), r.end()));
+        graph.connect(v["in2"], y.slice(r.begin(), r.end()));
+        graph.setTileMapping(v, unsigned(tile));
+      }
+    return;
+  }
 
   // The vertex type: an operand of one element is a scalar field (read once), the others are
   // vectors beside the output; in place, _1 is the output itself.

@@ -196,6 +196,33 @@ int main() {
   check(graph, "half add", popops::add(graph, h, h, prog), [&](unsigned i) {
     return double(asHalf(target, 2 * asHalf(target, aAt(i) / 3.0f)));
   });
+  // Long runs through the assembly path (add, sub and mul of whole float or half tensors): 97, 98
+  // and 99 elements on one tile leave the last worker 1, 2 and 3 elements past its whole 64-bit
+  // vectors (a lone half is written by read-modify-write) and the others enough vectors for the
+  // pipelined loop; the second operand starts on another tile.
+  for (unsigned n : {97u, 98u, 99u}) {
+    std::vector<float> xv(n), yv(n);
+    for (unsigned i = 0; i < n; ++i) xv[i] = aAt(i), yv[i] = bAt(i);
+    for (const Type &t : {FLOAT, HALF}) {
+      const std::string tag = std::string(t == HALF ? "half" : "float") + " run " + std::to_string(n);
+      Tensor x = graph.addConstant<float>(FLOAT, {n}, xv.data(), tag + " x");
+      Tensor y = graph.addConstant<float>(FLOAT, {n}, yv.data(), tag + " y");
+      graph.setTileMapping(x, 0);
+      graph.setTileMapping(y, 1);
+      if (t == HALF) {
+        x = popops::cast(graph, x, HALF, prog);
+        y = popops::cast(graph, y, HALF, prog);
+      }
+      const bool half = t == HALF;
+      auto round = [&, half](float v) { return half ? double(asHalf(target, v)) : double(v); };
+      check(graph, tag + " add", popops::add(graph, x, y, prog), [=](unsigned i) { return round(aAt(i) + bAt(i)); });
+      check(graph, tag + " sub", popops::sub(graph, x, y, prog), [=](unsigned i) { return round(aAt(i) - bAt(i)); });
+      check(graph, tag + " mul", popops::mul(graph, x, y, prog), [=](unsigned i) { return round(aAt(i) * bAt(i)); });
+      Tensor z = popops::sub(graph, x, y, prog);
+      popops::mulInPlace(graph, z, y, prog);
+      check(graph, tag + " mulInPlace", z, [=](unsigned i) { return round(round(aAt(i) - bAt(i)) * bAt(i)); });
+    }
+  }
   // Integers: bitwise, shifts (logical and arithmetic), remainder, counts.
   check(graph, "int and", popops::bitwiseAnd(graph, ints, 0xF0, prog), [](unsigned i) { return double(iAt(i) & 0xF0); });
   check(graph, "int shr", popops::shiftRight(graph, ints, 4, prog),
