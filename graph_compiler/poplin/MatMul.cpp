@@ -130,6 +130,15 @@ struct Plan {
   bool amp;
 
   std::size_t tiles() const { return pg * pm * pn * pk; }
+  /// Block i of the groups, rows, columns or depth: [begin, end), empty past the dimension.
+  std::pair<std::size_t, std::size_t> groups(std::size_t i) const { return range(i, gb, g); }
+  std::pair<std::size_t, std::size_t> rows(std::size_t i) const { return range(i, mb, m); }
+  std::pair<std::size_t, std::size_t> cols(std::size_t i) const { return range(i, nb, n); }
+  std::pair<std::size_t, std::size_t> depth(std::size_t i) const { return range(i, kb, k); }
+  static std::pair<std::size_t, std::size_t> range(std::size_t i, std::size_t block, std::size_t size) {
+    const std::size_t b = std::min(size, i * block);
+    return {b, std::min(size, b + block)};
+  }
   unsigned tile(std::size_t gi, std::size_t mi, std::size_t ni, std::size_t ki) const {
     return unsigned(((gi * pm + mi) * pn + ni) * pk + ki);
   }
@@ -332,9 +341,9 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
   for (std::size_t gi = 0; gi < plan.pg; ++gi)
     for (std::size_t ni = 0; ni < plan.pn; ++ni)
       for (std::size_t ki = 0; ki < plan.pk; ++ki) {
-        const std::size_t g0 = gi * plan.gb, g1 = std::min(plan.g, g0 + plan.gb);
-        const std::size_t n0 = ni * plan.nb, n1 = std::min(plan.n, n0 + plan.nb);
-        const std::size_t k0 = ki * plan.kb, k1 = std::min(plan.k, k0 + plan.kb);
+        const auto [g0, g1] = plan.groups(gi);
+        const auto [n0, n1] = plan.cols(ni);
+        const auto [k0, k1] = plan.depth(ki);
         if (g0 >= g1 || n0 >= n1 || k0 >= k1) continue;
         // The block's chunks are shared out over the tiles that multiply it (its row blocks).
         for (std::size_t gg = g0; gg < g1; ++gg) {
@@ -371,13 +380,13 @@ Tensor blockTensor(Graph &graph, const Type &type, const Plan &plan, const std::
                    const std::function<void(std::size_t, std::size_t, std::size_t, const Tensor &)> &place) {
   std::vector<Tensor> groups;
   for (std::size_t gi = 0; gi * plan.gb < plan.g; ++gi) {
-    const std::size_t g0 = gi * plan.gb, g1 = std::min(plan.g, g0 + plan.gb);
+    const auto [g0, g1] = plan.groups(gi);
     std::vector<Tensor> rows;
     for (std::size_t mi = 0; mi * plan.mb < plan.m; ++mi) {
-      const std::size_t m0 = mi * plan.mb, m1 = std::min(plan.m, m0 + plan.mb);
+      const auto [m0, m1] = plan.rows(mi);
       std::vector<Tensor> cols;
       for (std::size_t ni = 0; ni * plan.nb < plan.n; ++ni) {
-        const std::size_t n0 = ni * plan.nb, n1 = std::min(plan.n, n0 + plan.nb);
+        const auto [n0, n1] = plan.cols(ni);
         Tensor block = graph.addVariable(type, {g1 - g0, m1 - m0, n1 - n0}, name);
         place(gi, mi, ni, block);
         cols.push_back(block);
@@ -466,10 +475,10 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
     for (std::size_t mi = 0; mi < plan.pm; ++mi)
       for (std::size_t ni = 0; ni < plan.pn; ++ni)
         for (std::size_t ki = 0; ki < plan.pk; ++ki) {
-          const std::size_t g0 = gi * plan.gb, g1 = std::min(s.g, g0 + plan.gb);
-          const std::size_t m0 = mi * plan.mb, m1 = std::min(s.m, m0 + plan.mb);
-          const std::size_t n0 = ni * plan.nb, n1 = std::min(s.n, n0 + plan.nb);
-          const std::size_t k0 = ki * plan.kb, k1 = std::min(s.k, k0 + plan.kb);
+          const auto [g0, g1] = plan.groups(gi);
+          const auto [m0, m1] = plan.rows(mi);
+          const auto [n0, n1] = plan.cols(ni);
+          const auto [k0, k1] = plan.depth(ki);
           if (g0 >= g1 || m0 >= m1 || n0 >= n1 || k0 >= k1) continue;
           const unsigned tile = plan.tile(gi, mi, ni, ki);
           Tensor dst = direct ? out : partials[ki];
@@ -529,9 +538,9 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
     for (std::size_t gi = 0; gi < p.pg; ++gi)
       for (std::size_t ni = 0; ni < p.pn; ++ni)
         for (std::size_t ki = 0; ki < p.pk; ++ki) {
-          const std::size_t g0 = gi * p.gb, g1 = std::min(s.g, g0 + p.gb);
-          const std::size_t n0 = ni * p.nb, n1 = std::min(s.n, n0 + p.nb);
-          const std::size_t k0 = ki * p.kb, k1 = std::min(s.k, k0 + p.kb);
+          const auto [g0, g1] = p.groups(gi);
+          const auto [n0, n1] = p.cols(ni);
+          const auto [k0, k1] = p.depth(ki);
           if (g0 < g1 && n0 < n1 && k0 < k1)
             graph.setTileMapping(w.slice({g0, n0 / O, k0 / C, 0, 0}, {g1, n1 / O, k1 / C, O, C}), p.tile(gi, 0, ni, ki));
         }
@@ -550,8 +559,8 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
       for (std::size_t mi = 0; mi * p.mb < s.m; ++mi) {
         std::vector<Tensor> cols;
         for (std::size_t ki = 0; ki * p.kb < s.k; ++ki) {
-          const std::size_t m0 = mi * p.mb, m1 = std::min(s.m, m0 + p.mb);
-          const std::size_t k0 = ki * p.kb, k1 = std::min(s.k, k0 + p.kb);
+          const auto [m0, m1] = p.rows(mi);
+          const auto [k0, k1] = p.depth(ki);
           Tensor block = graph.addVariable(type, {m1 - m0, k1 - k0}, name);
           graph.setTileMapping(block, p.tile(gi, mi, 0, ki));
           cols.push_back(block);
@@ -570,8 +579,8 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
     for (std::size_t gi = 0; gi < p.pg; ++gi)
       for (std::size_t ki = 0; ki < p.pk; ++ki)
         for (std::size_t xi = 0; xi < (lhs ? p.pm : p.pn); ++xi) {
-          const std::size_t g0 = gi * p.gb, g1 = std::min(s.g, g0 + p.gb);
-          const std::size_t k0 = ki * p.kb, k1 = std::min(s.k, k0 + p.kb);
+          const auto [g0, g1] = p.groups(gi);
+          const auto [k0, k1] = p.depth(ki);
           const std::size_t size = lhs ? s.m : s.n, block = lhs ? p.mb : p.nb;
           const std::size_t x0 = xi * block, x1 = std::min(size, x0 + block);
           if (x0 >= x1) continue;
