@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -457,12 +458,17 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
   // depth) or converts.
   const bool direct = plan.pk == 1 && out.elementType() == acc;
   Tensor partials;
+  // Each depth part's blocks by tile, for the block vertices' outputs (slicing the assembled view
+  // per block would copy all its regions each time).
+  std::map<unsigned, Tensor> partialBlock;
   if (!direct) {
     std::vector<Tensor> depthParts;
     for (std::size_t ki = 0; ki < plan.pk; ++ki)
       depthParts.push_back(blockTensor(graph, acc, plan, name + "/partials", [&](std::size_t gi, std::size_t mi,
                                                                                  std::size_t ni, const Tensor &block) {
-                             graph.setTileMapping(block, plan.tile(gi, mi, ni, ki));
+                             const unsigned tile = plan.tile(gi, mi, ni, ki);
+                             graph.setTileMapping(block, tile);
+                             partialBlock[tile] = block;
                            }).expand({0}));
     partials = concat(depthParts);
   }
@@ -481,14 +487,15 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           const auto [k0, k1] = plan.depth(ki);
           if (g0 >= g1 || m0 >= m1 || n0 >= n1 || k0 >= k1) continue;
           const unsigned tile = plan.tile(gi, mi, ni, ki);
-          Tensor dst = direct ? out : partials[ki];
+          // The block's output: [groups][rows][cols] of this tile.
+          const Tensor dst = direct ? out.slice({g0, m0, n0}, {g1, m1, n1}) : partialBlock.at(tile);
           if (ki == 0 && !outMapped) mapOutputBlock(graph, plan, out.slice({g0, m0, n0}, {g1, m1, n1}), gi, mi, ni);
           for (std::size_t gg = g0; gg < g1; ++gg) {
             VertexRef v = graph.addVertex(cs, vertex);
             if (plan.amp) {
               graph.connect(v["a"], A[gg].slice({m0, k0}, {m1, k1}).flatten());
               graph.connect(v["w"], weights(gg, n0, n1, k0, k1));
-              graph.connect(v["out"], dst[gg].slice({m0, n0}, {m1, n1}).flatten());
+              graph.connect(v["out"], dst[gg - g0].flatten());
               graph.setInitialValue(v["rows"], unsigned(m1 - m0));
               graph.setInitialValue(v["depth"], unsigned(k1 - k0));
               graph.setInitialValue(v["cols"], unsigned(n1 - n0));
@@ -500,7 +507,7 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
             const Tensor a = A[gg].slice({m0, k0}, {m1, k1}), b = B[gg].slice({k0, n0}, {k1, n1});
             graph.connect(v["a"], (aT ? a.transpose() : a).flatten());
             graph.connect(v["b"], (bT ? b.transpose() : b).flatten());
-            graph.connect(v["out"], dst[gg].slice({m0, n0}, {m1, n1}).flatten());
+            graph.connect(v["out"], dst[gg - g0].flatten());
             graph.setInitialValue(v["cols"], unsigned(n1 - n0));
             graph.setInitialValue(v["depth"], unsigned(k1 - k0));
             graph.setInitialValue(v["workers"], (n1 - n0) * accBytes % 4 ? 1u : 6u);

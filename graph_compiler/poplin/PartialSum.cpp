@@ -109,7 +109,11 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
   const std::size_t parts = partials.dim(0);
   const Type type = out.elementType();
   const std::size_t lanes = 8 / graph.getTarget().getTypeSize(type);
-  const Tensor outFlat = out.flatten(), partialsFlat = partials.reshape({parts, out.numElements()});
+  const Tensor outFlat = out.flatten();
+  // Each part's flat view made once: slicing it by an interval is then a search, not a copy of
+  // all its regions.
+  std::vector<Tensor> partFlat;
+  for (std::size_t p = 0; p < parts; ++p) partFlat.push_back(partials[p].flatten());
   const std::string vector = vectorVertex(graph, type), tail = tailVertex(graph, type);
   ComputeSet cs = graph.addComputeSet(name);
   const auto mapping = graph.getTileMapping(outFlat);
@@ -119,7 +123,7 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
     std::vector<std::vector<Tensor>> ins(parts);
     for (const Interval &iv : mapping[tile]) {
       outs.push_back(outFlat.slice(iv));
-      for (std::size_t p = 0; p < parts; ++p) ins[p].push_back(partialsFlat[p].slice(iv));
+      for (std::size_t p = 0; p < parts; ++p) ins[p].push_back(partFlat[p].slice(iv));
     }
     const Tensor o = concat(outs);
     const std::size_t whole = o.numElements() / lanes * lanes;
