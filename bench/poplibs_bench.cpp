@@ -7,7 +7,8 @@
 //   addInPlace of n floats: limit = n / (tiles x 2): a tile loads 16 and stores 8 bytes a cycle
 //     (ipu-facts §2.4), so two floats a cycle (two loaded and one stored, 4 bytes each).
 //   reduce ADD of n floats to one: reported (no limit is defined for it).
-//   convolution (ResNet-50's 3x3 layer, 56 x 56 x 64 -> 64, batch 4, half, padding 1): limit =
+//   convolution (ResNet-50's 3x3 layer, 56 x 56 x 64 -> 64, batch 4, half with half partials,
+//     padding 1): limit =
 //     its multiply-adds / (tiles x 64), the AMP's half rate.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -103,9 +104,10 @@ void BM_ResNetConv3x3(benchmark::State &state) {
                               {{0, 0}, {0, 0}, {1, 1}, {1, 1}, {1, 1}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
-    Tensor in = poplin::createInput(graph, params, "in");
-    Tensor weights = poplin::createWeights(graph, params, "weights");
-    poplin::convolution(graph, in, weights, params, false, prog, "conv");
+    const OptionFlags options{{"partialsType", "half"}};
+    Tensor in = poplin::createInput(graph, params, "in", options);
+    Tensor weights = poplin::createWeights(graph, params, "weights", options);
+    poplin::convolution(graph, in, weights, params, false, prog, "conv", options);
     const double macs = double(batch) * size * size * channels * channels * 9;
     return macs / (graph.getTarget().getNumTiles() * 64.0);
   });

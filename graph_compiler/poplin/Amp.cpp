@@ -183,6 +183,7 @@ std::string productVertex(Graph &graph, const Type &type) {
        << "  poplar::Output<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
        << "  unsigned rows;\n  unsigned depth;\n  unsigned cols;\n"
        << "  unsigned passIn;\n  unsigned passOut; // the supervisor's notes to the workers\n"
+       << "  poplar::Vector<unsigned> tapOffsets;\n"
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute() {}\n};\n";
   const std::string preamble = "#include <poplar/Vertex.hpp>\n";
@@ -210,11 +211,17 @@ std::string productVertex(Graph &graph, const Type &type) {
     << "  shr $m2, $m2, 4\n"
     << "  add $m2, $m2, -1\n"          // column chunks - 1
     << ".Lcols_" << name << ":\n"
-    << "  ld32 $m5, $m0, 0\n"          // the input's depth chunk
+    << "  setzi $m6, " << wz << "\n"
+    << "  ld32 $m8, $m0, 8\n"          // the taps' byte offsets into a
+    << "  ld32 $m7, $m0, 9\n"
+    << "  add $m7, $m7, -1\n"          // taps - 1
+    << ".Ltaps_" << name << ":\n"
+    << "  ld32 $m5, $m8, 0\n"
+    << "  ld32 $m3, $m0, 0\n"
+    << "  add $m5, $m5, $m3\n"         // the input's depth chunk at this tap
     << "  ld32 $m3, $m0, 4\n"
     << "  shr $m3, $m3, " << log2Inputs << "\n"
     << "  add $m3, $m3, -1\n"          // depth chunks - 1
-    << "  setzi $m6, " << wz << "\n"
     << ".Ldepth_" << name << ":\n"
     << "  sync TEXCH_SYNCZONE_LOCAL\n" // the previous pass's workers are done with $CWEI and the notes
     << "  put $CCCSLOAD, $m1\n";
@@ -226,6 +233,8 @@ std::string productVertex(Graph &graph, const Type &type) {
     << "  add $m5, $m5, 32\n"
     << "  setzi $m6, " << wa << "\n"
     << "  brnzdec $m3, .Ldepth_" << name << "\n"
+    << "  add $m8, $m8, 4\n"
+    << "  brnzdec $m7, .Ltaps_" << name << "\n"
     << "  add $m4, $m4, " << (k.f32 ? 64 : 32) << "\n"
     << "  brnzdec $m2, .Lcols_" << name << "\n"
     << "  sync TEXCH_SYNCZONE_LOCAL\n"

@@ -24,8 +24,11 @@ constexpr unsigned kMinRows = 18;
 inline unsigned maxRowElements(const poplar::Type &t) { return t == poplar::HALF ? 2040 : 1020; }
 
 /// The AMP product vertex for `type` in and out (half with half partials, float with float):
-/// out[rows][cols] = a[rows][depth] x B, with B given as weights in AMP order (ampWeightsVertex).
-/// Fields: a, w, out (ONE_PTR), rows, depth, cols; the host sets every one.
+/// out[rows][cols] = the sum over taps t of a_t[rows][depth] x B_t, where a_t starts
+/// tapOffsets[t] bytes into a (its rows `depth` elements apart) and the B_t are given as weights
+/// in AMP order (weightsVertex; column chunks, then taps, then depth chunks). A matrix product
+/// has one tap at offset 0; a convolution one a kernel position. Fields: a, w, out (ONE_PTR),
+/// rows, depth, cols, passIn and passOut (the supervisor's, set to 0), tapOffsets.
 std::string productVertex(poplar::Graph &graph, const poplar::Type &type);
 
 /// The vertex writing weight chunks in AMP order: for each chunk, `b` holds C rows of 16 columns of

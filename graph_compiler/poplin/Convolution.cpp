@@ -5,6 +5,8 @@
 // Forward blocks are (batch, group, output-channel block, output-row block), each with the input
 // rows its taps reach; weight gradients are partial sums per (batch, group, output-row block)
 // reduced by popops::reduce. Every value is computed on the tiles.
+#include "Amp.hpp"
+
 #include "../sdk/Generated.hpp"
 
 #include <poplin/ConvUtil.hpp>
@@ -19,6 +21,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <sstream>
 
@@ -275,22 +278,188 @@ unsigned blockTile(const Graph &graph, std::size_t u, std::size_t total) {
   return unsigned(total >= tiles ? u % tiles : u * tiles / total);
 }
 
+// ---- the AMP path ------------------------------------------------------------------------------
+//
+// A 2-D convolution with one group, channels in multiples of the AMP's chunks (16 output
+// channels; 16 halves or 8 floats of input), no transform but input padding, and rows of at
+// least amp::kMinRows outputs runs on the AMP product vertex (Amp.hpp) with a tap a kernel
+// position: for an output row, the input rows it reads (padding as zeros) lie channels-last in
+// the vertex's `a`, output pixel x's input at tap (ky, kx) starting (ky * window width + kx)
+// pixels in, so each tap is a [pixels][channels] x [channels][outputs] product over the same rows.
+// The tensors create* make for such a convolution are stored as the vertex reads them: the input
+// [N][H][W][C], the weights as the AMP's chunks ([Co/16][Kh][Kw][Ci/C][16][C]) and the output
+// [N][Co/cb][OH][OW][cb]; each is returned as poplin's view. Others are gathered as they lie.
+
+/// The partials type the options ask for (poplibs' default: float).
+Type partialsTypeOf(const OptionFlags &options) {
+  const std::string *v = options.find("partialsType");
+  if (!v || *v == "float") return FLOAT;
+  if (*v == "half") return HALF;
+  throw invalid_option("poplin::convolution: partialsType must be half or float, not '" + *v + "'");
+}
+
+struct AmpPlan {
+  std::size_t cb = 0; // output channels a vertex (a multiple of 16); 0: not on the AMP
+  std::size_t windowWidth = 0;
+};
+
+AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &options) {
+  AmpPlan none;
+  const Type t = p.inputType;
+  if ((t != HALF && t != FLOAT) || p.outputType != t || partialsTypeOf(options) != t) return none;
+  if (p.getNumFieldDims() != 2 || p.numConvGroups != 1) return none;
+  const auto plain = [](const ConvParams::InputTransform &x, bool padding) {
+    for (std::size_t d = 0; d < x.dilation.size(); ++d)
+      if (x.truncationLower[d] || x.truncationUpper[d] || x.dilation[d] != 1 || x.flip[d] ||
+          (!padding && (x.paddingLower[d] || x.paddingUpper[d])))
+        return false;
+    return true;
+  };
+  if (!plain(p.inputTransform, true) || !plain(p.kernelTransform, false)) return none;
+  const auto &o = p.outputTransform;
+  for (std::size_t d = 0; d < 2; ++d)
+    if (o.truncationLower[d] || o.truncationUpper[d] || o.stride[d] != 1 || o.paddingLower[d] || o.paddingUpper[d])
+      return none;
+  const std::size_t ci = p.inputChannelsPerConvGroup, co = p.outputChannelsPerConvGroup;
+  if (ci % amp::inputsPerPass(t) || co % amp::kOutputs || ci > amp::maxRowElements(t)) return none;
+  const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1);
+  if (ow < amp::kMinRows) return none;
+  AmpPlan plan;
+  plan.windowWidth = p.inputFieldShape[1] + p.inputTransform.paddingLower[1] + p.inputTransform.paddingUpper[1];
+  // Output channels a vertex: enough vertices (batch x rows x channel blocks) for the tiles.
+  const std::size_t chunks = co / amp::kOutputs, rows = p.batchSize * oh, tiles = graph.getTarget().getNumTiles();
+  const std::size_t want = std::min(chunks, std::max<std::size_t>(1, (tiles + rows - 1) / rows));
+  plan.cb = (chunks + want - 1) / want * amp::kOutputs;
+  // Memory: the input rows, the weights and the output rows of a vertex.
+  const double bytes = double(graph.getTarget().getTypeSize(t)) *
+                       (double(p.kernelShape[0]) * plan.windowWidth * ci + double(plan.cb) * ci * p.kernelShape[0] * p.kernelShape[1] +
+                        double(ow) * plan.cb);
+  if (bytes > memoryProportion(options) * graph.getTarget().getBytesPerTile()) return none;
+  return plan;
+}
+
+/// The tile of output block (n, channel block c, row y), u counting them in that order.
+unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, std::size_t n, std::size_t c,
+                 std::size_t y) {
+  const std::size_t blocks = p.outputChannelsPerConvGroup / plan.cb + (p.outputChannelsPerConvGroup % plan.cb != 0);
+  const std::size_t oh = p.getOutputSize(0), total = p.batchSize * blocks * oh;
+  return blockTile(graph, (n * blocks + c) * oh + y, total);
+}
+
+/// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) in the vertex's order: column
+/// chunks, taps, depth chunks, each chunk 16 rows (outputs in amp::weightRowOfOutput's order) of
+/// C inputs.
+Tensor ampWeights(const Tensor &weights, const ConvParams &p, std::size_t c0, std::size_t c1) {
+  const std::size_t C = amp::inputsPerPass(p.inputType), O = amp::kOutputs;
+  const Tensor w = weights[0]
+                       .slice(c0, c1)
+                       .reshape({(c1 - c0) / O, O, p.inputChannelsPerConvGroup / C, C, p.kernelShape[0], p.kernelShape[1]})
+                       .dimShuffle({0, 4, 5, 2, 1, 3});
+  unsigned outputOfRow[amp::kOutputs];
+  for (unsigned o = 0; o < O; ++o) outputOfRow[amp::weightRowOfOutput(o)] = o;
+  std::vector<Tensor> rows;
+  for (unsigned r = 0; r < O; ++r) rows.push_back(w.slice(outputOfRow[r], outputOfRow[r] + 1, 4));
+  return concat(rows, 4).flatten();
+}
+
+void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const Tensor &out, const ConvParams &p,
+                    const AmpPlan &plan, program::Sequence &prog, const std::string &name) {
+  const Type type = p.inputType;
+  const std::size_t ci = p.inputChannelsPerConvGroup, co = p.outputChannelsPerConvGroup;
+  const std::size_t h = p.inputFieldShape[0], w = p.inputFieldShape[1], kh = p.kernelShape[0], kw = p.kernelShape[1];
+  const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1), width = plan.windowWidth;
+  const std::size_t padTop = p.inputTransform.paddingLower[0], padLeft = p.inputTransform.paddingLower[1];
+  const unsigned bytes = unsigned(graph.getTarget().getTypeSize(type));
+  const std::string vertex = amp::productVertex(graph, type);
+  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1}), outNHWC = out.dimShuffle({0, 2, 3, 1});
+  std::vector<unsigned> tapOffsets;
+  for (std::size_t ky = 0; ky < kh; ++ky)
+    for (std::size_t kx = 0; kx < kw; ++kx) tapOffsets.push_back(unsigned((ky * width + kx) * ci * bytes));
+  bool outMapped = false;
+  graph.getTileMapping(out, &outMapped);
+  // Zeros for the padding, one row's worth on each tile that needs them.
+  std::map<unsigned, Tensor> zeros;
+  auto zerosOn = [&](unsigned tile, std::size_t n) {
+    auto it = zeros.find(tile);
+    if (it == zeros.end()) {
+      Tensor z = graph.addConstant(type, {width * ci}, 0.0, name + "/padding");
+      graph.setTileMapping(z, tile);
+      it = zeros.emplace(tile, z).first;
+    }
+    return it->second.slice(0, n);
+  };
+  ComputeSet cs = graph.addComputeSet(name);
+  for (std::size_t c0 = 0, c = 0; c0 < co; c0 += plan.cb, ++c) {
+    const std::size_t c1 = std::min(co, c0 + plan.cb);
+    const Tensor wv = ampWeights(weights, p, c0, c1);
+    for (std::size_t n = 0; n < p.batchSize; ++n)
+      for (std::size_t y = 0; y < oh; ++y) {
+        const unsigned tile = ampTile(graph, p, plan, n, c, y);
+        std::vector<Tensor> window;
+        for (std::size_t ky = 0; ky < kh; ++ky) {
+          const long iy = long(y + ky) - long(padTop);
+          if (iy < 0 || iy >= long(h)) {
+            window.push_back(zerosOn(tile, width * ci));
+            continue;
+          }
+          if (padLeft) window.push_back(zerosOn(tile, padLeft * ci));
+          window.push_back(inNHWC[n][std::size_t(iy)].flatten());
+          if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
+        }
+        const Tensor o = outNHWC[n][y].slice(c0, c1, 1);
+        if (!outMapped) graph.setTileMapping(o, tile);
+        VertexRef v = graph.addVertex(cs, vertex);
+        graph.connect(v["a"], concat(window));
+        graph.connect(v["w"], wv);
+        graph.connect(v["out"], o.flatten());
+        graph.setInitialValue(v["rows"], unsigned(ow));
+        graph.setInitialValue(v["depth"], unsigned(ci));
+        graph.setInitialValue(v["cols"], unsigned(c1 - c0));
+        graph.setInitialValue(v["passIn"], 0u);
+        graph.setInitialValue(v["passOut"], 0u);
+        graph.setInitialValue(v["tapOffsets"], tapOffsets);
+        graph.setTileMapping(v, tile);
+      }
+  }
+  prog.add(program::Execute(cs));
+}
+
 } // namespace
 
-Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &,
+Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &options,
                      PlanningCache *) {
   params.validate();
-  Tensor w = graph.addVariable(params.inputType, weightsShape(params),
-                               debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName());
+  const std::string name = debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName();
+  if (ampPlan(graph, params, options).cb) {
+    // The AMP's chunks: [Co/16][Kh][Kw][Ci/C][16 rows][C], viewed as [1][Co][Ci][Kh][Kw].
+    const std::size_t C = amp::inputsPerPass(params.inputType), O = amp::kOutputs;
+    const std::size_t co = params.outputChannelsPerConvGroup, ci = params.inputChannelsPerConvGroup;
+    const std::size_t kh = params.kernelShape[0], kw = params.kernelShape[1];
+    Tensor chunks = graph.addVariable(params.inputType, {co / O, kh, kw, ci / C, O, C}, name);
+    poputil::mapTensorLinearly(graph, chunks, 1, unsigned(O * C));
+    std::vector<Tensor> byOutput;
+    for (unsigned o = 0; o < O; ++o)
+      byOutput.push_back(chunks.slice(amp::weightRowOfOutput(o), amp::weightRowOfOutput(o) + 1, 4));
+    // [Co/16][Kh][Kw][Ci/C][16][C] -> [Co/16][16][Ci/C][C][Kh][Kw] -> [Co][Ci][Kh][Kw].
+    return concat(byOutput, 4).dimShuffle({0, 4, 3, 5, 1, 2}).reshape({co, ci, kh, kw}).expand({0});
+  }
+  Tensor w = graph.addVariable(params.inputType, weightsShape(params), name);
   poputil::mapTensorLinearly(graph, w);
   return w;
 }
 
-Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &,
+Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &options,
                    PlanningCache *) {
   params.validate();
-  Tensor in = graph.addVariable(params.inputType, inputShape(params),
-                                debugContext.getPathName().empty() ? "poplin::input" : debugContext.getPathName());
+  const std::string name = debugContext.getPathName().empty() ? "poplin::input" : debugContext.getPathName();
+  if (ampPlan(graph, params, options).cb) {
+    // Channels last, whole rows of pixels on a tile, viewed as [N][C][H][W].
+    const std::size_t h = params.inputFieldShape[0], w = params.inputFieldShape[1], c = params.inputChannelsPerConvGroup;
+    Tensor nhwc = graph.addVariable(params.inputType, {params.batchSize, h, w, c}, name);
+    poputil::mapTensorLinearly(graph, nhwc, 1, unsigned(w * c));
+    return nhwc.dimShuffle({0, 3, 1, 2});
+  }
+  Tensor in = graph.addVariable(params.inputType, inputShape(params), name);
   // Whole rows of the field on a tile.
   poputil::mapTensorLinearly(graph, in, 1, unsigned(params.inputFieldShape.back()));
   return in;
@@ -300,9 +469,21 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
                         const OptionFlags &options, PlanningCache *) {
   const std::string op = "poplin::createConvOutput";
   const Field f = field(op, params);
+  const std::string name = debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName();
+  if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb) {
+    // [N][Co/cb][OH][OW][cb]: each vertex's output rows together, on its tile; viewed as
+    // [N][Co][OH][OW].
+    const std::size_t co = params.outputChannelsPerConvGroup, blocks = co / ap.cb;
+    if (co % ap.cb == 0) {
+      Tensor o = graph.addVariable(params.outputType, {params.batchSize, blocks, f.oh, f.ow, ap.cb}, name);
+      for (std::size_t n = 0; n < params.batchSize; ++n)
+        for (std::size_t c = 0; c < blocks; ++c)
+          for (std::size_t y = 0; y < f.oh; ++y) graph.setTileMapping(o[n][c][y], ampTile(graph, params, ap, n, c, y));
+      return o.dimShuffle({0, 2, 3, 1, 4}).reshape({params.batchSize, f.oh, f.ow, co}).dimShuffle({0, 3, 1, 2});
+    }
+  }
   const Plan pl = plan(graph, params, f, options);
-  Tensor out = graph.addVariable(params.outputType, outputShape(params),
-                                 debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName());
+  Tensor out = graph.addVariable(params.outputType, outputShape(params), name);
   const Tensor o4 = as4d(out, params.getNumFieldDims());
   const std::size_t cbs = (params.outputChannelsPerConvGroup + pl.cb - 1) / pl.cb, rbs = (f.oh + pl.rb - 1) / pl.rb;
   const std::size_t total = params.batchSize * params.numConvGroups * cbs * rbs;
@@ -341,6 +522,11 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
     checkShape(op, "the weights", weightsIn, weightsShape(params));
   }
   if (weights.elementType() != params.inputType) fail(op, "the weights are " + weights.elementType().toString() + "; params say " + params.inputType.toString());
+  if (!transposeAndFlipWeights)
+    if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb) {
+      ampConvolution(graph, in, weights, out, params, ap, prog, name);
+      return;
+    }
   const Plan pl = plan(graph, params, f, options);
   const Tensor in4 = as4d(in, nd), out4 = as4d(out, nd), w4 = nd == 1 ? weights.expand({3}) : weights;
   bool outMapped = false;

@@ -501,6 +501,7 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
               graph.setInitialValue(v["cols"], unsigned(n1 - n0));
               graph.setInitialValue(v["passIn"], 0u); // written by the supervisor before use
               graph.setInitialValue(v["passOut"], 0u);
+              graph.setInitialValue(v["tapOffsets"], std::vector<unsigned>{0});
               graph.setTileMapping(v, tile);
               continue;
             }

@@ -1,0 +1,138 @@
+// poplin's convolutions on the AMP (docs/poplin.md "Convolutions on the AMP"): 2-D, one group,
+// channels in the AMP's chunks, input padding only. Tensors made by createInput/createWeights
+// (stored channels-last and as the AMP's weight chunks), with half and with float, symmetric and
+// uneven padding, and tensors the caller laid out (gathered as they lie). Every element is a
+// small multiple of 1/4 and every sum stays below 128, so every result is exact; the host
+// reference is computed here.
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplin/Convolution.hpp>
+#include <poplin/codelets.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+
+struct Case {
+  std::string name;
+  Type type;
+  std::size_t n, ci, co, h, w, kh, kw;
+  unsigned padTop, padBottom, padLeft, padRight;
+  bool created; // by createInput/createWeights, else laid out by the caller
+};
+
+float inAt(std::size_t i) { return float(int((i * 7) % 9) - 4) * 0.25f; }
+float wAt(std::size_t i) { return float(int((i * 5) % 7) - 3) * 0.25f; }
+
+} // namespace
+
+int main() {
+  IPUModel ipuModel;
+  ipuModel.tilesPerIPU = 8;
+  Device device = ipuModel.createDevice();
+  const Target &target = device.getTarget();
+  Graph graph(target);
+  popops::addCodelets(graph);
+  poplin::addCodelets(graph);
+  Sequence prog;
+
+  const std::vector<Case> cases = {
+      {"half, 3x3, padding 1", HALF, 2, 16, 32, 20, 20, 3, 3, 1, 1, 1, 1, true},
+      {"float, 3x3, uneven padding", FLOAT, 1, 8, 16, 6, 20, 3, 3, 0, 2, 2, 0, true},
+      {"float, 1x3, laid out by the caller", FLOAT, 1, 8, 16, 4, 24, 1, 3, 0, 0, 0, 0, false},
+  };
+  struct Result {
+    Tensor out;
+    std::vector<double> want;
+  };
+  std::vector<Result> results;
+  std::vector<std::vector<float>> inputs, kernels;
+  for (const Case &c : cases) {
+    poplin::ConvParams params(c.type, c.type, c.n, {c.h, c.w}, {c.kh, c.kw}, c.ci, c.co, 1,
+                              {{0, 0}, {0, 0}, {1, 1}, {c.padTop, c.padLeft}, {c.padBottom, c.padRight}, {false, false}},
+                              {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
+                              {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
+    const OptionFlags options{{"partialsType", c.type == HALF ? "half" : "float"}};
+    Tensor in, weights;
+    if (c.created) {
+      in = poplin::createInput(graph, params, c.name + "/in", options);
+      weights = poplin::createWeights(graph, params, c.name + "/weights", options);
+    } else {
+      in = graph.addVariable(c.type, {c.n, c.ci, c.h, c.w}, c.name + "/in");
+      weights = graph.addVariable(c.type, {1, c.co, c.ci, c.kh, c.kw}, c.name + "/weights");
+      poputil::mapTensorLinearly(graph, in);
+      poputil::mapTensorLinearly(graph, weights);
+    }
+    graph.createHostWrite(c.name + "/in", in);
+    graph.createHostWrite(c.name + "/weights", weights);
+    Tensor out = poplin::convolution(graph, in, weights, params, false, prog, c.name, options);
+    graph.createHostRead(c.name + "/out", out);
+    std::cout << c.name << ": output " << out.shapeToString() << "\n";
+    // The host reference, [n][co][oy][ox].
+    std::vector<float> iv(in.numElements()), wv(weights.numElements());
+    for (std::size_t i = 0; i < iv.size(); ++i) iv[i] = inAt(i);
+    for (std::size_t i = 0; i < wv.size(); ++i) wv[i] = wAt(i);
+    const std::size_t oh = c.h + c.padTop + c.padBottom - c.kh + 1, ow = c.w + c.padLeft + c.padRight - c.kw + 1;
+    std::vector<double> want(c.n * c.co * oh * ow);
+    for (std::size_t n = 0; n < c.n; ++n)
+      for (std::size_t o = 0; o < c.co; ++o)
+        for (std::size_t y = 0; y < oh; ++y)
+          for (std::size_t x = 0; x < ow; ++x) {
+            double s = 0;
+            for (std::size_t i = 0; i < c.ci; ++i)
+              for (std::size_t ky = 0; ky < c.kh; ++ky)
+                for (std::size_t kx = 0; kx < c.kw; ++kx) {
+                  const long iy = long(y + ky) - long(c.padTop), ix = long(x + kx) - long(c.padLeft);
+                  if (iy < 0 || ix < 0 || iy >= long(c.h) || ix >= long(c.w)) continue;
+                  s += double(iv[((n * c.ci + i) * c.h + std::size_t(iy)) * c.w + std::size_t(ix)]) *
+                       wv[((o * c.ci + i) * c.kh + ky) * c.kw + kx];
+                }
+            want[((n * c.co + o) * oh + y) * ow + x] = s;
+          }
+    results.push_back({out, want});
+    inputs.push_back(iv);
+    kernels.push_back(wv);
+  }
+
+  Engine engine(graph, prog);
+  engine.load(device);
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case &c = cases[k];
+    if (c.type == HALF) {
+      std::vector<uint16_t> ih(inputs[k].size()), wh(kernels[k].size());
+      copyFloatToDeviceHalf(target, inputs[k].data(), ih.data(), ih.size());
+      copyFloatToDeviceHalf(target, kernels[k].data(), wh.data(), wh.size());
+      engine.writeTensor(c.name + "/in", ih.data(), ih.data() + ih.size());
+      engine.writeTensor(c.name + "/weights", wh.data(), wh.data() + wh.size());
+    } else {
+      engine.writeTensor(c.name + "/in", inputs[k].data(), inputs[k].data() + inputs[k].size());
+      engine.writeTensor(c.name + "/weights", kernels[k].data(), kernels[k].data() + kernels[k].size());
+    }
+  }
+  engine.run(0);
+  unsigned bad = 0;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case &c = cases[k];
+    const std::size_t count = results[k].out.numElements();
+    std::vector<float> got(count);
+    if (c.type == HALF) {
+      std::vector<uint16_t> raw(count);
+      engine.readTensor(c.name + "/out", raw.data(), raw.data() + count);
+      copyDeviceHalfToFloat(target, raw.data(), got.data(), count);
+    } else {
+      engine.readTensor(c.name + "/out", got.data(), got.data() + count);
+    }
+    unsigned wrong = 0;
+    for (std::size_t i = 0; i < count; ++i) wrong += double(got[i]) != results[k].want[i];
+    std::cout << c.name << ": " << (wrong ? std::to_string(wrong) + " wrong" : "ok") << "\n";
+    bad += wrong;
+  }
+  return bad ? 1 : 0;
+}
