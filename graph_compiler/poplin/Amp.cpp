@@ -1,12 +1,14 @@
 // poplin's AMP kernels: a matrix-product block on the accumulating matrix product unit.
 //
 // The product vertex is a supervisor vertex in assembly generated here. It walks the output's
-// 16-column chunks and the depth's chunks (16 halves or 8 floats); for each pair it loads the
-// chunk's weights into $CWEI (32 ld128putcs: 16 output channels of a chunk's inputs) and starts
-// the six workers, each streaming its contiguous rows through the AMP: one bundle an AMP issue,
-// its main instruction loading the next issue's input and partials and storing an earlier
-// issue's results with the triple-packed pace forms. The first depth chunk starts from zero
-// partials; later ones take the running sums from the output, which is also where the results go.
+// 16-column chunks, the taps (a matrix product has one; a convolution one a kernel position, its
+// input starting at the tap's offset into `a`) and the depth's chunks (16 halves or 8 floats); for
+// each it loads the chunk's weights into $CWEI (32 ld128putcs: 16 output channels of a chunk's
+// inputs) and starts the six workers, each streaming its contiguous rows through the AMP: one
+// bundle an AMP issue, its main instruction loading the next issue's input and partials and
+// storing an earlier issue's results with the triple-packed pace forms. A column chunk's first pass (first tap,
+// first depth chunk) starts from zero partials; later ones take the running sums from the output,
+// which is also where the results go.
 //
 // The AMP pipeline (docs/tile-timing.md "AMP"): a set of S issues (S = 4 phases of four halves,
 // or 8 phases of one float) takes the inputs of one row; the partials a set gives are those of the
