@@ -395,7 +395,8 @@ private:
     for (const auto &[a, c] : l.elemApart)
       for (uint32_t x : itemsOf(a))
         for (uint32_t y : itemsOf(c))
-          if (x != y && tileItems[x].kind != Item::VertexState && tileItems[y].kind != Item::VertexState) {
+          if (x != y && tileItems[x].kind != Item::VertexState && tileItems[y].kind != Item::VertexState &&
+              std::find(tileItems[x].apart.begin(), tileItems[x].apart.end(), y) == tileItems[x].apart.end()) {
             tileItems[x].apart.push_back(y);
             tileItems[y].apart.push_back(x);
           }
