@@ -330,6 +330,7 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   const std::size_t chunks = co / amp::kOutputs, rows = p.batchSize * oh, tiles = graph.getTarget().getNumTiles();
   const std::size_t want = std::min(chunks, std::max<std::size_t>(1, (tiles + rows - 1) / rows));
   plan.cb = (chunks + want - 1) / want * amp::kOutputs;
+  if (plan.cb > amp::maxRowElements(t)) return none; // the output's row jump must fit a pace stride
   // Memory: the input rows, the weights and the output rows of a vertex.
   const double bytes = double(graph.getTarget().getTypeSize(t)) *
                        (double(p.kernelShape[0]) * plan.windowWidth * ci + double(plan.cb) * ci * p.kernelShape[0] * p.kernelShape[1] +
