@@ -36,7 +36,8 @@ namespace poplin::amp {
 
 using namespace poplar;
 
-unsigned weightRowOfOutput(unsigned o) {
+unsigned Form::rowOfOutput(unsigned o) const {
+  if (outputs() == 8) return o;
   // Output o = 4q + j: j 0/1 are set A's engines 2q, 2q+1 (rows 2q, 2q+1), j 2/3 set B's (rows 8+2q, 9+2q).
   const unsigned q = o / 4, j = o % 4;
   return (j < 2 ? 0 : 8) + 2 * q + j % 2;
@@ -44,18 +45,25 @@ unsigned weightRowOfOutput(unsigned o) {
 
 namespace {
 
-/// The kernel's shape for one type.
+/// The kernel's shape for one form. A row's outputs (16 halves, 16 floats or 8 floats) are S
+/// 64-bit atoms in every form, as many as the issues of a set.
 struct Kernel {
-  bool f32;
-  unsigned phases;     // S: issues a set (a row's input chunk)
-  unsigned perAtom;    // elements in 64 bits
-  const char *amp;     // the instruction
-  const char *flags;   // the phase flags' prefix
-  const char *cType;
+  bool f32;              // float input
+  unsigned phases;       // S: issues a set (a row's input chunk)
+  unsigned outputs;      // a pass's output channels
+  unsigned log2InAtom;   // log2 of the input elements in 64 bits
+  unsigned log2OutAtom;  // log2 of the partials in 64 bits
+  unsigned partialBytes;
+  const char *amp;       // the instruction
+  const char *flags;     // the phase flags' prefix
+  const char *inType, *outType;
 
-  explicit Kernel(const Type &t)
-      : f32(t == FLOAT), phases(f32 ? 8 : 4), perAtom(f32 ? 2 : 4), amp(f32 ? "f32sisov2amp" : "f16v4hihov4amp"),
-        flags(f32 ? "TAMP_F32_E4_P" : "TAMP_F16V4_E4_P"), cType(f32 ? "float" : "half") {}
+  explicit Kernel(const Form &f)
+      : f32(f.in == FLOAT), phases(f32 ? 8 : 4), outputs(f.outputs()), log2InAtom(f32 ? 1 : 2),
+        log2OutAtom(f.partials == FLOAT ? 1 : 2), partialBytes(f.partials == FLOAT ? 4 : 2),
+        amp(f32 ? "f32sisov2amp" : f.partials == HALF ? "f16v4hihov4amp" : "f16v4sisoamp"),
+        flags(f32 ? "TAMP_F32_E4_P" : "TAMP_F16V4_E4_P"), inType(f32 ? "float" : "half"),
+        outType(f.partials == FLOAT ? "float" : "half") {}
 };
 
 // Pace stride selects (asm-dialect §2.6): 00 one 64-bit atom, 01/10/11 the strides register's
@@ -123,7 +131,6 @@ void bundle(std::ostream &os, const Kernel &k, int u, Main main, bool amp, bool 
 /// retained" worker entries); the later passes only add the pass's addresses to the offsets.
 void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zeroPartials) {
   const int S = int(k.phases);
-  const unsigned log2PerAtom = k.f32 ? 1 : 2;
   os << "  .section .text." << name << ", \"ax\"\n  .type " << name << ", @function\n  .worker\n  .align 8\n"
      << name << ":\n";
   if (zeroPartials)
@@ -143,11 +150,11 @@ void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zer
        << "  cmpult $m5, $m0, $m3\n"
        << "  add $m9, $m2, $m5\n"          // rows P
        << "  ld32 $m5, $mvertex_base, 4\n"
-       << "  shr $m5, $m5, " << log2PerAtom << "\n" // input row atoms
+       << "  shr $m5, $m5, " << k.log2InAtom << "\n" // input row atoms
        << "  mul $m10, $m6, $m5\n"
        << "  shl $m10, $m10, 3\n"          // the first input row's offset
        << "  ld32 $m8, $mvertex_base, 5\n"
-       << "  shr $m8, $m8, " << log2PerAtom << "\n" // output row atoms
+       << "  shr $m8, $m8, " << k.log2OutAtom << "\n" // output row atoms
        << "  mul $m11, $m6, $m8\n"
        << "  shl $m11, $m11, 3\n"          // the first output row's offset
        << "  add $m5, $m5, -3\n"           // the input's jump: a row less the 3 atoms stepped
@@ -176,19 +183,19 @@ void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zer
 
 } // namespace
 
-std::string productVertex(Graph &graph, const Type &type) {
-  const Kernel k(type);
+std::string productVertex(Graph &graph, const Form &form) {
+  const Kernel k(form);
   // The class: fields in this order give the word offsets the assembly reads.
   std::ostringstream body;
-  body << "  poplar::Input<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
-       << "  poplar::Input<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 16, true>> w;\n"
-       << "  poplar::Output<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
+  body << "  poplar::Input<poplar::Vector<" << k.inType << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
+       << "  poplar::Input<poplar::Vector<" << k.inType << ", poplar::VectorLayout::ONE_PTR, 16, true>> w;\n"
+       << "  poplar::Output<poplar::Vector<" << k.outType << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
        << "  unsigned rows;\n  unsigned depth;\n  unsigned cols;\n"
        << "  unsigned passIn;\n  unsigned passOut; // the supervisor's notes to the workers\n"
        << "  poplar::Vector<unsigned> tapOffsets;\n"
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute() {}\n};\n";
-  const std::string preamble = "#include <poplar/Vertex.hpp>\n";
+  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// ") + k.amp + "\n";
   const std::string prefix = "ipusim_poplin_AmpMatMul";
   // The input apart from the partials and results, so a bundle's three accesses can go to three
   // element arrays (the schedule keeps the partials' and results' words in opposite arrays).
@@ -199,7 +206,8 @@ std::string productVertex(Graph &graph, const Type &type) {
       ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::SupervisorVertex", preamble, body.str(), attributes);
   const std::string entry = "__runCodelet_" + name;
   const std::string wz = name + "_zero", wa = name + "_acc";
-  const unsigned log2Inputs = k.f32 ? 3 : 4;
+  const unsigned log2Inputs = k.f32 ? 3 : 4, log2Outputs = k.outputs == 8 ? 3 : 4;
+  const unsigned entries = 4 * k.outputs; // 64-bit $CWEI entries a pass: four an output
   std::stringstream s;
   s << "#include <poplar/TileConstants.hpp>\n\n";
   worker(s, k, wz, true);
@@ -210,7 +218,7 @@ std::string productVertex(Graph &graph, const Type &type) {
     << "  ld32 $m1, $m0, 1\n"          // the weights, chunk after chunk
     << "  ld32 $m4, $m0, 2\n"          // the output's column chunk
     << "  ld32 $m2, $m0, 5\n"
-    << "  shr $m2, $m2, 4\n"
+    << "  shr $m2, $m2, " << log2Outputs << "\n"
     << "  add $m2, $m2, -1\n"          // column chunks - 1
     << ".Lcols_" << name << ":\n"
     << "  setzi $m6, " << wz << "\n"
@@ -227,17 +235,17 @@ std::string productVertex(Graph &graph, const Type &type) {
     << ".Ldepth_" << name << ":\n"
     << "  sync TEXCH_SYNCZONE_LOCAL\n" // the previous pass's workers are done with $CWEI and the notes
     << "  put $CCCSLOAD, $m1\n";
-  for (unsigned e = 0; e < 64; e += 2) s << "  ld128putcs " << e << "\n";
+  for (unsigned e = 0; e < entries; e += 2) s << "  ld128putcs " << e << "\n";
   s << "  st32 $m5, $m0, 6\n"
     << "  st32 $m4, $m0, 7\n"
     << "  runall $m6, $m0, 0\n"
-    << "  add $m1, $m1, 512\n"
+    << "  add $m1, $m1, " << 8 * entries << "\n"
     << "  add $m5, $m5, 32\n"
     << "  setzi $m6, " << wa << "\n"
     << "  brnzdec $m3, .Ldepth_" << name << "\n"
     << "  add $m8, $m8, 4\n"
     << "  brnzdec $m7, .Ltaps_" << name << "\n"
-    << "  add $m4, $m4, " << (k.f32 ? 64 : 32) << "\n"
+    << "  add $m4, $m4, " << k.outputs * k.partialBytes << "\n"
     << "  brnzdec $m2, .Lcols_" << name << "\n"
     << "  sync TEXCH_SYNCZONE_LOCAL\n"
     << "  br $lr\n"
@@ -246,32 +254,32 @@ std::string productVertex(Graph &graph, const Type &type) {
   return name;
 }
 
-std::string weightsVertex(Graph &graph, const Type &type) {
-  const Kernel k(type);
-  const unsigned C = inputsPerPass(type);
+std::string weightsVertex(Graph &graph, const Form &form) {
+  const Kernel k(form);
+  const unsigned C = form.inputs(), O = form.outputs();
   std::ostringstream table, body;
-  for (unsigned r = 0; r < kOutputs; ++r)
-    for (unsigned o = 0; o < kOutputs; ++o)
-      if (weightRowOfOutput(o) == r) table << (r ? ", " : "") << o;
+  for (unsigned r = 0; r < O; ++r)
+    for (unsigned o = 0; o < O; ++o)
+      if (form.rowOfOutput(o) == r) table << (r ? ", " : "") << o;
   // Each worker writes whole chunks: row r of a chunk's weights is output channel kOut[r]'s C inputs.
-  body << "  poplar::Input<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
-       << "  poplar::Output<poplar::Vector<" << k.cType << ", poplar::VectorLayout::ONE_PTR, 8>> w;\n"
+  body << "  poplar::Input<poplar::Vector<" << k.inType << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
+       << "  poplar::Output<poplar::Vector<" << k.inType << ", poplar::VectorLayout::ONE_PTR, 8>> w;\n"
        << "  unsigned chunks;\n"
        << "  void compute(unsigned wid) {\n"
-       << "    static const unsigned char kOut[16] = {" << table.str() << "};\n"
+       << "    static const unsigned char kOut[" << O << "] = {" << table.str() << "};\n"
        << "    for (unsigned c = wid; c < chunks; c += 6) {\n"
-       << "      const " << k.cType << " *src = &b[c * " << C * kOutputs << "];\n"
-       << "      " << k.cType << " *dst = &w[c * " << C * kOutputs << "];\n"
-       << "      for (unsigned r = 0; r < 16; ++r)\n"
-       << "        for (unsigned i = 0; i < " << C << "; ++i) dst[r * " << C << " + i] = src[i * 16 + kOut[r]];\n"
+       << "      const " << k.inType << " *src = &b[c * " << C * O << "];\n"
+       << "      " << k.inType << " *dst = &w[c * " << C * O << "];\n"
+       << "      for (unsigned r = 0; r < " << O << "; ++r)\n"
+       << "        for (unsigned i = 0; i < " << C << "; ++i) dst[r * " << C << " + i] = src[i * " << O << " + kOut[r]];\n"
        << "    }\n  }\n};\n";
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_poplin_AmpWeights", "poplar::MultiVertex",
                                          "#include <poplar/Vertex.hpp>\n", body.str());
 }
 
-double productCycles(const Type &type, std::size_t rows, std::size_t depth, std::size_t cols) {
-  const Kernel k(type);
-  const double columnChunks = double(cols / kOutputs), passes = columnChunks * double(depth / inputsPerPass(type));
+double productCycles(const Form &form, std::size_t rows, std::size_t depth, std::size_t cols) {
+  const Kernel k(form);
+  const double columnChunks = double(cols / k.outputs), passes = columnChunks * double(depth / form.inputs());
   // A pass: the supervisor's sync, weight load and runall (about 60 cycles), then the workers'
   // 5 bundles of addresses (30 more on a column chunk's first pass) and S(P + 2) + 4 bundles of
   // schedule, six cycles each.

@@ -321,16 +321,17 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
     if (o.truncationLower[d] || o.truncationUpper[d] || o.stride[d] != 1 || o.paddingLower[d] || o.paddingUpper[d])
       return none;
   const std::size_t ci = p.inputChannelsPerConvGroup, co = p.outputChannelsPerConvGroup;
-  if (ci % amp::inputsPerPass(t) || co % amp::kOutputs || ci > amp::maxRowElements(t)) return none;
+  const amp::Form form{t, t};
+  if (ci % form.inputs() || co % form.outputs() || ci > form.maxRow()) return none;
   const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1);
   if (ow < amp::kMinRows) return none;
   AmpPlan plan;
   plan.windowWidth = p.inputFieldShape[1] + p.inputTransform.paddingLower[1] + p.inputTransform.paddingUpper[1];
   // Output channels a vertex: enough vertices (batch x rows x channel blocks) for the tiles.
-  const std::size_t chunks = co / amp::kOutputs, rows = p.batchSize * oh, tiles = graph.getTarget().getNumTiles();
+  const std::size_t chunks = co / form.outputs(), rows = p.batchSize * oh, tiles = graph.getTarget().getNumTiles();
   const std::size_t want = std::min(chunks, std::max<std::size_t>(1, (tiles + rows - 1) / rows));
-  plan.cb = (chunks + want - 1) / want * amp::kOutputs;
-  if (plan.cb > amp::maxRowElements(t)) return none; // the output's row jump must fit a pace stride
+  plan.cb = (chunks + want - 1) / want * form.outputs();
+  if (plan.cb > form.maxRow()) return none; // the output's row jump must fit a pace stride
   // Memory: the input rows, the weights and the output rows of a vertex.
   const double bytes = double(graph.getTarget().getTypeSize(t)) *
                        (double(p.kernelShape[0]) * plan.windowWidth * ci + double(plan.cb) * ci * p.kernelShape[0] * p.kernelShape[1] +
@@ -348,16 +349,17 @@ unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, s
 }
 
 /// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) in the vertex's order: column
-/// chunks, taps, depth chunks, each chunk 16 rows (outputs in amp::weightRowOfOutput's order) of
+/// chunks, taps, depth chunks, each chunk 16 rows (outputs in amp::Form::rowOfOutput's order) of
 /// C inputs.
 Tensor ampWeights(const Tensor &weights, const ConvParams &p, std::size_t c0, std::size_t c1) {
-  const std::size_t C = amp::inputsPerPass(p.inputType), O = amp::kOutputs;
+  const amp::Form form{p.inputType, p.inputType};
+  const std::size_t C = form.inputs(), O = form.outputs();
   const Tensor w = weights[0]
                        .slice(c0, c1)
                        .reshape({(c1 - c0) / O, O, p.inputChannelsPerConvGroup / C, C, p.kernelShape[0], p.kernelShape[1]})
                        .dimShuffle({0, 4, 5, 2, 1, 3});
-  unsigned outputOfRow[amp::kOutputs];
-  for (unsigned o = 0; o < O; ++o) outputOfRow[amp::weightRowOfOutput(o)] = o;
+  std::vector<unsigned> outputOfRow(O);
+  for (unsigned o = 0; o < O; ++o) outputOfRow[form.rowOfOutput(o)] = o;
   std::vector<Tensor> rows;
   for (unsigned r = 0; r < O; ++r) rows.push_back(w.slice(outputOfRow[r], outputOfRow[r] + 1, 4));
   return concat(rows, 4).flatten();
@@ -371,7 +373,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1), width = plan.windowWidth;
   const std::size_t padTop = p.inputTransform.paddingLower[0], padLeft = p.inputTransform.paddingLower[1];
   const unsigned bytes = unsigned(graph.getTarget().getTypeSize(type));
-  const std::string vertex = amp::productVertex(graph, type);
+  const std::string vertex = amp::productVertex(graph, {type, type});
   const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1}), outNHWC = out.dimShuffle({0, 2, 3, 1});
   std::vector<unsigned> tapOffsets;
   for (std::size_t ky = 0; ky < kh; ++ky)
@@ -433,14 +435,15 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
   const std::string name = debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName();
   if (ampPlan(graph, params, options).cb) {
     // The AMP's chunks: [Co/16][Kh][Kw][Ci/C][16 rows][C], viewed as [1][Co][Ci][Kh][Kw].
-    const std::size_t C = amp::inputsPerPass(params.inputType), O = amp::kOutputs;
+    const amp::Form form{params.inputType, params.inputType};
+    const std::size_t C = form.inputs(), O = form.outputs();
     const std::size_t co = params.outputChannelsPerConvGroup, ci = params.inputChannelsPerConvGroup;
     const std::size_t kh = params.kernelShape[0], kw = params.kernelShape[1];
     Tensor chunks = graph.addVariable(params.inputType, {co / O, kh, kw, ci / C, O, C}, name);
     poputil::mapTensorLinearly(graph, chunks, 1, unsigned(O * C));
     std::vector<Tensor> byOutput;
     for (unsigned o = 0; o < O; ++o)
-      byOutput.push_back(chunks.slice(amp::weightRowOfOutput(o), amp::weightRowOfOutput(o) + 1, 4));
+      byOutput.push_back(chunks.slice(form.rowOfOutput(o), form.rowOfOutput(o) + 1, 4));
     // [Co/16][Kh][Kw][Ci/C][16][C] -> [Co/16][16][Ci/C][C][Kh][Kw] -> [Co][Ci][Kh][Kw].
     return concat(byOutput, 4).dimShuffle({0, 4, 3, 5, 1, 2}).reshape({co, ci, kh, kw}).expand({0});
   }

@@ -96,27 +96,27 @@ const double kMacsPerTileCycle = 0.4;
 /// float with float) where the shapes suit it, else the generated C++ vertex.
 struct Kernel {
   bool amp = false;
-  Type type = FLOAT;
+  amp::Form form{FLOAT, FLOAT};
   std::size_t kAlign = 1, nAlign = 1, minRows = 1, maxRow = std::numeric_limits<std::size_t>::max();
   double cycles(std::size_t mb, std::size_t kb, std::size_t nb) const {
-    return amp ? amp::productCycles(type, mb, kb, nb) : double(mb) * kb * nb / kMacsPerTileCycle;
+    return amp ? amp::productCycles(form, mb, kb, nb) : double(mb) * kb * nb / kMacsPerTileCycle;
   }
 };
 
-/// The AMP takes the depth in chunks of 16 halves or 8 floats and the columns in chunks of 16; its
-/// left operand's rows must lie in memory as rows (not a transposed view).
+/// The AMP takes the depth in chunks of 16 halves or 8 floats and the columns in chunks of 16 (8
+/// for half with float partials); its left operand's rows must lie in memory as rows (not a
+/// transposed view).
 Kernel chooseKernel(const Type &in, const Type &partials, std::size_t m, std::size_t k, std::size_t n,
                     bool aTransposed) {
   Kernel kern;
-  kern.type = in;
-  if (in != partials || aTransposed || m < amp::kMinRows) return kern;
-  const std::size_t C = amp::inputsPerPass(in);
-  if (k % C || n % amp::kOutputs) return kern;
+  kern.form = {in, partials};
+  if (!kern.form.valid() || aTransposed || m < amp::kMinRows) return kern;
+  if (k % kern.form.inputs() || n % kern.form.outputs()) return kern;
   kern.amp = true;
-  kern.kAlign = C;
-  kern.nAlign = amp::kOutputs;
+  kern.kAlign = kern.form.inputs();
+  kern.nAlign = kern.form.outputs();
   kern.minRows = amp::kMinRows;
-  kern.maxRow = amp::maxRowElements(in);
+  kern.maxRow = kern.form.maxRow();
   return kern;
 }
 
@@ -224,7 +224,7 @@ Plan choosePlan(const std::string &op, const Target &target, std::size_t g, std:
       // No AMP plan fits (its blocks are aligned to the AMP's chunks): the vector unit's may.
     }
   }
-  return makePlan(op, target, g, m, k, n, inType, opts, Kernel{false, inType});
+  return makePlan(op, target, g, m, k, n, inType, opts, Kernel{false, {inType, opts.partialsType}});
 }
 
 // ---- the vertex -------------------------------------------------------------------------------
@@ -308,17 +308,17 @@ void checkTypes(const std::string &op, const Type &a, const Type &b) {
 
 // The AMP's weights for B (grouped, [g][k][n]): returns weights(g, n0, n1, k0, k1), the chunks of
 // that block of B in the order the product vertex loads them (column chunks, then depth chunks;
-// each chunk 16 rows of C, row r holding output column amp::weightRowOfOutput's inverse). A B that
+// each chunk 16 (or 8) rows of C, row r holding the output column amp::Form::rowOfOutput maps to r). A B that
 // is a transposed view of a row-major [n][k] tensor, or one createMatMulInputRHS made for the AMP,
 // has its chunks' rows in memory already: they are gathered as they lie. Otherwise a compute set
 // reorders each chunk on one of the tiles that multiply it.
 std::function<Tensor(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t)>
-weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::Sequence &prog,
+weightChunks(Graph &graph, const Plan &plan, const amp::Form &form, const Tensor &B, bool bT, program::Sequence &prog,
              const std::string &name) {
   const Type type = B.elementType();
-  const std::size_t C = amp::inputsPerPass(type), O = amp::kOutputs;
-  unsigned outputOfRow[amp::kOutputs];
-  for (unsigned o = 0; o < O; ++o) outputOfRow[amp::weightRowOfOutput(o)] = o;
+  const std::size_t C = form.inputs(), O = form.outputs();
+  std::vector<unsigned> outputOfRow(O);
+  for (unsigned o = 0; o < O; ++o) outputOfRow[form.rowOfOutput(o)] = o;
   // B's columns lie in memory as rows when B is a transposed view or was made by
   // createMatMulInputRHS for the AMP (whose chunks are then whole in memory).
   const bool rowsLie = bT || B[0].transpose()[0].slice(0, C).isContiguous();
@@ -331,13 +331,13 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
     const Tensor ordered = concat(rows, 3);
     std::vector<Tensor> groups;
     for (std::size_t gg = 0; gg < plan.g; ++gg) groups.push_back(ordered[gg]);
-    return [groups, C](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
-      return groups[gg].slice(n0 / amp::kOutputs, n1 / amp::kOutputs).slice(k0 / C, k1 / C, 1).flatten();
+    return [groups, C, O](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
+      return groups[gg].slice(n0 / O, n1 / O).slice(k0 / C, k1 / C, 1).flatten();
     };
   }
   const std::size_t G = plan.g, NC = plan.n / O, KC = plan.k / C;
   Tensor w = graph.addVariable(type, {G, NC, KC, O * C}, name + "/weights");
-  const std::string vertex = amp::weightsVertex(graph, type);
+  const std::string vertex = amp::weightsVertex(graph, form);
   ComputeSet cs = graph.addComputeSet(name + "/weights");
   for (std::size_t gi = 0; gi < plan.pg; ++gi)
     for (std::size_t ni = 0; ni < plan.pn; ++ni)
@@ -368,7 +368,7 @@ weightChunks(Graph &graph, const Plan &plan, const Tensor &B, bool bT, program::
         }
       }
   prog.add(program::Execute(cs));
-  return [w, C](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
+  return [w, C, O](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
     std::vector<Tensor> chunks;
     for (std::size_t nc = n0 / O; nc < n1 / O; ++nc) chunks.push_back(w[gg][nc].slice(k0 / C, k1 / C).flatten());
     return concat(chunks);
@@ -448,11 +448,11 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
   const bool aT = transposedView(A), bT = transposedView(B);
   const Plan plan = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts, aT);
   const std::string vertex =
-      plan.amp ? amp::productVertex(graph, A.elementType()) : matMulVertex(graph, A.elementType(), acc, aT, bT);
+      plan.amp ? amp::productVertex(graph, {A.elementType(), acc}) : matMulVertex(graph, A.elementType(), acc, aT, bT);
   // The AMP's weights: B's blocks in chunks of 16 columns by C rows, each chunk's columns as rows
   // in the AMP's engine order (weightChunks).
   std::function<Tensor(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t)> weights;
-  if (plan.amp) weights = weightChunks(graph, plan, B, bT, prog, name);
+  if (plan.amp) weights = weightChunks(graph, plan, {A.elementType(), acc}, B, bT, prog, name);
   // The blocks write partial sums in the accumulator type: straight into the output when the
   // depth is not split and the types agree, else into partials that popops sums (over the
   // depth) or converts.
@@ -539,9 +539,10 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
   const Plan p = s.k && s.g ? choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts, false) : Plan{};
   if (!lhs && p.amp) {
     // The AMP's weight order: chunks [g][n/16][k/C] of 16 rows (output columns in the order of
-    // amp::weightRowOfOutput) by C, each chunk on the first tile that multiplies it; the user sees
+    // amp::Form::rowOfOutput) by C, each chunk on the first tile that multiplies it; the user sees
     // the [g][k][n] view.
-    const std::size_t C = amp::inputsPerPass(type), O = amp::kOutputs;
+    const amp::Form form{type, opts.partialsType};
+    const std::size_t C = form.inputs(), O = form.outputs();
     Tensor w = graph.addVariable(type, {s.g, s.n / O, s.k / C, O, C}, name);
     for (std::size_t gi = 0; gi < p.pg; ++gi)
       for (std::size_t ni = 0; ni < p.pn; ++ni)
@@ -553,7 +554,7 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
             graph.setTileMapping(w.slice({g0, n0 / O, k0 / C, 0, 0}, {g1, n1 / O, k1 / C, O, C}), p.tile(gi, 0, ni, ki));
         }
     std::vector<Tensor> byOutput;
-    for (unsigned o = 0; o < O; ++o) byOutput.push_back(w.slice(amp::weightRowOfOutput(o), amp::weightRowOfOutput(o) + 1, 3));
+    for (unsigned o = 0; o < O; ++o) byOutput.push_back(w.slice(form.rowOfOutput(o), form.rowOfOutput(o) + 1, 3));
     Tensor t = concat(byOutput, 3).dimShuffle({0, 2, 4, 1, 3}).reshape({s.g, s.k, s.n});
     return grouped ? t : t[0];
   }

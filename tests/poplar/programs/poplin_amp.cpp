@@ -1,5 +1,6 @@
 // poplin's matrix products on the AMP (docs/poplin.md "The AMP path"): float x float with float
-// partials (f32sisov2amp) and half x half with half partials (f16v4hihov4amp), right operands
+// partials (f32sisov2amp), half x half with half partials (f16v4hihov4amp) and with float
+// partials (f16v4sisoamp, 8 outputs a pass), right operands
 // in rows (reordered on the tiles) and as transposed views (gathered as they lie), a depth split
 // whose partials popops::reduce sums, rows shared unevenly by the six workers, and a shape the
 // AMP does not take (the vector unit's vertex runs it), and an output the caller mapped unevenly
@@ -78,6 +79,8 @@ int main() {
       {"float, B transposed", FLOAT, 23, 24, 32, true, {}, false, {}, {}},
       {"half", HALF, 36, 32, 32, false, halfPartials, false, {}, {}},
       {"half, B transposed", HALF, 19, 48, 16, true, halfPartials, false, {}, {}},
+      {"half, float partials", HALF, 36, 32, 24, false, {}, false, {}, {}},
+      {"half, float partials, B transposed, depth split", HALF, 20, 256, 8, true, tight, false, {}, {}},
       {"float, depth split", FLOAT, 24, 512, 16, false, tight, false, {}, {}},
       {"float, depth split, output mapped unevenly", FLOAT, 24, 512, 16, false, tight, true, {}, {}},
       {"float, 17 rows (vector unit)", FLOAT, 17, 16, 16, false, {}, false, {}, {}},
