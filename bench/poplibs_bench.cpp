@@ -7,8 +7,8 @@
 //   addInPlace of n floats: limit = n / (tiles x 2): a tile loads 16 and stores 8 bytes a cycle
 //     (ipu-facts §2.4), so two floats a cycle (two loaded and one stored, 4 bytes each).
 //   reduce ADD of n floats to one: reported (no limit is defined for it).
-//   convolution (ResNet-50's 3x3 layer, 56 x 56 x 64 -> 64, batch 4, half with half partials,
-//     padding 1): limit =
+//   convolution (ResNet-50's 3x3 layer, 56 x 56 x 64 -> 64, batch 4, half with half or float
+//     partials, padding 1): limit =
 //     its multiply-adds / (tiles x 64), the AMP's half rate.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -97,14 +97,14 @@ void BM_ReduceAdd(benchmark::State &state) {
   });
 }
 
-void BM_ResNetConv3x3(benchmark::State &state) {
+void BM_ResNetConv3x3(benchmark::State &state, const char *partials) {
   measure(state, [&](Graph &graph, Sequence &prog) {
     const std::size_t batch = 4, size = 56, channels = 64;
     poplin::ConvParams params(HALF, HALF, batch, {size, size}, {3, 3}, channels, channels, 1,
                               {{0, 0}, {0, 0}, {1, 1}, {1, 1}, {1, 1}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
-    const OptionFlags options{{"partialsType", "half"}};
+    const OptionFlags options{{"partialsType", partials}};
     Tensor in = poplin::createInput(graph, params, "in", options);
     Tensor weights = poplin::createWeights(graph, params, "weights", options);
     poplin::convolution(graph, in, weights, params, false, prog, "conv", options);
@@ -115,7 +115,8 @@ void BM_ResNetConv3x3(benchmark::State &state) {
 
 } // namespace
 
-BENCHMARK(BM_ResNetConv3x3)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_ResNetConv3x3, half_partials, "half")->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_ResNetConv3x3, float_partials, "float")->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_MatMul, half, HALF)->Args({1024, 1024, 1024})->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_MatMul, float, FLOAT)->Args({1024, 1024, 1024})->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_AddInPlace)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);

@@ -280,15 +280,17 @@ unsigned blockTile(const Graph &graph, std::size_t u, std::size_t total) {
 
 // ---- the AMP path ------------------------------------------------------------------------------
 //
-// A 2-D convolution with one group, channels in multiples of the AMP's chunks (16 output
-// channels; 16 halves or 8 floats of input), no transform but input padding, and rows of at
-// least amp::kMinRows outputs runs on the AMP product vertex (Amp.hpp) with a tap a kernel
-// position: for an output row, the input rows it reads (padding as zeros) lie channels-last in
-// the vertex's `a`, output pixel x's input at tap (ky, kx) starting (ky * window width + kx)
-// pixels in, so each tap is a [pixels][channels] x [channels][outputs] product over the same rows.
-// The tensors create* make for such a convolution are stored as the vertex reads them: the input
-// [N][H][W][C], the weights as the AMP's chunks ([Co/16][Kh][Kw][Ci/C][16][C]) and the output
-// [N][Co/cb][OH][OW][cb]; each is returned as poplin's view. Others are gathered as they lie.
+// A 2-D convolution with one group, channels in multiples of the AMP's chunks (output channels in
+// multiples of a pass's outputs: 16, or 8 for half with float partials; input channels of 16
+// halves or 8 floats), no transform but input padding, and rows of at least amp::kMinRows
+// outputs runs on the AMP product vertex (Amp.hpp) with a tap a kernel position: for an output
+// row, the input rows it reads (padding as zeros) lie channels-last in the vertex's `a`, output
+// pixel x's input at tap (ky, kx) starting (ky * window width + kx) pixels in, so each tap is a
+// [pixels][channels] x [channels][outputs] product over the same rows. The tensors create* make
+// for such a convolution are stored as the vertex reads them: the input [N][H][W][C], the
+// weights as the AMP's chunks ([Co/O][Kh][Kw][Ci/C][O][C]) and the output [N][Co/cb][OH][OW][cb];
+// each is returned as poplin's view. Others are gathered as they lie. Half with float partials
+// (poplibs' default) sums into a float tensor laid out as the output, cast into it afterwards.
 
 /// The partials type the options ask for (poplibs' default: float).
 Type partialsTypeOf(const OptionFlags &options) {
@@ -299,14 +301,16 @@ Type partialsTypeOf(const OptionFlags &options) {
 }
 
 struct AmpPlan {
-  std::size_t cb = 0; // output channels a vertex (a multiple of 16); 0: not on the AMP
+  std::size_t cb = 0; // output channels a vertex (a multiple of the pass's outputs); 0: not on the AMP
   std::size_t windowWidth = 0;
+  amp::Form form{FLOAT, FLOAT};
 };
 
 AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &options) {
   AmpPlan none;
   const Type t = p.inputType;
-  if ((t != HALF && t != FLOAT) || p.outputType != t || partialsTypeOf(options) != t) return none;
+  const amp::Form form{t, partialsTypeOf(options)};
+  if (!form.valid() || p.outputType != t) return none;
   if (p.getNumFieldDims() != 2 || p.numConvGroups != 1) return none;
   const auto plain = [](const ConvParams::InputTransform &x, bool padding) {
     for (std::size_t d = 0; d < x.dilation.size(); ++d)
@@ -321,11 +325,11 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
     if (o.truncationLower[d] || o.truncationUpper[d] || o.stride[d] != 1 || o.paddingLower[d] || o.paddingUpper[d])
       return none;
   const std::size_t ci = p.inputChannelsPerConvGroup, co = p.outputChannelsPerConvGroup;
-  const amp::Form form{t, t};
   if (ci % form.inputs() || co % form.outputs() || ci > form.maxRow()) return none;
   const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1);
   if (ow < amp::kMinRows) return none;
   AmpPlan plan;
+  plan.form = form;
   plan.windowWidth = p.inputFieldShape[1] + p.inputTransform.paddingLower[1] + p.inputTransform.paddingUpper[1];
   // Output channels a vertex: enough vertices (batch x rows x channel blocks) for the tiles.
   const std::size_t chunks = co / form.outputs(), rows = p.batchSize * oh, tiles = graph.getTarget().getNumTiles();
@@ -348,11 +352,23 @@ unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, s
   return blockTile(graph, (n * blocks + c) * oh + y, total);
 }
 
+/// An output-shaped [N][Co][OH][OW] tensor of `type` stored [N][Co/cb][OH][OW][cb]: each vertex's
+/// output rows together, on its tile; or "" (an invalid tensor) if cb does not divide Co.
+Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name) {
+  const std::size_t co = p.outputChannelsPerConvGroup, blocks = co / plan.cb, oh = p.getOutputSize(0),
+                    ow = p.getOutputSize(1);
+  if (co % plan.cb) return Tensor();
+  Tensor o = graph.addVariable(type, {p.batchSize, blocks, oh, ow, plan.cb}, name);
+  for (std::size_t n = 0; n < p.batchSize; ++n)
+    for (std::size_t c = 0; c < blocks; ++c)
+      for (std::size_t y = 0; y < oh; ++y) graph.setTileMapping(o[n][c][y], ampTile(graph, p, plan, n, c, y));
+  return o.dimShuffle({0, 2, 3, 1, 4}).reshape({p.batchSize, oh, ow, co}).dimShuffle({0, 3, 1, 2});
+}
+
 /// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) in the vertex's order: column
 /// chunks, taps, depth chunks, each chunk 16 rows (outputs in amp::Form::rowOfOutput's order) of
 /// C inputs.
-Tensor ampWeights(const Tensor &weights, const ConvParams &p, std::size_t c0, std::size_t c1) {
-  const amp::Form form{p.inputType, p.inputType};
+Tensor ampWeights(const Tensor &weights, const ConvParams &p, const amp::Form &form, std::size_t c0, std::size_t c1) {
   const std::size_t C = form.inputs(), O = form.outputs();
   const Tensor w = weights[0]
                        .slice(c0, c1)
@@ -373,13 +389,19 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1), width = plan.windowWidth;
   const std::size_t padTop = p.inputTransform.paddingLower[0], padLeft = p.inputTransform.paddingLower[1];
   const unsigned bytes = unsigned(graph.getTarget().getTypeSize(type));
-  const std::string vertex = amp::productVertex(graph, {type, type});
-  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1}), outNHWC = out.dimShuffle({0, 2, 3, 1});
+  const std::string vertex = amp::productVertex(graph, plan.form);
+  // With partials of another type than the output (half with float partials), the vertices write
+  // a partials tensor laid out as the output would be, cast into the output afterwards.
+  const bool direct = plan.form.partials == out.elementType();
+  Tensor sums = direct ? out : ampOutput(graph, p, plan, plan.form.partials, name + "/partials");
+  if (!sums.valid()) sums = graph.clone(plan.form.partials, out, name + "/partials");
+  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1});
   std::vector<unsigned> tapOffsets;
   for (std::size_t ky = 0; ky < kh; ++ky)
     for (std::size_t kx = 0; kx < kw; ++kx) tapOffsets.push_back(unsigned((ky * width + kx) * ci * bytes));
-  bool outMapped = false;
-  graph.getTileMapping(out, &outMapped);
+  bool outMapped = !direct;
+  if (direct) graph.getTileMapping(out, &outMapped);
+  const Tensor outNHWC = sums.dimShuffle({0, 2, 3, 1});
   // Zeros for the padding, one row's worth on each tile that needs them.
   std::map<unsigned, Tensor> zeros;
   auto zerosOn = [&](unsigned tile, std::size_t n) {
@@ -394,7 +416,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   ComputeSet cs = graph.addComputeSet(name);
   for (std::size_t c0 = 0, c = 0; c0 < co; c0 += plan.cb, ++c) {
     const std::size_t c1 = std::min(co, c0 + plan.cb);
-    const Tensor wv = ampWeights(weights, p, c0, c1);
+    const Tensor wv = ampWeights(weights, p, plan.form, c0, c1);
     for (std::size_t n = 0; n < p.batchSize; ++n)
       for (std::size_t y = 0; y < oh; ++y) {
         const unsigned tile = ampTile(graph, p, plan, n, c, y);
@@ -425,6 +447,14 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
       }
   }
   prog.add(program::Execute(cs));
+  if (!direct) {
+    // Cast in the storage order of ampOutput ([N][Co/cb][OH][OW][cb]), where its runs are long.
+    auto stored = [&](const Tensor &t) {
+      if (co % plan.cb) return t;
+      return t.dimShuffle({0, 2, 3, 1}).reshape({p.batchSize, oh, ow, co / plan.cb, plan.cb}).dimShuffle({0, 3, 1, 2, 4});
+    };
+    popops::cast(graph, stored(sums), stored(out), prog, name + "/cast");
+  }
 }
 
 } // namespace
@@ -435,7 +465,7 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
   const std::string name = debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName();
   if (ampPlan(graph, params, options).cb) {
     // The AMP's chunks: [Co/16][Kh][Kw][Ci/C][16 rows][C], viewed as [1][Co][Ci][Kh][Kw].
-    const amp::Form form{params.inputType, params.inputType};
+    const amp::Form form = ampPlan(graph, params, options).form;
     const std::size_t C = form.inputs(), O = form.outputs();
     const std::size_t co = params.outputChannelsPerConvGroup, ci = params.inputChannelsPerConvGroup;
     const std::size_t kh = params.kernelShape[0], kw = params.kernelShape[1];
@@ -474,18 +504,8 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
   const std::string op = "poplin::createConvOutput";
   const Field f = field(op, params);
   const std::string name = debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName();
-  if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb) {
-    // [N][Co/cb][OH][OW][cb]: each vertex's output rows together, on its tile; viewed as
-    // [N][Co][OH][OW].
-    const std::size_t co = params.outputChannelsPerConvGroup, blocks = co / ap.cb;
-    if (co % ap.cb == 0) {
-      Tensor o = graph.addVariable(params.outputType, {params.batchSize, blocks, f.oh, f.ow, ap.cb}, name);
-      for (std::size_t n = 0; n < params.batchSize; ++n)
-        for (std::size_t c = 0; c < blocks; ++c)
-          for (std::size_t y = 0; y < f.oh; ++y) graph.setTileMapping(o[n][c][y], ampTile(graph, params, ap, n, c, y));
-      return o.dimShuffle({0, 2, 3, 1, 4}).reshape({params.batchSize, f.oh, f.ow, co}).dimShuffle({0, 3, 1, 2});
-    }
-  }
+  if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb)
+    if (Tensor o = ampOutput(graph, params, ap, params.outputType, name); o.valid()) return o;
   const Plan pl = plan(graph, params, f, options);
   Tensor out = graph.addVariable(params.outputType, outputShape(params), name);
   const Tensor o4 = as4d(out, params.getNumFieldDims());

@@ -1,6 +1,7 @@
 // poplin's convolutions on the AMP (docs/poplin.md "Convolutions on the AMP"): 2-D, one group,
 // channels in the AMP's chunks, input padding only. Tensors made by createInput/createWeights
-// (stored channels-last and as the AMP's weight chunks), with half and with float, symmetric and
+// (stored channels-last and as the AMP's weight chunks), with half (half partials, and float
+// partials: 8 outputs a pass, summed in float and cast) and with float, symmetric and
 // uneven padding, and tensors the caller laid out (gathered as they lie). Every element is a
 // small multiple of 1/4 and every sum stays below 128, so every result is exact; the host
 // reference is computed here.
@@ -45,6 +46,8 @@ int main() {
 
   const std::vector<Case> cases = {
       {"half, 3x3, padding 1", HALF, 2, 16, 32, 20, 20, 3, 3, 1, 1, 1, 1, true},
+      {"half, float partials, 3x3, padding 1", HALF, 1, 16, 16, 5, 20, 3, 3, 1, 1, 1, 1, true},
+      {"half, float partials, 24 outputs in blocks of 16", HALF, 1, 16, 24, 5, 20, 3, 3, 1, 1, 1, 1, true},
       {"float, 3x3, uneven padding", FLOAT, 1, 8, 16, 6, 20, 3, 3, 0, 2, 2, 0, true},
       {"float, 1x3, laid out by the caller", FLOAT, 1, 8, 16, 4, 24, 1, 3, 0, 0, 0, 0, false},
   };
@@ -59,7 +62,7 @@ int main() {
                               {{0, 0}, {0, 0}, {1, 1}, {c.padTop, c.padLeft}, {c.padBottom, c.padRight}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
-    const OptionFlags options{{"partialsType", c.type == HALF ? "half" : "float"}};
+    const OptionFlags options{{"partialsType", c.type == HALF && c.name.find("float partials") == std::string::npos ? "half" : "float"}};
     Tensor in, weights;
     if (c.created) {
       in = poplin::createInput(graph, params, c.name + "/in", options);
