@@ -555,6 +555,105 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
   return name;
 }
 
+// A float tensor cast to half (Cast(_1, HALF) of a whole tensor) in assembly: each worker a
+// contiguous run of whole groups of 8 elements, one bundle four elements (ld2xst64pace loading
+// floats 4k..4k+3 as two 64-bit words, f32v4tof16 converting the four before them, the halves of
+// the four before those stored); the last worker's trailing elements in pairs, a lone one by a
+// read-modify-write of its word. Returns the vertex's name, or "" for any other expression.
+std::string castAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
+                          bool inPlace) {
+  const auto *c = e.getAs<expr::Cast>();
+  if (!c || inPlace || ts.empty() || c->getRHSType() != HALF) return "";
+  const auto *x = c->getLHS().getAs<expr::PlaceHolder>();
+  if (!x || x->getIndex() != 1 || ts[0].elementType() != FLOAT || out.elementType() != HALF ||
+      ts[0].shape() != out.shape())
+    return "";
+  std::ostringstream body;
+  body << "  poplar::Input<poplar::Vector<float, poplar::VectorLayout::ONE_PTR, 8>> in1;\n"
+       << "  poplar::Output<poplar::Vector<half, poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute(unsigned) {}\n};\n";
+  const std::string attributes = "[[poplar::constraint(\"elem(*in1) != elem(*out)\")]]";
+  const std::string preamble = "#include <poplar/Vertex.hpp>\n// f32v4tof16\n", prefix = "ipusim_popops_CastFloatHalf";
+  const std::string name = ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
+  if (graph.hasCodelet(name)) return name;
+  ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes);
+  const std::string entry = "__runCodelet_" + name;
+  // Packed addresses: the even and odd 64-bit words of the floats (each stepping two words: the
+  // strides register's field 0 is 2) and the halves.
+  const std::string loads = "ld2x64pace $a0:1, $a2:3, $m8:9+=, $m7, 0b0101";
+  const std::string loadsStore = "ld2xst64pace $a0:3, $a4:5, $m8:9+=, $m7, 0b000101";
+  const std::string store = "st64pace $a4:5, $m8:9+=, $m7, 0b00";
+  const std::string convert = "f32v4tof16 $a4:5, $a0:3";
+  std::stringstream src;
+  src << "#include <poplar/TileConstants.hpp>\n"
+      << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
+      << ", @function\n  .worker\n  .align 8\n"
+      << entry << ":\n"
+      << "  get $m0, $WSR\n"
+      << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
+      << "  ld32 $m1, $mvertex_base, 2\n" // n
+      // A worker's run: ceil(n / 48) groups of 8 (n / 48 as ((n + 47) >> 4) * 43691 >> 17).
+      << "  add $m2, $m1, 47\n  shr $m2, $m2, 4\n  setzi $m3, 43691\n  mul $m2, $m2, $m3\n  shr $m2, $m2, 17\n"
+      << "  shl $m2, $m2, 3\n"
+      << "  mul $m6, $m0, $m2\n"          // first element
+      << "  cmpult $m3, $m6, $m1\n"
+      << "  brz $m3, .Lexit\n"
+      << "  sub $m3, $m1, $m6\n"
+      << "  min $m3, $m3, $m2\n"          // elements
+      << "  ld32 $m4, $mvertex_base, 0\n"
+      << "  shl $m0, $m6, 2\n"
+      << "  add $m4, $m4, $m0\n"          // floats
+      << "  ld32 $m5, $mvertex_base, 1\n"
+      << "  shl $m0, $m6, 1\n"
+      << "  add $m5, $m5, $m0\n"          // halves
+      << "  and $m10, $m3, 3\n"           // trailing elements
+      << "  shr $m3, $m3, 2\n"            // groups of four
+      << "  shl $m11, $m3, 4\n"           // their float bytes
+      << "  add $m0, $m4, 8\n"
+      << "  tapack $m8:9, $m4, $m0, $m5\n"
+      << "  setzi $m7, 2\n"               // stride field 0: two words
+      << "  cmpult $m0, $m3, 2\n"
+      << "  brnz $m0, .Lshort\n"
+      << "  " << loads << "\n"
+      << "  { " << loads << " ; " << convert << " }\n"
+      << "  add $m0, $m3, -2\n"
+      << "  .align 8\n"
+      << "  { rpt $m0, 0 ; fnop }\n"
+      << "  { " << loadsStore << " ; " << convert << " }\n"
+      << "  { " << store << " ; " << convert << " }\n"
+      << "  " << store << "\n"
+      << "  bri .Ltail\n"
+      << ".Lshort:\n"
+      << "  .align 8\n"
+      << "  { rpt $m3, 2 ; fnop }\n"
+      << "  { " << loads << " ; fnop }\n"
+      << "  { nop ; " << convert << " }\n"
+      << "  { " << store << " ; fnop }\n"
+      << ".Ltail:\n"
+      << "  brz $m10, .Lexit\n"
+      << "  add $m4, $m4, $m11\n"
+      << "  shr $m0, $m11, 1\n"
+      << "  add $m5, $m5, $m0\n"
+      << "  cmpult $m0, $m10, 2\n"
+      << "  brnz $m0, .Lone\n"
+      << "  ld64 $a0:1, $m4, 0\n  f32v2tof16 $a2, $a0:1\n  st32 $a2, $m5, 0\n"
+      << "  add $m4, $m4, 8\n  add $m5, $m5, 4\n  add $m10, $m10, -2\n"
+      << "  brz $m10, .Lexit\n"
+      << ".Lone:\n"
+      << "  ld32 $a0, $m4, 0\n  f32tof16 $a0, $a0\n"
+      << "  atom $m0, $a0\n"
+      << "  ld32 $m1, $m5, 0\n"
+      << "  setzi $m2, 0xffff\n"
+      << "  and $m0, $m0, $m2\n"
+      << "  andc $m1, $m1, $m2\n"
+      << "  or $m1, $m1, $m0\n"
+      << "  st32 $m1, $m5, 0\n"
+      << ".Lexit:\n  exitz $mzero\n  .size " << entry << ", . - " << entry << "\n";
+  graph.addCodelets(src, "", CodeletFileType::PreprocessedAsmSource);
+  return name;
+}
+
 } // namespace
 
 void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &ts,
@@ -565,6 +664,18 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   usedPlaceholders(expr, used);
   const std::vector<std::size_t> shape = out.shape();
   if (out.numElements() == 0) return;
+  if (const std::string name = castAsmVertex(graph, expr, ts, out, inPlace); !name.empty()) {
+    const Tensor outFlat = out.flatten(), x = ts[0].flatten();
+    const auto mapping = graph.getTileMapping(outFlat);
+    for (std::size_t tile = 0; tile < mapping.size(); ++tile)
+      for (const Interval &r : mapping[tile]) {
+        VertexRef v = graph.addVertex(cs, name);
+        graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
+        graph.connect(v["in1"], x.slice(r.begin(), r.end()));
+        graph.setTileMapping(v, unsigned(tile));
+      }
+    return;
+  }
   if (const std::string name = binaryAsmVertex(graph, expr, ts, out, inPlace); !name.empty()) {
     const Tensor outFlat = out.flatten(), x = ts[0].flatten(), y = ts[1].flatten();
     const auto mapping = graph.getTileMapping(outFlat);

@@ -196,10 +196,10 @@ int main() {
   check(graph, "half add", popops::add(graph, h, h, prog), [&](unsigned i) {
     return double(asHalf(target, 2 * asHalf(target, aAt(i) / 3.0f)));
   });
-  // Long runs through the assembly path (add, sub and mul of whole float or half tensors): 97, 98
-  // and 99 elements on one tile leave the last worker 1, 2 and 3 elements past its whole 64-bit
-  // vectors (a lone half is written by read-modify-write) and the others enough vectors for the
-  // pipelined loop; the second operand starts on another tile.
+  // Long runs through the assembly paths (add, sub and mul of whole float or half tensors, and the
+  // float-to-half cast): 97, 98 and 99 elements on one tile leave the last worker 1, 2 and 3
+  // elements past its whole 64-bit vectors (a lone half is written by read-modify-write) and the
+  // others enough vectors for the pipelined loop; the second operand starts on another tile.
   for (unsigned n : {97u, 98u, 99u}) {
     std::vector<float> xv(n), yv(n);
     for (unsigned i = 0; i < n; ++i) xv[i] = aAt(i), yv[i] = bAt(i);
@@ -215,6 +215,7 @@ int main() {
       }
       const bool half = t == HALF;
       auto round = [&, half](float v) { return half ? double(asHalf(target, v)) : double(v); };
+      if (half) check(graph, tag + " cast", y, [=](unsigned i) { return round(bAt(i)); });
       check(graph, tag + " add", popops::add(graph, x, y, prog), [=](unsigned i) { return round(aAt(i) + bAt(i)); });
       check(graph, tag + " sub", popops::sub(graph, x, y, prog), [=](unsigned i) { return round(aAt(i) - bAt(i)); });
       check(graph, tag + " mul", popops::mul(graph, x, y, prog), [=](unsigned i) { return round(aAt(i) * bAt(i)); });
