@@ -664,27 +664,21 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   usedPlaceholders(expr, used);
   const std::vector<std::size_t> shape = out.shape();
   if (out.numElements() == 0) return;
-  if (const std::string name = castAsmVertex(graph, expr, ts, out, inPlace); !name.empty()) {
+  // The assembly vertices (whole same-shaped operands): one a region of the output on each tile,
+  // in1 (not in place) and in2 the operands' same elements.
+  std::string asmVertex = castAsmVertex(graph, expr, ts, out, inPlace);
+  if (asmVertex.empty()) asmVertex = binaryAsmVertex(graph, expr, ts, out, inPlace);
+  if (!asmVertex.empty()) {
     const Tensor outFlat = out.flatten(), x = ts[0].flatten();
+    const bool second = ts.size() > 1 && used[1];
+    const Tensor y = second ? ts[1].flatten() : Tensor();
     const auto mapping = graph.getTileMapping(outFlat);
     for (std::size_t tile = 0; tile < mapping.size(); ++tile)
       for (const Interval &r : mapping[tile]) {
-        VertexRef v = graph.addVertex(cs, name);
-        graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
-        graph.connect(v["in1"], x.slice(r.begin(), r.end()));
-        graph.setTileMapping(v, unsigned(tile));
-      }
-    return;
-  }
-  if (const std::string name = binaryAsmVertex(graph, expr, ts, out, inPlace); !name.empty()) {
-    const Tensor outFlat = out.flatten(), x = ts[0].flatten(), y = ts[1].flatten();
-    const auto mapping = graph.getTileMapping(outFlat);
-    for (std::size_t tile = 0; tile < mapping.size(); ++tile)
-      for (const Interval &r : mapping[tile]) {
-        VertexRef v = graph.addVertex(cs, name);
+        VertexRef v = graph.addVertex(cs, asmVertex);
         graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
         if (!inPlace) graph.connect(v["in1"], x.slice(r.begin(), r.end()));
-        graph.connect(v["in2"], y.slice(r.begin(), r.end()));
+        if (second) graph.connect(v["in2"], y.slice(r.begin(), r.end()));
         graph.setTileMapping(v, unsigned(tile));
       }
     return;
