@@ -1,12 +1,13 @@
 // poplin's AMP kernels: a matrix-product block on the accumulating matrix product unit.
 //
-// The product vertex is a supervisor vertex in assembly generated here. It walks the output's
-// 16-column chunks, the taps (a matrix product has one; a convolution one a kernel position, its
-// input starting at the tap's offset into `a`) and the depth's chunks (16 halves or 8 floats); for
-// each it loads the chunk's weights into $CWEI (32 ld128putcs: 16 output channels of a chunk's
-// inputs) and starts the six workers, each streaming its contiguous rows through the AMP: one
-// bundle an AMP issue, its main instruction loading the next issue's input and partials and
-// storing an earlier issue's results with the triple-packed pace forms. A column chunk's first pass (first tap,
+// The product vertex is a supervisor vertex in assembly generated here for a Form (the input and
+// partials types). It walks the output's column chunks (16 outputs, or 8 for half with float
+// partials), the taps (a matrix product has one; a convolution one a kernel position, its input
+// starting at the tap's offset into `a`) and the depth's chunks (16 halves or 8 floats); for each
+// it loads the chunk's weights into $CWEI (ld128putcs, four 64-bit entries an output) and starts
+// the six workers, each streaming its contiguous rows through the AMP: one bundle an AMP issue,
+// its main instruction loading the next issue's input and partials and storing an earlier
+// issue's results with the triple-packed pace forms. A column chunk's first pass (first tap,
 // first depth chunk) starts from zero partials; later ones take the running sums from the output,
 // which is also where the results go.
 //
@@ -28,7 +29,7 @@
 // two register pairs for the same reason.
 #include "Amp.hpp"
 
-#include "../sdk/Generated.hpp"
+#include "../sdk/Asm.hpp"
 
 #include <sstream>
 
@@ -131,25 +132,10 @@ void bundle(std::ostream &os, const Kernel &k, int u, Main main, bool amp, bool 
 /// retained" worker entries); the later passes only add the pass's addresses to the offsets.
 void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zeroPartials) {
   const int S = int(k.phases);
-  os << "  .section .text." << name << ", \"ax\"\n  .type " << name << ", @function\n  .worker\n  .align 8\n"
-     << name << ":\n";
-  if (zeroPartials)
-    // Rows rows/6 each, the first rows%6 workers one more (rows/6 as (rows * 43691) >> 18, exact
-    // below 2^16 rows).
-    os << "  get $m0, $WSR\n"
-       << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
-       << "  ld32 $m1, $mvertex_base, 3\n"
-       << "  setzi $m2, 43691\n"
-       << "  mul $m2, $m1, $m2\n"
-       << "  shr $m2, $m2, 18\n"
-       << "  mul $m3, $m2, 6\n"
-       << "  sub $m3, $m1, $m3\n"
-       << "  mul $m6, $m0, $m2\n"
-       << "  min $m5, $m0, $m3\n"
-       << "  add $m6, $m6, $m5\n"          // first row
-       << "  cmpult $m5, $m0, $m3\n"
-       << "  add $m9, $m2, $m5\n"          // rows P
-       << "  ld32 $m5, $mvertex_base, 4\n"
+  ipusim::sdk::emitEntry(os, name, "worker", false);
+  if (zeroPartials) {
+    ipusim::sdk::emitSixWayShare(os, 3, "$m6", "$m9"); // the first row and the rows P
+    os << "  ld32 $m5, $mvertex_base, 4\n"
        << "  shr $m5, $m5, " << k.log2InAtom << "\n" // input row atoms
        << "  mul $m10, $m6, $m5\n"
        << "  shl $m10, $m10, 3\n"          // the first input row's offset
@@ -162,6 +148,7 @@ void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zer
        << "  shl $m8, $m8, 10\n"
        << "  or $m2, $m5, $m8\n"
        << "  add $m9, $m9, -3\n";          // loop count: P-3 sets
+  }
   os << "  ld32 $m7, $mvertex_base, 6\n"
      << "  add $m7, $m7, $m10\n"           // input address
      << "  ld32 $m1, $mvertex_base, 7\n"
@@ -178,7 +165,8 @@ void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zer
   for (int u = S * P - 1; u <= S * (P + 1) - 2; ++u) bundle(os, k, u, Main::InputStore, true, zeroPartials);
   for (int u = S * (P + 1) - 1; u <= S * (P + 2) - 1; ++u) bundle(os, k, u, Main::Store, true, zeroPartials);
   for (int u = S * (P + 2); u <= S * (P + 2) + 1; ++u) bundle(os, k, u, Main::Store, false, zeroPartials);
-  os << "  exitz $mzero\n  .size " << name << ", . - " << name << "\n\n";
+  os << "  exitz $mzero\n";
+  ipusim::sdk::emitEnd(os, name);
 }
 
 } // namespace
@@ -196,62 +184,53 @@ std::string productVertex(Graph &graph, const Form &form) {
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute() {}\n};\n";
   const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// ") + k.amp + "\n";
-  const std::string prefix = "ipusim_poplin_AmpMatMul";
   // The input apart from the partials and results, so a bundle's three accesses can go to three
   // element arrays (the schedule keeps the partials' and results' words in opposite arrays).
   const std::string attributes = "[[poplar::constraint(\"elem(*a) != elem(*out)\")]]";
-  if (graph.hasCodelet(ipusim::sdk::generatedName(prefix, preamble + attributes, body.str())))
-    return ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
-  const std::string name =
-      ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::SupervisorVertex", preamble, body.str(), attributes);
-  const std::string entry = "__runCodelet_" + name;
-  const std::string wz = name + "_zero", wa = name + "_acc";
   const unsigned log2Inputs = k.f32 ? 3 : 4, log2Outputs = k.outputs == 8 ? 3 : 4;
   const unsigned entries = 4 * k.outputs; // 64-bit $CWEI entries a pass: four an output
-  std::stringstream s;
-  s << "#include <poplar/TileConstants.hpp>\n\n";
-  worker(s, k, wz, true);
-  worker(s, k, wa, false);
-  s << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
-    << ", @function\n  .supervisor\n  .align 4\n"
-    << entry << ":\n"
-    << "  ld32 $m1, $m0, 1\n"          // the weights, chunk after chunk
-    << "  ld32 $m4, $m0, 2\n"          // the output's column chunk
-    << "  ld32 $m2, $m0, 5\n"
-    << "  shr $m2, $m2, " << log2Outputs << "\n"
-    << "  add $m2, $m2, -1\n"          // column chunks - 1
-    << ".Lcols_" << name << ":\n"
-    << "  setzi $m6, " << wz << "\n"
-    << "  ld32 $m8, $m0, 8\n"          // the taps' byte offsets into a
-    << "  ld32 $m7, $m0, 9\n"
-    << "  add $m7, $m7, -1\n"          // taps - 1
-    << ".Ltaps_" << name << ":\n"
-    << "  ld32 $m5, $m8, 0\n"
-    << "  ld32 $m3, $m0, 0\n"
-    << "  add $m5, $m5, $m3\n"         // the input's depth chunk at this tap
-    << "  ld32 $m3, $m0, 4\n"
-    << "  shr $m3, $m3, " << log2Inputs << "\n"
-    << "  add $m3, $m3, -1\n"          // depth chunks - 1
-    << ".Ldepth_" << name << ":\n"
-    << "  sync TEXCH_SYNCZONE_LOCAL\n" // the previous pass's workers are done with $CWEI and the notes
-    << "  put $CCCSLOAD, $m1\n";
-  for (unsigned e = 0; e < entries; e += 2) s << "  ld128putcs " << e << "\n";
-  s << "  st32 $m5, $m0, 6\n"
-    << "  st32 $m4, $m0, 7\n"
-    << "  runall $m6, $m0, 0\n"
-    << "  add $m1, $m1, " << 8 * entries << "\n"
-    << "  add $m5, $m5, 32\n"
-    << "  setzi $m6, " << wa << "\n"
-    << "  brnzdec $m3, .Ldepth_" << name << "\n"
-    << "  add $m8, $m8, 4\n"
-    << "  brnzdec $m7, .Ltaps_" << name << "\n"
-    << "  add $m4, $m4, " << k.outputs * k.partialBytes << "\n"
-    << "  brnzdec $m2, .Lcols_" << name << "\n"
-    << "  sync TEXCH_SYNCZONE_LOCAL\n"
-    << "  br $lr\n"
-    << "  .size " << entry << ", . - " << entry << "\n";
-  graph.addCodelets(s, "", CodeletFileType::PreprocessedAsmSource);
-  return name;
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_AmpMatMul", "poplar::SupervisorVertex", preamble, body.str(),
+                                   attributes, [&](std::ostream &s, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name, wz = name + "_zero", wa = name + "_acc";
+    worker(s, k, wz, true);
+    worker(s, k, wa, false);
+    ipusim::sdk::emitEntry(s, entry, "supervisor", true);
+    s << "  ld32 $m1, $m0, 1\n"          // the weights, chunk after chunk
+      << "  ld32 $m4, $m0, 2\n"          // the output's column chunk
+      << "  ld32 $m2, $m0, 5\n"
+      << "  shr $m2, $m2, " << log2Outputs << "\n"
+      << "  add $m2, $m2, -1\n"          // column chunks - 1
+      << ".Lcols_" << name << ":\n"
+      << "  setzi $m6, " << wz << "\n"
+      << "  ld32 $m8, $m0, 8\n"          // the taps' byte offsets into a
+      << "  ld32 $m7, $m0, 9\n"
+      << "  add $m7, $m7, -1\n"          // taps - 1
+      << ".Ltaps_" << name << ":\n"
+      << "  ld32 $m5, $m8, 0\n"
+      << "  ld32 $m3, $m0, 0\n"
+      << "  add $m5, $m5, $m3\n"         // the input's depth chunk at this tap
+      << "  ld32 $m3, $m0, 4\n"
+      << "  shr $m3, $m3, " << log2Inputs << "\n"
+      << "  add $m3, $m3, -1\n"          // depth chunks - 1
+      << ".Ldepth_" << name << ":\n"
+      << "  sync TEXCH_SYNCZONE_LOCAL\n" // the previous pass's workers are done with $CWEI and the notes
+      << "  put $CCCSLOAD, $m1\n";
+    for (unsigned e = 0; e < entries; e += 2) s << "  ld128putcs " << e << "\n";
+    s << "  st32 $m5, $m0, 6\n"
+      << "  st32 $m4, $m0, 7\n"
+      << "  runall $m6, $m0, 0\n"
+      << "  add $m1, $m1, " << 8 * entries << "\n"
+      << "  add $m5, $m5, 32\n"
+      << "  setzi $m6, " << wa << "\n"
+      << "  brnzdec $m3, .Ldepth_" << name << "\n"
+      << "  add $m8, $m8, 4\n"
+      << "  brnzdec $m7, .Ltaps_" << name << "\n"
+      << "  add $m4, $m4, " << k.outputs * k.partialBytes << "\n"
+      << "  brnzdec $m2, .Lcols_" << name << "\n"
+      << "  sync TEXCH_SYNCZONE_LOCAL\n"
+      << "  br $lr\n";
+    ipusim::sdk::emitEnd(s, entry);
+  });
 }
 
 std::string weightsVertex(Graph &graph, const Form &form) {

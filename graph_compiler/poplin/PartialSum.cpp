@@ -1,13 +1,13 @@
 // poplin's sum of depth partials. The vector vertex is assembly generated here: each worker sums
 // its contiguous share of 64-bit vectors, two streams at a time (in[0] + in[1] into out, then
 // out + in[p] into out), one bundle a vector: ld2xst64pace loads vector k of both streams while
-// storing the sum of vector k-3, and the add of vector k-1 issues beside it (sdk/PaceLoop.hpp). The
+// storing the sum of vector k-3, and the add of vector k-1 issues beside it (sdk/Asm.hpp). The
 // partials are kept in other memory elements than the output. The few elements past the last
 // whole vector go to a C++ vertex.
 #include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"
-#include "../sdk/PaceLoop.hpp"
+#include "../sdk/Asm.hpp"
 
 #include <poputil/TileMapping.hpp>
 
@@ -30,58 +30,38 @@ std::string vectorVertex(Graph &graph, const Type &type) {
        << "  unsigned vectors;\n  unsigned parts;\n"
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute(unsigned) {}\n};\n";
-  const std::string preamble = "#include <poplar/Vertex.hpp>\n", prefix = "ipusim_poplin_PartialSum";
   const std::string attributes = "[[poplar::constraint(\"elem(**in) != elem(*out)\")]]";
-  const std::string name = ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
-  if (graph.hasCodelet(name)) return name;
-  ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes);
-  const std::string entry = "__runCodelet_" + name;
   const char *add = type == HALF ? "f16v4add" : "f32v2add";
-  std::stringstream s;
-  s << "#include <poplar/TileConstants.hpp>\n"
-    << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
-    << ", @function\n  .worker\n  .align 8\n"
-    << entry << ":\n"
-    // This worker's vectors: vectors/6 each (as (n * 43691) >> 18, exact below 2^16), the first
-    // vectors%6 workers one more.
-    << "  get $m0, $WSR\n"
-    << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
-    << "  ld32 $m1, $mvertex_base, 2\n"
-    << "  setzi $m2, 43691\n"
-    << "  mul $m2, $m1, $m2\n"
-    << "  shr $m2, $m2, 18\n"
-    << "  mul $m3, $m2, 6\n"
-    << "  sub $m3, $m1, $m3\n"
-    << "  mul $m7, $m0, $m2\n"
-    << "  min $m5, $m0, $m3\n"
-    << "  add $m7, $m7, $m5\n"
-    << "  shl $m7, $m7, 3\n"            // byte offset of the first vector
-    << "  cmpult $m5, $m0, $m3\n"
-    << "  add $m3, $m2, $m5\n"          // vectors of this worker
-    << "  brz $m3, .Lexit\n"
-    << "  ld32 $m1, $mvertex_base, 0\n" // the partials' pointers
-    << "  ld32 $m6, $mvertex_base, 1\n"
-    << "  add $m6, $m6, $m7\n"
-    << "  ld32 $m4, $m1, 0\n"
-    << "  add $m4, $m4, $m7\n"
-    << "  ld32 $m5, $m1, 1\n"
-    << "  add $m5, $m5, $m7\n";
-  ipusim::sdk::emitTwoStreamLoop(s, "first", add);
-  s << "  ld32 $m2, $mvertex_base, 3\n"
-    << "  add $m2, $m2, -3\n"          // passes after the first: parts - 2, as brnzdec counts
-    << "  brneg $m2, .Lexit\n"
-    << ".Lnext:\n"
-    << "  add $m1, $m1, 4\n"
-    << "  ld32 $m5, $m1, 1\n"
-    << "  add $m5, $m5, $m7\n"
-    << "  mov $m4, $m6\n";
-  ipusim::sdk::emitTwoStreamLoop(s, "more", add);
-  s << "  brnzdec $m2, .Lnext\n"
-    << ".Lexit:\n"
-    << "  exitz $mzero\n"
-    << "  .size " << entry << ", . - " << entry << "\n";
-  graph.addCodelets(s, "", CodeletFileType::PreprocessedAsmSource);
-  return name;
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_PartialSum", "poplar::MultiVertex",
+                                   "#include <poplar/Vertex.hpp>\n", body.str(), attributes,
+                                   [&](std::ostream &s, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    ipusim::sdk::emitEntry(s, entry, "worker", true);
+    ipusim::sdk::emitSixWayShare(s, 2, "$m7", "$m3"); // this worker's vectors
+    s << "  shl $m7, $m7, 3\n"            // byte offset of the first
+      << "  brz $m3, .Lexit\n"
+      << "  ld32 $m1, $mvertex_base, 0\n" // the partials' pointers
+      << "  ld32 $m6, $mvertex_base, 1\n"
+      << "  add $m6, $m6, $m7\n"
+      << "  ld32 $m4, $m1, 0\n"
+      << "  add $m4, $m4, $m7\n"
+      << "  ld32 $m5, $m1, 1\n"
+      << "  add $m5, $m5, $m7\n";
+    ipusim::sdk::emitTwoStreamLoop(s, "first", add);
+    s << "  ld32 $m2, $mvertex_base, 3\n"
+      << "  add $m2, $m2, -3\n"          // passes after the first: parts - 2, as brnzdec counts
+      << "  brneg $m2, .Lexit\n"
+      << ".Lnext:\n"
+      << "  add $m1, $m1, 4\n"
+      << "  ld32 $m5, $m1, 1\n"
+      << "  add $m5, $m5, $m7\n"
+      << "  mov $m4, $m6\n";
+    ipusim::sdk::emitTwoStreamLoop(s, "more", add);
+    s << "  brnzdec $m2, .Lnext\n"
+      << ".Lexit:\n"
+      << "  exitz $mzero\n";
+    ipusim::sdk::emitEnd(s, entry);
+  });
 }
 
 /// The elements past the last whole vector, one worker, in C++.

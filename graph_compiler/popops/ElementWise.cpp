@@ -4,7 +4,7 @@
 // operands held elsewhere to the vertex's tile through the exchange, as for any vertex.
 #include "Internal.hpp"
 #include "../sdk/Generated.hpp"
-#include "../sdk/PaceLoop.hpp"
+#include "../sdk/Asm.hpp"
 
 #include <popops/ElementWise.hpp>
 #include <poputil/TileMapping.hpp>
@@ -458,7 +458,7 @@ namespace {
 
 // _1 + _2, _1 - _2 and _1 * _2 of float or half tensors (not scalars) in assembly: each worker a
 // contiguous run of whole groups of 8 elements, one bundle a 64-bit vector
-// (sdk/PaceLoop.hpp), the last worker's few trailing elements one 32-bit word at a time (a
+// (sdk/Asm.hpp), the last worker's few trailing elements one 32-bit word at a time (a
 // single trailing half by a read-modify-write of its word). In place, _1 is the output.
 // Returns the vertex's name, or "" when the expression is not of that form.
 std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
@@ -489,70 +489,45 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
        << "  void compute(unsigned) {}\n};\n";
   const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
                                          : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
-  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// ") + vector + "\n", prefix = "ipusim_popops_Binary";
-  const std::string name = ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
-  if (graph.hasCodelet(name)) return name;
-  ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes);
+  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// ") + vector + "\n";
   // Word offsets in the state: in1 (not in place), in2, out's pointer and size.
   const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
   const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
-  const std::string entry = "__runCodelet_" + name;
-  std::stringstream src;
-  src << "#include <poplar/TileConstants.hpp>\n"
-      << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
-      << ", @function\n  .worker\n  .align 8\n"
-      << entry << ":\n"
-      << "  get $m0, $WSR\n"
-      << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
-      << "  ld32 $m1, $mvertex_base, " << o + 1 << "\n" // n
-      // A worker's run: ceil(n / 48) groups of 8 (n / 48 as ((n + 47) >> 4) * 43691 >> 17).
-      << "  add $m2, $m1, 47\n"
-      << "  shr $m2, $m2, 4\n"
-      << "  setzi $m3, 43691\n"
-      << "  mul $m2, $m2, $m3\n"
-      << "  shr $m2, $m2, 17\n"
-      << "  shl $m2, $m2, 3\n"
-      << "  mul $m7, $m0, $m2\n"          // first element
-      << "  cmpult $m3, $m7, $m1\n"
-      << "  brz $m3, .Lexit\n"
-      << "  sub $m3, $m1, $m7\n"
-      << "  min $m3, $m3, $m2\n"          // elements
-      << "  shl $m7, $m7, " << log2Size << "\n"
-      << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
-      << "  add $m4, $m4, $m7\n"
-      << "  ld32 $m5, $mvertex_base, " << bw << "\n"
-      << "  add $m5, $m5, $m7\n"
-      << "  ld32 $m6, $mvertex_base, " << o << "\n"
-      << "  add $m6, $m6, $m7\n"
-      << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
-      << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
-      << "  shl $m11, $m3, 3\n";
-  ipusim::sdk::emitTwoStreamLoop(src, "main", vector);
-  src << "  brz $m10, .Lexit\n"
-      << "  add $m4, $m4, $m11\n"
-      << "  add $m5, $m5, $m11\n"
-      << "  add $m6, $m6, $m11\n";
-  if (type == FLOAT) {
-    src << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << single << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n";
-  } else {
-    src << "  cmpult $m0, $m10, 2\n"
-        << "  brnz $m0, .Lone\n"
-        << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n"
-        << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
-        << "  brz $m10, .Lexit\n"
-        << ".Lone:\n"
-        << "  ldb16 $a0, $m4, 0\n  ldb16 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n"
-        << "  atom $m0, $a0\n"
-        << "  ld32 $m1, $m6, 0\n"
-        << "  setzi $m2, 0xffff\n"
-        << "  and $m0, $m0, $m2\n"
-        << "  andc $m1, $m1, $m2\n"
-        << "  or $m1, $m1, $m0\n"
-        << "  st32 $m1, $m6, 0\n";
-  }
-  src << ".Lexit:\n  exitz $mzero\n  .size " << entry << ", . - " << entry << "\n";
-  graph.addCodelets(src, "", CodeletFileType::PreprocessedAsmSource);
-  return name;
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_popops_Binary", "poplar::MultiVertex", preamble, body.str(), attributes,
+                                   [&](std::ostream &src, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    ipusim::sdk::emitEntry(src, entry, "worker", true);
+    ipusim::sdk::emitGroupRun(src, o + 1);
+    src << "  shl $m7, $m7, " << log2Size << "\n"
+        << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
+        << "  add $m4, $m4, $m7\n"
+        << "  ld32 $m5, $mvertex_base, " << bw << "\n"
+        << "  add $m5, $m5, $m7\n"
+        << "  ld32 $m6, $mvertex_base, " << o << "\n"
+        << "  add $m6, $m6, $m7\n"
+        << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
+        << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
+        << "  shl $m11, $m3, 3\n";
+    ipusim::sdk::emitTwoStreamLoop(src, "main", vector);
+    src << "  brz $m10, .Lexit\n"
+        << "  add $m4, $m4, $m11\n"
+        << "  add $m5, $m5, $m11\n"
+        << "  add $m6, $m6, $m11\n";
+    if (type == FLOAT) {
+      src << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << single << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n";
+    } else {
+      src << "  cmpult $m0, $m10, 2\n"
+          << "  brnz $m0, .Lone\n"
+          << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n"
+          << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
+          << "  brz $m10, .Lexit\n"
+          << ".Lone:\n"
+          << "  ldb16 $a0, $m4, 0\n  ldb16 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n";
+      ipusim::sdk::emitStoreLowHalf(src, "$a0", "$m6");
+    }
+    src << ".Lexit:\n  exitz $mzero\n";
+    ipusim::sdk::emitEnd(src, entry);
+  });
 }
 
 // A float tensor cast to half (Cast(_1, HALF) of a whole tensor) in assembly: each worker a
@@ -574,84 +549,63 @@ std::string castAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<T
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute(unsigned) {}\n};\n";
   const std::string attributes = "[[poplar::constraint(\"elem(*in1) != elem(*out)\")]]";
-  const std::string preamble = "#include <poplar/Vertex.hpp>\n// f32v4tof16\n", prefix = "ipusim_popops_CastFloatHalf";
-  const std::string name = ipusim::sdk::generatedName(prefix, preamble + attributes, body.str());
-  if (graph.hasCodelet(name)) return name;
-  ipusim::sdk::addGeneratedVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes);
-  const std::string entry = "__runCodelet_" + name;
+  const std::string preamble = "#include <poplar/Vertex.hpp>\n// f32v4tof16\n";
   // Packed addresses: the even and odd 64-bit words of the floats (each stepping two words: the
   // strides register's field 0 is 2) and the halves.
   const std::string loads = "ld2x64pace $a0:1, $a2:3, $m8:9+=, $m7, 0b0101";
   const std::string loadsStore = "ld2xst64pace $a0:3, $a4:5, $m8:9+=, $m7, 0b000101";
   const std::string store = "st64pace $a4:5, $m8:9+=, $m7, 0b00";
   const std::string convert = "f32v4tof16 $a4:5, $a0:3";
-  std::stringstream src;
-  src << "#include <poplar/TileConstants.hpp>\n"
-      << "  .section .text." << entry << ", \"ax\"\n  .globl " << entry << "\n  .type " << entry
-      << ", @function\n  .worker\n  .align 8\n"
-      << entry << ":\n"
-      << "  get $m0, $WSR\n"
-      << "  and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK\n"
-      << "  ld32 $m1, $mvertex_base, 2\n" // n
-      // A worker's run: ceil(n / 48) groups of 8 (n / 48 as ((n + 47) >> 4) * 43691 >> 17).
-      << "  add $m2, $m1, 47\n  shr $m2, $m2, 4\n  setzi $m3, 43691\n  mul $m2, $m2, $m3\n  shr $m2, $m2, 17\n"
-      << "  shl $m2, $m2, 3\n"
-      << "  mul $m6, $m0, $m2\n"          // first element
-      << "  cmpult $m3, $m6, $m1\n"
-      << "  brz $m3, .Lexit\n"
-      << "  sub $m3, $m1, $m6\n"
-      << "  min $m3, $m3, $m2\n"          // elements
-      << "  ld32 $m4, $mvertex_base, 0\n"
-      << "  shl $m0, $m6, 2\n"
-      << "  add $m4, $m4, $m0\n"          // floats
-      << "  ld32 $m5, $mvertex_base, 1\n"
-      << "  shl $m0, $m6, 1\n"
-      << "  add $m5, $m5, $m0\n"          // halves
-      << "  and $m10, $m3, 3\n"           // trailing elements
-      << "  shr $m3, $m3, 2\n"            // groups of four
-      << "  shl $m11, $m3, 4\n"           // their float bytes
-      << "  add $m0, $m4, 8\n"
-      << "  tapack $m8:9, $m4, $m0, $m5\n"
-      << "  setzi $m7, 2\n"               // stride field 0: two words
-      << "  cmpult $m0, $m3, 2\n"
-      << "  brnz $m0, .Lshort\n"
-      << "  " << loads << "\n"
-      << "  { " << loads << " ; " << convert << " }\n"
-      << "  add $m0, $m3, -2\n"
-      << "  .align 8\n"
-      << "  { rpt $m0, 0 ; fnop }\n"
-      << "  { " << loadsStore << " ; " << convert << " }\n"
-      << "  { " << store << " ; " << convert << " }\n"
-      << "  " << store << "\n"
-      << "  bri .Ltail\n"
-      << ".Lshort:\n"
-      << "  .align 8\n"
-      << "  { rpt $m3, 2 ; fnop }\n"
-      << "  { " << loads << " ; fnop }\n"
-      << "  { nop ; " << convert << " }\n"
-      << "  { " << store << " ; fnop }\n"
-      << ".Ltail:\n"
-      << "  brz $m10, .Lexit\n"
-      << "  add $m4, $m4, $m11\n"
-      << "  shr $m0, $m11, 1\n"
-      << "  add $m5, $m5, $m0\n"
-      << "  cmpult $m0, $m10, 2\n"
-      << "  brnz $m0, .Lone\n"
-      << "  ld64 $a0:1, $m4, 0\n  f32v2tof16 $a2, $a0:1\n  st32 $a2, $m5, 0\n"
-      << "  add $m4, $m4, 8\n  add $m5, $m5, 4\n  add $m10, $m10, -2\n"
-      << "  brz $m10, .Lexit\n"
-      << ".Lone:\n"
-      << "  ld32 $a0, $m4, 0\n  f32tof16 $a0, $a0\n"
-      << "  atom $m0, $a0\n"
-      << "  ld32 $m1, $m5, 0\n"
-      << "  setzi $m2, 0xffff\n"
-      << "  and $m0, $m0, $m2\n"
-      << "  andc $m1, $m1, $m2\n"
-      << "  or $m1, $m1, $m0\n"
-      << "  st32 $m1, $m5, 0\n"
-      << ".Lexit:\n  exitz $mzero\n  .size " << entry << ", . - " << entry << "\n";
-  graph.addCodelets(src, "", CodeletFileType::PreprocessedAsmSource);
-  return name;
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_popops_CastFloatHalf", "poplar::MultiVertex", preamble, body.str(),
+                                   attributes, [&](std::ostream &src, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    ipusim::sdk::emitEntry(src, entry, "worker", true);
+    ipusim::sdk::emitGroupRun(src, 2);
+    src << "  ld32 $m4, $mvertex_base, 0\n"
+        << "  shl $m0, $m7, 2\n"
+        << "  add $m4, $m4, $m0\n"          // floats
+        << "  ld32 $m5, $mvertex_base, 1\n"
+        << "  shl $m0, $m7, 1\n"
+        << "  add $m5, $m5, $m0\n"          // halves
+        << "  and $m10, $m3, 3\n"           // trailing elements
+        << "  shr $m3, $m3, 2\n"            // groups of four
+        << "  shl $m11, $m3, 4\n"           // their float bytes
+        << "  add $m0, $m4, 8\n"
+        << "  tapack $m8:9, $m4, $m0, $m5\n"
+        << "  setzi $m7, 2\n"               // stride field 0: two words
+        << "  cmpult $m0, $m3, 2\n"
+        << "  brnz $m0, .Lshort\n"
+        << "  " << loads << "\n"
+        << "  { " << loads << " ; " << convert << " }\n"
+        << "  add $m0, $m3, -2\n"
+        << "  .align 8\n"
+        << "  { rpt $m0, 0 ; fnop }\n"
+        << "  { " << loadsStore << " ; " << convert << " }\n"
+        << "  { " << store << " ; " << convert << " }\n"
+        << "  " << store << "\n"
+        << "  bri .Ltail\n"
+        << ".Lshort:\n"
+        << "  .align 8\n"
+        << "  { rpt $m3, 2 ; fnop }\n"
+        << "  { " << loads << " ; fnop }\n"
+        << "  { nop ; " << convert << " }\n"
+        << "  { " << store << " ; fnop }\n"
+        << ".Ltail:\n"
+        << "  brz $m10, .Lexit\n"
+        << "  add $m4, $m4, $m11\n"
+        << "  shr $m0, $m11, 1\n"
+        << "  add $m5, $m5, $m0\n"
+        << "  cmpult $m0, $m10, 2\n"
+        << "  brnz $m0, .Lone\n"
+        << "  ld64 $a0:1, $m4, 0\n  f32v2tof16 $a2, $a0:1\n  st32 $a2, $m5, 0\n"
+        << "  add $m4, $m4, 8\n  add $m5, $m5, 4\n  add $m10, $m10, -2\n"
+        << "  brz $m10, .Lexit\n"
+        << ".Lone:\n"
+        << "  ld32 $a0, $m4, 0\n  f32tof16 $a0, $a0\n";
+    ipusim::sdk::emitStoreLowHalf(src, "$a0", "$m5");
+    src << ".Lexit:\n  exitz $mzero\n";
+    ipusim::sdk::emitEnd(src, entry);
+  });
 }
 
 } // namespace
