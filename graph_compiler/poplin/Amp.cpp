@@ -44,6 +44,38 @@ unsigned Form::rowOfOutput(unsigned o) const {
   return (j < 2 ? 0 : 8) + 2 * q + j % 2;
 }
 
+unsigned Form::outputOfRow(unsigned r) const {
+  for (unsigned o = 0; o < outputs(); ++o)
+    if (rowOfOutput(o) == r) return o;
+  return r;
+}
+
+Tensor Form::inRowOrder(const Tensor &t, unsigned dim) const {
+  std::vector<Tensor> rows;
+  for (unsigned r = 0; r < outputs(); ++r) rows.push_back(t.slice(outputOfRow(r), outputOfRow(r) + 1, dim));
+  return concat(rows, dim);
+}
+
+Tensor Form::inOutputOrder(const Tensor &t, unsigned dim) const {
+  std::vector<Tensor> outs;
+  for (unsigned o = 0; o < outputs(); ++o) outs.push_back(t.slice(rowOfOutput(o), rowOfOutput(o) + 1, dim));
+  return concat(outs, dim);
+}
+
+void connectProduct(Graph &graph, VertexRef v, unsigned tile, const Tensor &a, const Tensor &w, const Tensor &out,
+                    std::size_t rows, std::size_t depth, std::size_t cols, const std::vector<unsigned> &tapOffsets) {
+  graph.connect(v["a"], a);
+  graph.connect(v["w"], w);
+  graph.connect(v["out"], out);
+  graph.setInitialValue(v["rows"], unsigned(rows));
+  graph.setInitialValue(v["depth"], unsigned(depth));
+  graph.setInitialValue(v["cols"], unsigned(cols));
+  graph.setInitialValue(v["passIn"], 0u); // written by the supervisor before use
+  graph.setInitialValue(v["passOut"], 0u);
+  graph.setInitialValue(v["tapOffsets"], tapOffsets);
+  graph.setTileMapping(v, tile);
+}
+
 namespace {
 
 /// The kernel's shape for one form. A row's outputs (16 halves, 16 floats or 8 floats) are S
@@ -237,9 +269,7 @@ std::string weightsVertex(Graph &graph, const Form &form) {
   const Kernel k(form);
   const unsigned C = form.inputs(), O = form.outputs();
   std::ostringstream table, body;
-  for (unsigned r = 0; r < O; ++r)
-    for (unsigned o = 0; o < O; ++o)
-      if (form.rowOfOutput(o) == r) table << (r ? ", " : "") << o;
+  for (unsigned r = 0; r < O; ++r) table << (r ? ", " : "") << form.outputOfRow(r);
   // Each worker writes whole chunks: row r of a chunk's weights is output channel kOut[r]'s C inputs.
   body << "  poplar::Input<poplar::Vector<" << k.inType << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
        << "  poplar::Output<poplar::Vector<" << k.inType << ", poplar::VectorLayout::ONE_PTR, 8>> w;\n"

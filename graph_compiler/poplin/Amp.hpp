@@ -7,6 +7,7 @@
 #include <poplar/Graph.hpp>
 
 #include <string>
+#include <vector>
 
 namespace poplin::amp {
 
@@ -29,6 +30,12 @@ struct Form {
   /// engine k feeds outputs 4(k/2) + k%2 and set B's engine k outputs 4(k/2) + 2 + k%2
   /// (docs/tile-timing.md "AMP"); with 8, engine k output k.
   unsigned rowOfOutput(unsigned o) const;
+  /// The output channel weight row `r` holds (rowOfOutput's inverse).
+  unsigned outputOfRow(unsigned r) const;
+  /// `t` with its dimension `dim` (a pass's output channels in order) put in weight-row order.
+  poplar::Tensor inRowOrder(const poplar::Tensor &t, unsigned dim) const;
+  /// `t` with its dimension `dim` (weight rows) put in output-channel order.
+  poplar::Tensor inOutputOrder(const poplar::Tensor &t, unsigned dim) const;
 };
 
 /// Positions (rows of the left operand) a vertex needs: each of the six workers takes at least
@@ -42,6 +49,12 @@ constexpr unsigned kMinRows = 18;
 /// has one tap at offset 0; a convolution one a kernel position. Fields: a, w, out (ONE_PTR),
 /// rows, depth, cols, passIn and passOut (the supervisor's, set to 0), tapOffsets.
 std::string productVertex(poplar::Graph &graph, const Form &form);
+
+/// Connects product vertex `v` (productVertex) on `tile`: its input rows `a`, weights `w` (in AMP
+/// order), output `out`, sizes and tap offsets (bytes into a).
+void connectProduct(poplar::Graph &graph, poplar::VertexRef v, unsigned tile, const poplar::Tensor &a,
+                    const poplar::Tensor &w, const poplar::Tensor &out, std::size_t rows, std::size_t depth,
+                    std::size_t cols, const std::vector<unsigned> &tapOffsets);
 
 /// The vertex writing weight chunks in AMP order: for each chunk, `b` holds C rows of
 /// form.outputs() columns of the right operand (C = form.inputs()), `w` the output channels' rows

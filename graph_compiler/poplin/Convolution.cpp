@@ -374,11 +374,7 @@ Tensor ampWeights(const Tensor &weights, const ConvParams &p, const amp::Form &f
                        .slice(c0, c1)
                        .reshape({(c1 - c0) / O, O, p.inputChannelsPerConvGroup / C, C, p.kernelShape[0], p.kernelShape[1]})
                        .dimShuffle({0, 4, 5, 2, 1, 3});
-  std::vector<unsigned> outputOfRow(O);
-  for (unsigned o = 0; o < O; ++o) outputOfRow[form.rowOfOutput(o)] = o;
-  std::vector<Tensor> rows;
-  for (unsigned r = 0; r < O; ++r) rows.push_back(w.slice(outputOfRow[r], outputOfRow[r] + 1, 4));
-  return concat(rows, 4).flatten();
+  return form.inRowOrder(w, 4).flatten();
 }
 
 void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const Tensor &out, const ConvParams &p,
@@ -433,17 +429,8 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
         }
         const Tensor o = outNHWC[n][y].slice(c0, c1, 1);
         if (!outMapped) graph.setTileMapping(o, tile);
-        VertexRef v = graph.addVertex(cs, vertex);
-        graph.connect(v["a"], concat(window));
-        graph.connect(v["w"], wv);
-        graph.connect(v["out"], o.flatten());
-        graph.setInitialValue(v["rows"], unsigned(ow));
-        graph.setInitialValue(v["depth"], unsigned(ci));
-        graph.setInitialValue(v["cols"], unsigned(c1 - c0));
-        graph.setInitialValue(v["passIn"], 0u);
-        graph.setInitialValue(v["passOut"], 0u);
-        graph.setInitialValue(v["tapOffsets"], tapOffsets);
-        graph.setTileMapping(v, tile);
+        amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o.flatten(), ow, ci, c1 - c0,
+                            tapOffsets);
       }
   }
   prog.add(program::Execute(cs));
@@ -471,11 +458,8 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
     const std::size_t kh = params.kernelShape[0], kw = params.kernelShape[1];
     Tensor chunks = graph.addVariable(params.inputType, {co / O, kh, kw, ci / C, O, C}, name);
     poputil::mapTensorLinearly(graph, chunks, 1, unsigned(O * C));
-    std::vector<Tensor> byOutput;
-    for (unsigned o = 0; o < O; ++o)
-      byOutput.push_back(chunks.slice(form.rowOfOutput(o), form.rowOfOutput(o) + 1, 4));
-    // [Co/16][Kh][Kw][Ci/C][16][C] -> [Co/16][16][Ci/C][C][Kh][Kw] -> [Co][Ci][Kh][Kw].
-    return concat(byOutput, 4).dimShuffle({0, 4, 3, 5, 1, 2}).reshape({co, ci, kh, kw}).expand({0});
+    // [Co/O][Kh][Kw][Ci/C][O][C] -> [Co/O][O][Ci/C][C][Kh][Kw] -> [Co][Ci][Kh][Kw].
+    return form.inOutputOrder(chunks, 4).dimShuffle({0, 4, 3, 5, 1, 2}).reshape({co, ci, kh, kw}).expand({0});
   }
   Tensor w = graph.addVariable(params.inputType, weightsShape(params), name);
   poputil::mapTensorLinearly(graph, w);

@@ -317,18 +317,14 @@ weightChunks(Graph &graph, const Plan &plan, const amp::Form &form, const Tensor
              const std::string &name) {
   const Type type = B.elementType();
   const std::size_t C = form.inputs(), O = form.outputs();
-  std::vector<unsigned> outputOfRow(O);
-  for (unsigned o = 0; o < O; ++o) outputOfRow[form.rowOfOutput(o)] = o;
   // B's columns lie in memory as rows when B is a transposed view or was made by
   // createMatMulInputRHS for the AMP (whose chunks are then whole in memory).
   const bool rowsLie = bT || B[0].transpose()[0].slice(0, C).isContiguous();
   if (rowsLie) {
     // All of B as [g][column chunk][depth chunk][output][input], outputs in row order, made
     // once (a view of B) and cut per group, so each block's chunks are a slice of a slice.
-    const Tensor all = B.reshape({plan.g, plan.k / C, C, plan.n / O, O}).dimShuffle({0, 3, 1, 4, 2});
-    std::vector<Tensor> rows;
-    for (unsigned r = 0; r < O; ++r) rows.push_back(all.slice(outputOfRow[r], outputOfRow[r] + 1, 3));
-    const Tensor ordered = concat(rows, 3);
+    const Tensor ordered =
+        form.inRowOrder(B.reshape({plan.g, plan.k / C, C, plan.n / O, O}).dimShuffle({0, 3, 1, 4, 2}), 3);
     std::vector<Tensor> groups;
     for (std::size_t gg = 0; gg < plan.g; ++gg) groups.push_back(ordered[gg]);
     return [groups, C, O](std::size_t gg, std::size_t n0, std::size_t n1, std::size_t k0, std::size_t k1) {
@@ -493,16 +489,8 @@ void multiply(Graph &graph, const std::string &op, const Tensor &A, const Tensor
           for (std::size_t gg = g0; gg < g1; ++gg) {
             VertexRef v = graph.addVertex(cs, vertex);
             if (plan.amp) {
-              graph.connect(v["a"], A[gg].slice({m0, k0}, {m1, k1}).flatten());
-              graph.connect(v["w"], weights(gg, n0, n1, k0, k1));
-              graph.connect(v["out"], dst[gg - g0].flatten());
-              graph.setInitialValue(v["rows"], unsigned(m1 - m0));
-              graph.setInitialValue(v["depth"], unsigned(k1 - k0));
-              graph.setInitialValue(v["cols"], unsigned(n1 - n0));
-              graph.setInitialValue(v["passIn"], 0u); // written by the supervisor before use
-              graph.setInitialValue(v["passOut"], 0u);
-              graph.setInitialValue(v["tapOffsets"], std::vector<unsigned>{0});
-              graph.setTileMapping(v, tile);
+              amp::connectProduct(graph, v, tile, A[gg].slice({m0, k0}, {m1, k1}).flatten(), weights(gg, n0, n1, k0, k1),
+                                  dst[gg - g0].flatten(), m1 - m0, k1 - k0, n1 - n0, {0});
               continue;
             }
             const Tensor a = A[gg].slice({m0, k0}, {m1, k1}), b = B[gg].slice({k0, n0}, {k1, n1});
@@ -553,9 +541,7 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
           if (g0 < g1 && n0 < n1 && k0 < k1)
             graph.setTileMapping(w.slice({g0, n0 / O, k0 / C, 0, 0}, {g1, n1 / O, k1 / C, O, C}), p.tile(gi, 0, ni, ki));
         }
-    std::vector<Tensor> byOutput;
-    for (unsigned o = 0; o < O; ++o) byOutput.push_back(w.slice(form.rowOfOutput(o), form.rowOfOutput(o) + 1, 3));
-    Tensor t = concat(byOutput, 3).dimShuffle({0, 2, 4, 1, 3}).reshape({s.g, s.k, s.n});
+    Tensor t = form.inOutputOrder(w, 3).dimShuffle({0, 2, 4, 1, 3}).reshape({s.g, s.k, s.n});
     return grouped ? t : t[0];
   }
   if (lhs && s.k && s.g && s.m) {
