@@ -1,8 +1,8 @@
 // poplin's matrix multiplications: a plan splits the groups, rows, columns and depth of the
-// product over the tiles; each tile multiplies its blocks with a generated vertex (C++ compiled
-// by ipu-cc, cached by content) into partial sums; partials over the depth are reduced with
-// popops::reduce onto the output's tile. Every value is computed on the tiles and every operand
-// block reaches its tile through the simulated exchange.
+// product over the tiles; each tile multiplies its blocks on the AMP (Amp.hpp, assembly) or with a
+// generated C++ vertex (compiled by ipu-cc, cached by content) into partial sums; partials over
+// the depth are summed on the tiles sharing the output's block (PartialSum.hpp). Every value is
+// computed on the tiles and every operand block reaches its tile through the simulated exchange.
 #include "Amp.hpp"
 #include "PartialSum.hpp"
 
@@ -92,8 +92,8 @@ Options parseOptions(const std::string &op, const OptionFlags &flags) {
 // kernel changes one number.
 const double kMacsPerTileCycle = 0.4;
 
-/// The block kernel a plan is for: the AMP's (amp.hpp; half x half with half partials or float x
-/// float with float) where the shapes suit it, else the generated C++ vertex.
+/// The block kernel a plan is for: the AMP's (Amp.hpp; its Form by the input and partials types)
+/// where the types and shapes suit it, else the generated C++ vertex.
 struct Kernel {
   bool amp = false;
   amp::Form form{FLOAT, FLOAT};
@@ -371,10 +371,13 @@ weightChunks(Graph &graph, const Plan &plan, const amp::Form &form, const Tensor
   };
 }
 
-// A [g][m][n] tensor made of one variable per block of the plan, so that a block's rows lie
-// together on its tile (as the block vertices read and write them); `place` maps each.
+// A [g][m][n] tensor (with `depthColumns`, the left operand's [g][m][k]) made of one variable per
+// block of the plan, so that a block's rows lie together on its tile (as the block vertices read
+// and write them); `place(gi, mi, column block, block)` maps each.
 Tensor blockTensor(Graph &graph, const Type &type, const Plan &plan, const std::string &name,
-                   const std::function<void(std::size_t, std::size_t, std::size_t, const Tensor &)> &place) {
+                   const std::function<void(std::size_t, std::size_t, std::size_t, const Tensor &)> &place,
+                   bool depthColumns = false) {
+  const std::size_t columns = depthColumns ? plan.k : plan.n, block = depthColumns ? plan.kb : plan.nb;
   std::vector<Tensor> groups;
   for (std::size_t gi = 0; gi * plan.gb < plan.g; ++gi) {
     const auto [g0, g1] = plan.groups(gi);
@@ -382,8 +385,8 @@ Tensor blockTensor(Graph &graph, const Type &type, const Plan &plan, const std::
     for (std::size_t mi = 0; mi * plan.mb < plan.m; ++mi) {
       const auto [m0, m1] = plan.rows(mi);
       std::vector<Tensor> cols;
-      for (std::size_t ni = 0; ni * plan.nb < plan.n; ++ni) {
-        const auto [n0, n1] = plan.cols(ni);
+      for (std::size_t ni = 0; ni * block < columns; ++ni) {
+        const auto [n0, n1] = Plan::range(ni, block, columns);
         Tensor block = graph.addVariable(type, {g1 - g0, m1 - m0, n1 - n0}, name);
         place(gi, mi, ni, block);
         cols.push_back(block);
@@ -545,26 +548,14 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
     return grouped ? t : t[0];
   }
   if (lhs && s.k && s.g && s.m) {
-    // Each block a variable of its own on the first tile that multiplies it, so that its rows lie
-    // together (as the block vertices read them); the user sees the [g][m][k] view.
-    std::vector<Tensor> groups;
-    for (std::size_t gg = 0; gg < s.g; ++gg) {
-      const std::size_t gi = gg / p.gb;
-      std::vector<Tensor> rows;
-      for (std::size_t mi = 0; mi * p.mb < s.m; ++mi) {
-        std::vector<Tensor> cols;
-        for (std::size_t ki = 0; ki * p.kb < s.k; ++ki) {
-          const auto [m0, m1] = p.rows(mi);
-          const auto [k0, k1] = p.depth(ki);
-          Tensor block = graph.addVariable(type, {m1 - m0, k1 - k0}, name);
+    // Each block a variable of its own on the first tile that multiplies it; the user sees the
+    // [g][m][k] view.
+    Tensor t = blockTensor(
+        graph, type, p, name,
+        [&](std::size_t gi, std::size_t mi, std::size_t ki, const Tensor &block) {
           graph.setTileMapping(block, p.tile(gi, mi, 0, ki));
-          cols.push_back(block);
-        }
-        rows.push_back(concat(cols, 1));
-      }
-      groups.push_back(concat(rows, 0).expand({0}));
-    }
-    Tensor t = concat(groups, 0);
+        },
+        true);
     return grouped ? t : t[0];
   }
   Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},
