@@ -353,7 +353,7 @@ unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, s
 }
 
 /// An output-shaped [N][Co][OH][OW] tensor of `type` stored [N][Co/cb][OH][OW][cb]: each vertex's
-/// output rows together, on its tile; or "" (an invalid tensor) if cb does not divide Co.
+/// output rows together, on its tile; an invalid tensor if cb does not divide Co.
 Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name) {
   const std::size_t co = p.outputChannelsPerConvGroup, blocks = co / plan.cb, oh = p.getOutputSize(0),
                     ow = p.getOutputSize(1);
@@ -366,8 +366,8 @@ Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const T
 }
 
 /// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) in the vertex's order: column
-/// chunks, taps, depth chunks, each chunk 16 rows (outputs in amp::Form::rowOfOutput's order) of
-/// C inputs.
+/// chunks, taps, depth chunks, each chunk a pass's outputs as rows (in amp::Form::rowOfOutput's
+/// order) of C inputs.
 Tensor ampWeights(const Tensor &weights, const ConvParams &p, const amp::Form &form, std::size_t c0, std::size_t c1) {
   const std::size_t C = form.inputs(), O = form.outputs();
   const Tensor w = weights[0]
