@@ -10,8 +10,10 @@
 //   convolution (ResNet-50's 3x3 layer, 56 x 56 x 64 -> 64, batch 4, half with half or float
 //     partials, padding 1): limit =
 //     its multiply-adds / (tiles x 64), the AMP's half rate.
+//   MNIST's convolutions and their gradients (float): limit = multiply-adds / (tiles x 16).
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
+#include <poplin/ConvUtil.hpp>
 #include <poplin/Convolution.hpp>
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
@@ -113,8 +115,39 @@ void BM_ResNetConv3x3(benchmark::State &state, const char *partials) {
   });
 }
 
+/// MNIST's convolutions (examples/poplar/mnist.cpp, batch 40, float): 0 conv1 forward (28x28x1 ->
+/// 24x24x10, 5x5), 1 conv2 forward (12x12x10 -> 8x8x20), 2 conv2's input gradient, 3 and 4 the
+/// weight deltas of conv1 and conv2. Limit: the multiply-adds at the AMP's float rate (16).
+void BM_MnistConv(benchmark::State &state, int op) {
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    const std::size_t batch = 40;
+    const bool first = op == 0 || op == 3;
+    const poplin::ConvParams params = first ? poplin::ConvParams(FLOAT, batch, {28, 28}, {5, 5}, 1, 10, 1)
+                                            : poplin::ConvParams(FLOAT, batch, {12, 12}, {5, 5}, 10, 20, 1);
+    Tensor in = poplin::createInput(graph, params, "in");
+    Tensor dy = poplin::createConvOutput(graph, params, "dy");
+    if (op == 0 || op == 1) {
+      poplin::convolution(graph, in, poplin::createWeights(graph, params, "w"), params, false, prog, "conv");
+    } else if (op == 2) {
+      const poplin::ConvParams grad = poplin::getGradientParams(params);
+      Tensor w = poplin::createWeights(graph, params, "w");
+      poplin::convolution(graph, dy, w, grad, true, prog, "conv.gx"); // w is [G][Ci of grad][Co of grad][k]
+    } else {
+      poplin::calculateWeightDeltas(graph, dy, in, params, prog, "conv.gw");
+    }
+    const double macs = double(batch) * params.getOutputSize(0) * params.getOutputSize(1) * 25 *
+                        params.inputChannelsPerConvGroup * params.outputChannelsPerConvGroup;
+    return macs / (graph.getTarget().getNumTiles() * 16.0);
+  });
+}
+
 } // namespace
 
+BENCHMARK_CAPTURE(BM_MnistConv, conv1_forward, 0)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_MnistConv, conv2_forward, 1)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_MnistConv, conv2_input_gradient, 2)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_MnistConv, conv1_weight_deltas, 3)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_MnistConv, conv2_weight_deltas, 4)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_ResNetConv3x3, half_partials, "half")->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_ResNetConv3x3, float_partials, "float")->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_MatMul, half, HALF)->Args({1024, 1024, 1024})->Unit(benchmark::kSecond)->Iterations(1);

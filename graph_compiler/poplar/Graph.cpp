@@ -466,6 +466,12 @@ Graph::TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComple
 }
 Graph::TileToTensorMapping Graph::getVariableTileMapping(const Tensor &t) const { return getTileMapping(t, false); }
 bool Graph::isConstant(VariableRef v) const { return data_->variables.at(v.getId()).constant; }
+Tensor Graph::getVariable(VariableRef v) const {
+  if (v.getId() >= data_->variables.size())
+    throw poplar_error("Graph::getVariable: the graph has no variable " + std::to_string(v.getId()));
+  const Variable &var = data_->variables[v.getId()];
+  return Tensor(view::make(var.type, var.shape, {{v.getId(), 0, var.elements}}, data_->id));
+}
 
 // ---- sub-graphs and functions ----
 

@@ -6,6 +6,7 @@
 // rows its taps reach; weight gradients are partial sums per (batch, group, output-row block)
 // reduced by popops::reduce. Every value is computed on the tiles.
 #include "Amp.hpp"
+#include "ConvMatMul.hpp"
 
 #include "../sdk/Generated.hpp"
 
@@ -38,17 +39,7 @@ using ipusim::sdk::shapeString;
 
 std::string cType(const Type &t) { return t == HALF ? "half" : "float"; }
 
-// The original index of transformed coordinate t (of `total`) in a dimension of `size`
-// elements under transform T, or -1 where t is padding or a dilation's hole.
-long originalIndex(long t, std::size_t size, const ConvParams::InputTransform &T, unsigned d, long total) {
-  long x = T.flip[d] ? total - 1 - t : t;
-  x -= long(T.paddingLower[d]);
-  const long truncated = long(size) - long(T.truncationLower[d]) - long(T.truncationUpper[d]);
-  if (truncated <= 0) return -1;
-  const long dilated = (truncated - 1) * long(T.dilation[d]) + 1;
-  if (x < 0 || x >= dilated || x % long(T.dilation[d])) return -1;
-  return x / long(T.dilation[d]) + long(T.truncationLower[d]);
-}
+using detail::originalIndex;
 
 // Per output coordinate of dimension d: its (kernel index, input index) pairs.
 std::vector<std::vector<std::pair<unsigned, unsigned>>> taps(const ConvParams &p, unsigned d) {
@@ -446,6 +437,18 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
 
 } // namespace
 
+// The original index of transformed coordinate t (of `total`) in a dimension of `size`
+// elements under transform T, or -1 where t is padding or a dilation's hole.
+long detail::originalIndex(long t, std::size_t size, const ConvParams::InputTransform &T, unsigned d, long total) {
+  long x = T.flip[d] ? total - 1 - t : t;
+  x -= long(T.paddingLower[d]);
+  const long truncated = long(size) - long(T.truncationLower[d]) - long(T.truncationUpper[d]);
+  if (truncated <= 0) return -1;
+  const long dilated = (truncated - 1) * long(T.dilation[d]) + 1;
+  if (x < 0 || x >= dilated || x % long(T.dilation[d])) return -1;
+  return x / long(T.dilation[d]) + long(T.truncationLower[d]);
+}
+
 Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &options,
                      PlanningCache *) {
   params.validate();
@@ -490,6 +493,8 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
   const std::string name = debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName();
   if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb)
     if (Tensor o = ampOutput(graph, params, ap, params.outputType, name); o.valid()) return o;
+  if (detail::convAsProduct(graph, params, options, memoryProportion(options)))
+    return detail::createProductConvOutput(graph, params, options, memoryProportion(options), name);
   const Plan pl = plan(graph, params, f, options);
   Tensor out = graph.addVariable(params.outputType, outputShape(params), name);
   const Tensor o4 = as4d(out, params.getNumFieldDims());
@@ -535,6 +540,11 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
       ampConvolution(graph, in, weights, out, params, ap, prog, name);
       return;
     }
+  if (detail::convAsProduct(graph, params, options, memoryProportion(options))) {
+    detail::productConvolution(graph, in, weights, out, params, transposeAndFlipWeights, prog, options,
+                               memoryProportion(options), name);
+    return;
+  }
   const Plan pl = plan(graph, params, f, options);
   const Tensor in4 = as4d(in, nd), out4 = as4d(out, nd), w4 = nd == 1 ? weights.expand({3}) : weights;
   bool outMapped = false;
@@ -583,6 +593,9 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   const std::size_t nd = params.getNumFieldDims();
   checkShape(op, "zDeltas", zDeltas, outputShape(params));
   checkShape(op, "the activations", activations, inputShape(params));
+  if (detail::convAsProduct(graph, params, options, memoryProportion(options)))
+    return detail::productWeightDeltas(graph, zDeltas, activations, params, prog, options, memoryProportion(options),
+                                       name);
   const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
   // Blocks of (batch, group, output channels, output rows): whole images while their rows fit,
   // output-channel blocks halved until there are as many blocks as tiles. Each writes float

@@ -4,6 +4,7 @@
 // the depth are summed on the tiles sharing the output's block (PartialSum.hpp). Every value is
 // computed on the tiles and every operand block reaches its tile through the simulated exchange.
 #include "Amp.hpp"
+#include "MatMulDetail.hpp"
 #include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"
@@ -21,6 +22,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <cstdio>
@@ -153,6 +155,17 @@ struct Plan {
   }
 };
 
+/// The partial sums' cycles on one of the tiles sharing an output block (mapOutputBlock): the
+/// PartialSum vertex makes a pass a part over the tile's share, each worker about 12 bundles of
+/// set-up and one a 64-bit vector of its sixth, a worker's bundle every sixth cycle
+/// (PartialSum.cpp; the 1024^3 half product's 13 parts of 905 halves measure 3,873 cycles, this
+/// gives 3,900).
+double sumCycles(const Plan &p, double partialBytes) {
+  const double share = double(roundUp(ceilDiv(p.gb * p.mb * p.nb, p.pk), 4));
+  const double vectorsPerWorker = std::ceil(share * partialBytes / 8 / 6);
+  return double(p.pk) * 6 * (12 + vectorsPerWorker);
+}
+
 Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,
               std::size_t n, const Type &inType, const Options &opts, const Kernel &kern) {
   const std::size_t numTiles = target.getNumTiles();
@@ -192,9 +205,10 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
     smallest = std::min(smallest, std::size_t(bytes));
     if (bytes > budget) return;
     // Cycles: the block's kernel, the operand blocks received (every tile but one of those
-    // sharing a block receives it), and the partials sent to the output's tile.
+    // sharing a block receives it), the partials sent to the output's tiles and their sum there.
     const double in = (pn > 1 ? aBlock : 0) + (pm > 1 ? bBlock : 0);
-    p.cycles = double(p.gb) * kern.cycles(p.mb, p.kb, p.nb) + in / exchange + (pk > 1 ? partials * 2 / exchange : 0);
+    p.cycles = double(p.gb) * kern.cycles(p.mb, p.kb, p.nb) + in / exchange +
+               (pk > 1 ? partials * 2 / exchange + sumCycles(p, partialBytes) : 0);
     p.bytesPerTile = std::size_t(bytes);
     if (p.cycles < best.cycles || (p.cycles == best.cycles && p.tiles() < best.tiles())) best = p;
   };
@@ -412,17 +426,23 @@ void mapOutputBlock(Graph &graph, const Plan &plan, const Tensor &block, std::si
 
 bool transposedView(const Tensor &t) { return !t[0].isContiguous() && t[0].transpose().isContiguous(); }
 
-// The output of A B ([g][m][n]) laid out for the plan multiply will make: a variable a block.
-Tensor createOutput(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Type &type,
-                    const OptionFlags &flags, const std::string &name) {
+// The output [g][m][n] of a product of [g][m][k] by [g][k][n] laid out for the plan multiply
+// will make: a variable a block.
+Tensor createOutput(Graph &graph, const std::string &op, const Shapes &s, const Type &inType, bool aTransposed,
+                    const Type &type, const OptionFlags &flags, const std::string &name) {
   const Options opts = parseOptions(op, flags);
-  const Shapes s = checkShapes(op, A.shape(), B.shape(), true);
-  checkTypes(op, A.elementType(), B.elementType());
   if (s.g * s.m * s.n == 0 || s.k == 0) return graph.addVariable(type, {s.g, s.m, s.n}, name);
-  const Plan plan = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, A.elementType(), opts, transposedView(A));
+  const Plan plan = choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, inType, opts, aTransposed);
   return blockTensor(graph, type, plan, name, [&](std::size_t gi, std::size_t mi, std::size_t ni, const Tensor &block) {
     mapOutputBlock(graph, plan, block, gi, mi, ni);
   });
+}
+
+Tensor createOutput(Graph &graph, const std::string &op, const Tensor &A, const Tensor &B, const Type &type,
+                    const OptionFlags &flags, const std::string &name) {
+  const Shapes s = checkShapes(op, A.shape(), B.shape(), true);
+  checkTypes(op, A.elementType(), B.elementType());
+  return createOutput(graph, op, s, A.elementType(), transposedView(A), type, flags, name);
 }
 
 // C[g] = A[g] B[g] written into out (grouped shapes, rank 3).
@@ -558,28 +578,43 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
         true);
     return grouped ? t : t[0];
   }
+  if (!lhs && s.k && s.g && s.n) {
+    // The vector unit's right operand: each [depth block][column block] a variable of its own
+    // on the first tile that multiplies it (a block of a row-major whole would be a column strip,
+    // a region a row, for every operation on the tensor to visit).
+    std::vector<Tensor> groups;
+    for (std::size_t gi = 0; gi * p.gb < s.g; ++gi) {
+      const auto [g0, g1] = p.groups(gi);
+      std::vector<Tensor> rows;
+      for (std::size_t ki = 0; ki * p.kb < s.k; ++ki) {
+        const auto [k0, k1] = p.depth(ki);
+        std::vector<Tensor> cols;
+        for (std::size_t ni = 0; ni * p.nb < s.n; ++ni) {
+          const auto [n0, n1] = p.cols(ni);
+          Tensor block = graph.addVariable(type, {g1 - g0, k1 - k0, n1 - n0}, name);
+          graph.setTileMapping(block, p.tile(gi, 0, ni, ki));
+          cols.push_back(block);
+        }
+        rows.push_back(concat(cols, 2));
+      }
+      groups.push_back(concat(rows, 1));
+    }
+    Tensor t = concat(groups, 0);
+    return grouped ? t : t[0];
+  }
   Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},
                                name);
-  if (s.k && s.g) {
-    // Each block on the first tile that multiplies it.
-    for (std::size_t gi = 0; gi < p.pg; ++gi)
-      for (std::size_t ki = 0; ki < p.pk; ++ki)
-        for (std::size_t xi = 0; xi < (lhs ? p.pm : p.pn); ++xi) {
-          const auto [g0, g1] = p.groups(gi);
-          const auto [k0, k1] = p.depth(ki);
-          const std::size_t size = lhs ? s.m : s.n, block = lhs ? p.mb : p.nb;
-          const std::size_t x0 = xi * block, x1 = std::min(size, x0 + block);
-          if (x0 >= x1) continue;
-          if (lhs) graph.setTileMapping(t.slice({g0, x0, k0}, {g1, x1, k1}), p.tile(gi, xi, 0, ki));
-          else graph.setTileMapping(t.slice({g0, k0, x0}, {g1, k1, x1}), p.tile(gi, 0, xi, ki));
-        }
-  } else {
-    poputil::mapTensorLinearly(graph, t);
-  }
+  poputil::mapTensorLinearly(graph, t);
   return grouped ? t : t[0];
 }
 
 } // namespace
+
+Tensor detail::createProductOutput(Graph &graph, const Type &inputType, const Type &outputType, std::size_t g,
+                                   std::size_t m, std::size_t k, std::size_t n, const OptionFlags &options,
+                                   const std::string &name) {
+  return createOutput(graph, "poplin::matMulGrouped", Shapes{g, m, k, n}, inputType, false, outputType, options, name);
+}
 
 void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
                              const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {

@@ -610,8 +610,61 @@ std::string castAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<T
 
 } // namespace
 
-void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &ts,
-                    const Tensor &out, bool inPlace, ComputeSet cs) {
+namespace {
+
+/// The output's flat elements as runs in memory order ((variable, offset) sorted, adjacent runs
+/// merged), as (view offset, length) pairs. An element-wise operation may visit the elements
+/// in any order as long as every operand follows the same one: a transposed or rearranged view
+/// (the AMP's weight chunks seen as [k][n], a block tensor seen row by row) then gives a vertex
+/// a long run instead of one a row.
+std::vector<std::pair<std::size_t, std::size_t>> memoryOrder(const Tensor &outFlat) {
+  struct Run {
+    unsigned var;
+    std::size_t begin, end, at;
+  };
+  std::vector<Run> runs;
+  std::size_t at = 0;
+  for (const VariableInterval &r : outFlat.getVarRegions()) {
+    runs.push_back({r.var.getId(), r.interval.begin(), r.interval.end(), at});
+    at += r.interval.size();
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const Run &a, const Run &b) {
+    return a.var != b.var ? a.var < b.var : a.begin < b.begin;
+  });
+  std::vector<std::pair<std::size_t, std::size_t>> order;
+  for (const Run &r : runs) {
+    if (!order.empty() && order.back().first + order.back().second == r.at) order.back().second += r.end - r.begin;
+    else
+      order.emplace_back(r.at, r.end - r.begin);
+  }
+  return order;
+}
+
+/// t's flat elements in `order`.
+Tensor inOrder(const Tensor &t, const std::vector<std::pair<std::size_t, std::size_t>> &order) {
+  std::vector<Tensor> parts;
+  for (const auto &[at, n] : order) parts.push_back(t.slice(at, at + n));
+  return concat(parts);
+}
+
+} // namespace
+
+void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &tsIn,
+                    const Tensor &outIn, bool inPlace, ComputeSet cs) {
+  // Visit the elements in the output's memory order when that is not its view order.
+  Tensor out = outIn;
+  std::vector<Tensor> ts = tsIn;
+  if (outIn.getVarRegions().size() > 1) {
+    const Tensor outFlat = outIn.flatten();
+    const auto order = memoryOrder(outFlat);
+    bool identity = true;
+    for (std::size_t i = 0, at = 0; i < order.size() && identity; at += order[i].second, ++i) identity = order[i].first == at;
+    if (!identity) {
+      out = inOrder(outFlat, order);
+      for (Tensor &t : ts)
+        if (t.valid() && t.numElements() != 1) t = inOrder(broadcastTo(t, outIn.shape()).flatten(), order);
+    }
+  }
   Typer typer(op, ts);
   const Type resultType = typer(expr).type;
   std::vector<bool> used(ts.size());

@@ -2,6 +2,8 @@
 // generated vertices of ElementWise.cpp, so every value is computed on the tiles.
 #include "Internal.hpp"
 
+#include "../sdk/Asm.hpp"
+
 #include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Fill.hpp>
@@ -9,6 +11,10 @@
 #include <popops/codelets.hpp>
 
 #include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
 
 namespace popops {
 
@@ -53,11 +59,104 @@ Const fillConstant(const Type &type, double value) {
   return Const(TypeTraits::make<long long>(), type, reinterpret_cast<const char *>(&v));
 }
 
+// t's elements as runs of their variables, in variable order with adjacent runs merged: a fill
+// does not care for the order, and a view's elements that lie together in memory (a row-major
+// view of blocks, a transposed view) are then one vertex's region instead of many.
+Tensor byVariable(const Graph &graph, const Tensor &t) {
+  std::vector<VariableInterval> regions = t.getVarRegions();
+  std::sort(regions.begin(), regions.end(), [](const VariableInterval &a, const VariableInterval &b) {
+    return a.var != b.var ? a.var < b.var : a.interval.begin() < b.interval.begin();
+  });
+  std::vector<Tensor> runs;
+  for (std::size_t i = 0; i < regions.size();) {
+    std::size_t end = regions[i].interval.end(), j = i + 1;
+    while (j < regions.size() && regions[j].var == regions[i].var && regions[j].interval.begin() == end)
+      end = regions[j++].interval.end();
+    runs.push_back(graph.getVariable(regions[i].var).flatten().slice(regions[i].interval.begin(), end));
+    i = j;
+  }
+  return concat(runs);
+}
+
+// The fill of a 2- or 4-byte type in assembly: each worker a contiguous run of whole groups of 8
+// elements (emitGroupRun), one 64-bit store a bundle of the value's pattern (the vertex state's
+// word 2, the element repeated to 32 bits), the run's last word or halves after. A worker stores
+// a bundle every sixth cycle, so the six store 8 bytes a cycle (ipu-facts §2.4).
+std::string fillAsmVertex(Graph &graph, const Type &type) {
+  const std::size_t size = graph.getTarget().getTypeSize(type);
+  const std::string T = detail::deviceType("popops::fill", type);
+  std::ostringstream body;
+  body << "  poplar::Output<poplar::Vector<" << T << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  unsigned pattern;\n"
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute(unsigned) {}\n};\n";
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_popops_Fill", "poplar::MultiVertex", "#include <poplar/Vertex.hpp>\n",
+                                   body.str(), "", [&](std::ostream &src, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    ipusim::sdk::emitEntry(src, entry, "worker", true);
+    ipusim::sdk::emitGroupRun(src, 1);
+    src << "  ld32 $m4, $mvertex_base, 0\n"
+        << "  shl $m0, $m7, " << (size == 4 ? 2 : 1) << "\n"
+        << "  add $m4, $m4, $m0\n"
+        << "  ld32 $a0, $mvertex_base, 2\n"
+        << "  ld32 $a1, $mvertex_base, 2\n"
+        << "  shr $m1, $m3, " << (size == 4 ? 1 : 2) << "\n" // 64-bit words
+        << "  and $m10, $m3, " << (size == 4 ? 1 : 3) << "\n" // the elements after them
+        << "  .align 8\n"
+        << "  { rpt $m1, 0 ; fnop }\n"
+        << "  { st64step $a0:1, $mzero, $m4+=, 1 ; fnop }\n"
+        << "  brz $m10, .Lexit\n";
+    if (size == 2) {
+      src << "  cmpult $m0, $m10, 2\n"
+          << "  brnz $m0, .Lone\n"
+          << "  st32step $a0, $mzero, $m4+=, 1\n"
+          << "  add $m10, $m10, -2\n"
+          << "  brz $m10, .Lexit\n"
+          << ".Lone:\n";
+      ipusim::sdk::emitStoreLowHalf(src, "$a0", "$m4");
+    } else {
+      src << "  st32 $a0, $m4, 0\n";
+    }
+    src << ".Lexit:\n  exitz $mzero\n";
+    ipusim::sdk::emitEnd(src, entry);
+  });
+}
+
 } // namespace
 
 void detail::fill(Graph &graph, const Tensor &t, double value, ComputeSet cs) {
   if (t.containsAliases()) throw poplar_error("popops::fill: the tensor contains aliases");
-  detail::addMapVertices(graph, "popops::fill", fillConstant(t.elementType(), value), {}, t, false, cs);
+  if (t.numElements() == 0) return;
+  const Tensor runs = byVariable(graph, t);
+  const Type type = t.elementType();
+  const std::size_t size = graph.getTarget().getTypeSize(type);
+  if ((size != 2 && size != 4) || type == BOOL) {
+    detail::addMapVertices(graph, "popops::fill", fillConstant(type, value), {}, runs, false, cs);
+    return;
+  }
+  // The element's bits (as the Map vertex would convert the value), repeated to 32 bits.
+  uint32_t pattern = 0;
+  if (type == FLOAT) {
+    const float f = static_cast<float>(value);
+    std::memcpy(&pattern, &f, 4);
+  } else if (type == HALF) {
+    const float f = static_cast<float>(value);
+    uint16_t h = 0;
+    copyFloatToDeviceHalf(graph.getTarget(), &f, &h, 1);
+    pattern = h;
+  } else {
+    pattern = uint32_t(static_cast<long long>(value));
+  }
+  if (size == 2) pattern = (pattern & 0xffff) * 0x10001u;
+  const std::string vertex = fillAsmVertex(graph, type);
+  const auto mapping = graph.getTileMapping(runs);
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile)
+    for (const Interval &r : mapping[tile]) {
+      VertexRef v = graph.addVertex(cs, vertex);
+      graph.connect(v["out"], runs.slice(r.begin(), r.end()));
+      graph.setInitialValue(v["pattern"], pattern);
+      graph.setTileMapping(v, unsigned(tile));
+    }
 }
 
 void detail::fill(Graph &graph, const Tensor &t, double value, program::Sequence &prog,

@@ -18,10 +18,30 @@ struct Timeline {
     bool start;      ///< starts a receive window (an end pin may be replaced by a start)
   };
   std::map<uint64_t, Pin> mux;            ///< $INCOMING_MUX controls by cycle
+  std::map<uint64_t, uint64_t> controls;  ///< [start, end): the cycles of busy and of mux controls
   std::map<uint64_t, uint64_t> windows;   ///< [a, b): cycles the mux selects a sender for this tile
   std::map<uint64_t, uint64_t> lane;      ///< [start, end): cycles its transmit lane carries a word
   std::set<uint64_t> wideStarts;          ///< where its wide (64-bit) windows start
   uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
+
+  /// Adds [a, b) to `m` ([start, end) by start, disjoint, adjacent ones merged). Merging keeps
+  /// the set of cycles, so every check gives the same answer; it lets a search that meets a run
+  /// of back-to-back transfers skip the whole run at once instead of one transfer a step (many
+  /// small transfers made the search quadratic in a tile's transfers).
+  static void add(std::map<uint64_t, uint64_t> &m, uint64_t a, uint64_t b) {
+    auto it = m.lower_bound(a);
+    if (it != m.begin() && std::prev(it)->second >= a) {
+      it = std::prev(it);
+      a = it->first;
+      b = std::max(b, it->second);
+      it = m.erase(it);
+    }
+    while (it != m.end() && it->first <= b) {
+      b = std::max(b, it->second);
+      it = m.erase(it);
+    }
+    m.emplace_hint(it, a, b);
+  }
 
   /// The end of an interval of `m` ([start, end) by start, disjoint) overlapping [a, b), or 0.
   static uint64_t until(const std::map<uint64_t, uint64_t> &m, uint64_t a, uint64_t b) {
@@ -44,6 +64,17 @@ struct Timeline {
   bool pinIn(uint64_t a, uint64_t b) const {
     auto it = mux.lower_bound(a);
     return it != mux.end() && it->first < b;
+  }
+  /// The end of a run of instructions (sends, receive controls, mux controls) overlapping
+  /// [a, b), or 0 if the cycles are free.
+  uint64_t controlsUntil(uint64_t a, uint64_t b) const { return until(controls, a, b); }
+  void setBusy(uint64_t a, uint64_t b) {
+    add(busy, a, b);
+    add(controls, a, b);
+  }
+  void setPin(uint64_t cycle, Pin pin) {
+    mux[cycle] = pin;
+    add(controls, cycle, cycle + 1);
   }
   /// The end of a receive window overlapping [a, b), or 0.
   uint64_t windowUntil(uint64_t a, uint64_t b) const { return until(windows, a, b); }
@@ -116,12 +147,8 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     uint64_t T = uint64_t(lower);
     for (;;) {
       // The sender: n free cycles (no send, no receive control of its own).
-      if (uint64_t until = s.busyUntil(T, T + n)) {
+      if (uint64_t until = s.controlsUntil(T, T + n)) {
         T = until;
-        continue;
-      }
-      if (s.pinIn(T, T + n)) {
-        ++T;
         continue;
       }
       if (uint64_t until = Timeline::until(s.lane, T - earliest, T + n + latest)) {
@@ -153,8 +180,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         else if (pa != d.mux.end() && pa->second.start) next = T + 1;
         else if (uint64_t until = d.busyUntil(b, b + 1)) next = T + (until - b);
         else if (pb != d.mux.end() && !pb->second.start) next = T + 1;
-        else if (uint64_t until = d.busyUntil(w, w + 1)) next = T + (until - w);
-        else if (d.pinIn(w, w + 1)) next = T + 1;
+        else if (uint64_t until = d.controlsUntil(w, w + 1)) next = T + (until - w);
         // Wide: $INCOMING_FORMAT says 64-bit from the cycle before the first write to the cycle
         // after the last, so no other window may write in the cycle before (one ending at a).
         else if (x.wide) {
@@ -173,21 +199,21 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     }
     // Commit.
     sendCycle[k] = T;
-    s.busy[T] = T + n;
-    s.lane[T - earliest] = T + n + latest;
-    if (x.wide) partner.lane[T - earliest] = T + n + latest;
+    s.setBusy(T, T + n);
+    Timeline::add(s.lane, T - earliest, T + n + latest);
+    if (x.wide) Timeline::add(partner.lane, T - earliest, T + n + latest);
     for (size_t i = 0; i < x.dst.size(); ++i) {
       Timeline &d = *receivers[i];
       const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
                      w = uint64_t(int64_t(T) + writeOff[i]);
-      d.mux[a] = {x.src, true};
-      if (!d.mux.count(b)) d.mux[b] = {kMuxNone, false};
-      d.windows[a] = b;
-      d.busy[w] = w + 1;
+      d.setPin(a, {x.src, true});
+      if (!d.mux.count(b)) d.setPin(b, {kMuxNone, false});
+      Timeline::add(d.windows, a, b);
+      d.setBusy(w, w + 1);
       if (x.wide) {
         d.wideStarts.insert(a);
-        d.busy[w - 1] = w;
-        d.busy[w + n] = w + n + 1;
+        d.setBusy(w - 1, w);
+        d.setBusy(w + n, w + n + 1);
       }
       d.lastWrite = std::max(d.lastWrite, w + n);
     }

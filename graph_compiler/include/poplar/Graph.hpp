@@ -188,6 +188,8 @@ public:
   TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
   TileToTensorMapping getVariableTileMapping(const Tensor &t) const;
   bool isConstant(VariableRef v) const;
+  /// The whole variable v, in the shape it was created with.
+  Tensor getVariable(VariableRef v) const;
 
   // ---- sub-graphs and functions
   /// The first `numTilesPerIPU` tiles of each IPU, numbered from 0.

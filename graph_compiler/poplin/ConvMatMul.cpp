@@ -1,0 +1,258 @@
+// Convolutions as matrix products (docs/poplin.md "Convolutions as products"). The input is
+// expanded into a matrix with a row per output position (batch, output row, output column) and
+// a column per (kernel position, input channel): the input element that meets that weight there,
+// or zero where it falls in padding. The weights become a [kernel positions x input channels] by
+// [output channels] matrix, and the convolution is their product, planned and run on the AMP by
+// poplin's matMul (MatMul.cpp). The weight deltas are the expanded input, transposed, by the
+// output gradient. This is the path for layers whose channels are too few for the direct AMP
+// convolution's chunks (MNIST's 1, 10 and 20) and for transforms it does not take (strides,
+// dilations, flips, groups): poplibs' planner reaches the same place by folding kernel
+// dimensions into the input channels. Both matrices are padded with zeros to the AMP's chunks
+// (depth 8 floats or 16 halves, 16 or 8 output columns). The expansion is one Copy program
+// through the simulated exchange into the product's operand blocks.
+#include "ConvMatMul.hpp"
+
+#include "Amp.hpp"
+#include "MatMulDetail.hpp"
+
+#include <poplin/MatMul.hpp>
+
+#include <popops/Zero.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <sstream>
+
+namespace poplin::detail {
+
+using namespace poplar;
+
+namespace {
+
+/// One spatial dimension of the convolution: for each transformed kernel index, the kernel
+/// index it holds (-1 in a dilation's hole or the kernel's padding) and the (output, input)
+/// coordinates that meet there.
+struct Dim {
+  std::vector<long> kernel;
+  std::vector<std::vector<unsigned>> outs, ins;
+  std::size_t size = 1; // output coordinates
+};
+
+Dim dim(const ConvParams &p, unsigned d) {
+  const long tin = p.getTransformedInputSize(d), tk = p.getTransformedKernelSize(d);
+  const auto &ot = p.outputTransform;
+  Dim r;
+  r.size = p.getOutputSize(d);
+  for (long kt = 0; kt < tk; ++kt) {
+    r.kernel.push_back(originalIndex(kt, p.kernelShape[d], p.kernelTransform, d, tk));
+    r.outs.emplace_back();
+    r.ins.emplace_back();
+    if (r.kernel.back() < 0) continue;
+    for (std::size_t o = 0; o < r.size; ++o) {
+      const long u = long(o) * long(ot.stride[d]) + long(ot.truncationLower[d]);
+      const long i = originalIndex(u + kt, p.inputFieldShape[d], p.inputTransform, d, tin);
+      if (i >= 0) r.outs.back().push_back(unsigned(o)), r.ins.back().push_back(unsigned(i));
+    }
+  }
+  return r;
+}
+
+/// A 1-D convolution's missing height: one kernel row meeting the one input row.
+Dim flatDim() {
+  Dim r;
+  r.kernel = {0};
+  r.outs = {{0}};
+  r.ins = {{0}};
+  return r;
+}
+
+std::size_t roundUp(std::size_t a, std::size_t b) { return (a + b - 1) / b * b; }
+
+/// The convolution as a product: its kernel positions (the expanded matrix's columns are
+/// `ci` channels for each of `taps` in turn) and the product's shape [g][m][kPad] x [g][kPad][nPad].
+struct Expansion {
+  Dim h, w;
+  std::vector<std::pair<unsigned, unsigned>> taps; // (row, column) transformed kernel indices
+  std::size_t n, g, ci, co, kh, kw, m, k, kPad, nPad;
+  bool zeros = false; // some expanded element is padding: the matrix is zeroed before it is filled
+  bool uncovered = false; // some weight meets no kernel position (a kernel truncation)
+  amp::Form form{FLOAT, FLOAT};
+  OptionFlags options; // the product's
+  std::size_t fieldDims;
+};
+
+Expansion expansion(const ConvParams &p, const OptionFlags &options, double proportion) {
+  Expansion e;
+  e.fieldDims = p.getNumFieldDims();
+  e.h = e.fieldDims == 2 ? dim(p, 0) : flatDim();
+  e.w = dim(p, unsigned(e.fieldDims - 1));
+  e.n = p.batchSize, e.g = p.numConvGroups, e.ci = p.inputChannelsPerConvGroup, e.co = p.outputChannelsPerConvGroup;
+  e.kh = e.fieldDims == 2 ? p.kernelShape[0] : 1, e.kw = p.kernelShape.back();
+  for (unsigned ty = 0; ty < e.h.kernel.size(); ++ty)
+    for (unsigned tx = 0; tx < e.w.kernel.size(); ++tx)
+      if (e.h.kernel[ty] >= 0 && e.w.kernel[tx] >= 0) {
+        e.taps.emplace_back(ty, tx);
+        e.zeros |= e.h.outs[ty].size() < e.h.size || e.w.outs[tx].size() < e.w.size;
+      }
+  e.uncovered = e.taps.size() < e.kh * e.kw;
+  const std::string *partials = options.find("partialsType");
+  e.form = {p.inputType, partials && *partials == "half" ? HALF : FLOAT};
+  e.m = e.n * e.h.size * e.w.size;
+  e.k = e.taps.size() * e.ci;
+  e.kPad = roundUp(std::max<std::size_t>(e.k, 1), e.form.inputs());
+  e.nPad = roundUp(e.co, e.form.outputs());
+  e.zeros |= e.kPad > e.k;
+  std::ostringstream amp;
+  amp << proportion;
+  e.options = {{"availableMemoryProportion", amp.str()}, {"partialsType", e.form.partials == HALF ? "half" : "float"}};
+  return e;
+}
+
+/// t's elements at `index` along dimension d, as a slice where they are evenly spaced.
+Tensor pick(const Tensor &t, unsigned d, const std::vector<unsigned> &index) {
+  const long step = index.size() > 1 ? long(index[1]) - long(index[0]) : 1;
+  bool even = step > 0;
+  for (std::size_t i = 1; even && i < index.size(); ++i) even = long(index[i]) - long(index[i - 1]) == step;
+  if (even) return t.slice(index.front(), index.back() + 1, d).subSample(unsigned(step), d);
+  std::vector<Tensor> parts;
+  for (unsigned i : index) parts.push_back(t.slice(i, i + 1, d));
+  return concat(parts, d);
+}
+
+/// [N][C][H][W] (a 1-D field given a height of 1).
+Tensor as4d(const Tensor &t, std::size_t fieldDims) { return fieldDims == 1 ? t.expand({2}) : t; }
+
+/// Appends the copies that fill group g's expanded matrix, viewed [N][OH][OW][kPad] as `rows`,
+/// from the input in ([N][G Ci][field]).
+void expandInput(const Expansion &e, const Tensor &in, std::size_t g, const Tensor &rows, std::vector<Tensor> &src,
+                 std::vector<Tensor> &dst) {
+  const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
+  for (std::size_t t = 0; t < e.taps.size(); ++t) {
+    const auto [ty, tx] = e.taps[t];
+    if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) continue;
+    src.push_back(pick(pick(in4, 2, e.h.ins[ty]), 3, e.w.ins[tx]).dimShuffle({0, 2, 3, 1}).flatten());
+    dst.push_back(pick(pick(rows.slice(t * e.ci, (t + 1) * e.ci, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]).flatten());
+  }
+}
+
+/// Group g of [N][G C][field] as the [M][C] matrix of its output positions.
+Tensor positions(const Expansion &e, const Tensor &t, std::size_t g, std::size_t c) {
+  return as4d(t, e.fieldDims).slice(g * c, (g + 1) * c, 1).dimShuffle({0, 2, 3, 1}).reshape({e.m, c});
+}
+
+/// The weights [G][Co][Ci][kernel] (or, transposed and flipped, [G][Ci][Co][kernel]) of kernel
+/// position t of group g as a [Ci][Co] matrix.
+Tensor tapWeights(const Expansion &e, const Tensor &weights, bool flipped, std::size_t g, std::size_t t) {
+  const Tensor w5 = e.fieldDims == 1 ? weights.expand({3}) : weights;
+  std::size_t ky = std::size_t(e.h.kernel[e.taps[t].first]), kx = std::size_t(e.w.kernel[e.taps[t].second]);
+  if (flipped) ky = e.kh - 1 - ky, kx = e.kw - 1 - kx;
+  const Tensor at = w5[g].slice({0, 0, ky, kx}, {w5.dim(1), w5.dim(2), ky + 1, kx + 1}).reshape({w5.dim(1), w5.dim(2)});
+  return flipped ? at : at.transpose();
+}
+
+void copy(const std::vector<Tensor> &src, const std::vector<Tensor> &dst, program::Sequence &prog, const std::string &name) {
+  if (!src.empty()) prog.add(program::Copy(concat(src), concat(dst), false, name));
+}
+
+} // namespace
+
+bool convAsProduct(const Graph &graph, const ConvParams &p, const OptionFlags &options, double proportion) {
+  if (p.inputType != FLOAT && p.inputType != HALF) return false;
+  const std::size_t dims = p.getNumFieldDims();
+  if (dims != 1 && dims != 2) return false;
+  for (std::size_t d = 0; d < dims; ++d)
+    if (p.outputTransform.paddingLower[d] || p.outputTransform.paddingUpper[d]) return false;
+  const Expansion e = expansion(p, options, proportion);
+  if (!e.form.valid() || e.m < amp::kMinRows) return false;
+  // The expanded input (and its transposed copy for the weight deltas) must leave room for the
+  // rest: an eighth of the memory the options allow, over all tiles.
+  const Target &t = graph.getTarget();
+  const double expanded = double(e.g) * e.m * e.kPad * double(t.getTypeSize(p.inputType));
+  return expanded <= proportion * t.getNumTiles() * double(t.getBytesPerTile()) / 8;
+}
+
+Tensor createProductConvOutput(Graph &graph, const ConvParams &p, const OptionFlags &options, double proportion,
+                               const std::string &name) {
+  const Expansion e = expansion(p, options, proportion);
+  const Tensor product =
+      createProductOutput(graph, p.inputType, p.outputType, e.g, e.m, e.kPad, e.nPad, e.options, name);
+  // [G][M][nPad] -> [G][N][OH][OW][Co] -> [N][G Co][OH][OW].
+  Tensor out = product.slice(0, e.co, 2)
+                   .reshape({e.g, e.n, e.h.size, e.w.size, e.co})
+                   .dimShuffle({1, 0, 4, 2, 3})
+                   .reshape({e.n, e.g * e.co, e.h.size, e.w.size});
+  return e.fieldDims == 1 ? out.squeeze({2}) : out;
+}
+
+void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const Tensor &out, const ConvParams &p,
+                        bool transposeAndFlipWeights, program::Sequence &prog, const OptionFlags &options,
+                        double proportion, const std::string &name) {
+  const Expansion e = expansion(p, options, proportion);
+  const std::vector<std::size_t> aShape{e.g, e.m, e.kPad}, bShape{e.g, e.kPad, e.nPad};
+  Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.outputType, aShape, bShape, name + "/expanded", e.options);
+  Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.outputType, aShape, bShape, name + "/weights", e.options);
+  std::vector<Tensor> zeros, src, dst;
+  if (e.zeros) zeros.push_back(a.flatten());
+  if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
+  if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
+  for (std::size_t g = 0; g < e.g; ++g) {
+    expandInput(e, in, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), src, dst);
+    for (std::size_t t = 0; t < e.taps.size(); ++t) {
+      src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
+      dst.push_back(b[g].slice({t * e.ci, 0}, {(t + 1) * e.ci, e.co}).flatten());
+    }
+  }
+  copy(src, dst, prog, name + "/expand");
+  Tensor product = createProductOutput(graph, p.inputType, p.outputType, e.g, e.m, e.kPad, e.nPad, e.options,
+                                       name + "/product");
+  matMulGroupedWithOutput(graph, a, b, product, prog, name, e.options);
+  src.clear(), dst.clear();
+  for (std::size_t g = 0; g < e.g; ++g) {
+    src.push_back(product[g].slice(0, e.co, 1).flatten());
+    dst.push_back(positions(e, out, g, e.co).flatten());
+  }
+  copy(src, dst, prog, name + "/output");
+}
+
+Tensor productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const ConvParams &p,
+                           program::Sequence &prog, const OptionFlags &options, double proportion,
+                           const std::string &name) {
+  const Expansion e = expansion(p, options, proportion);
+  // [G][kPad][M] (the expanded activations transposed) by [G][M][nPad] (the output gradient).
+  const std::vector<std::size_t> aShape{e.g, e.kPad, e.m}, bShape{e.g, e.m, e.nPad};
+  Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/expanded", e.options);
+  Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/zDeltas", e.options);
+  std::vector<Tensor> zeros, src, dst, gradSrc, gradDst;
+  if (e.zeros) zeros.push_back(a.flatten());
+  if (e.nPad > e.co) zeros.push_back(b.flatten());
+  if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
+  for (std::size_t g = 0; g < e.g; ++g) {
+    expandInput(e, activations, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), src, dst);
+    gradSrc.push_back(positions(e, zDeltas, g, e.co).flatten());
+    gradDst.push_back(b[g].slice(0, e.co, 1).flatten());
+  }
+  if (zDeltas.elementType() == activations.elementType()) {
+    src.insert(src.end(), gradSrc.begin(), gradSrc.end());
+    dst.insert(dst.end(), gradDst.begin(), gradDst.end());
+  } else {
+    copy(gradSrc, gradDst, prog, name + "/zDeltas");
+  }
+  copy(src, dst, prog, name + "/expand");
+  Tensor product = createProductOutput(graph, p.inputType, p.inputType, e.g, e.kPad, e.m, e.nPad, e.options,
+                                       name + "/product");
+  matMulGroupedWithOutput(graph, a, b, product, prog, name, e.options);
+  std::vector<std::size_t> shape{e.g, e.co, e.ci};
+  shape.insert(shape.end(), p.kernelShape.begin(), p.kernelShape.end());
+  Tensor deltas = graph.addVariable(p.inputType, shape, name + "/deltas");
+  poputil::mapTensorLinearly(graph, deltas);
+  if (e.uncovered) popops::zero(graph, deltas, prog, name + "/zero");
+  src.clear(), dst.clear();
+  for (std::size_t g = 0; g < e.g; ++g)
+    for (std::size_t t = 0; t < e.taps.size(); ++t) {
+      src.push_back(product[g].slice({t * e.ci, 0}, {(t + 1) * e.ci, e.co}).flatten());
+      dst.push_back(tapWeights(e, deltas, false, g, t).flatten());
+    }
+  copy(src, dst, prog, name + "/deltas");
+  return deltas;
+}
+
+} // namespace poplin::detail

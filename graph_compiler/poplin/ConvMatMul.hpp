@@ -1,0 +1,44 @@
+// Convolutions as matrix products on the AMP (docs/poplin.md "Convolutions as products").
+#ifndef IPUSIM_POPLIN_CONVMATMUL_HPP
+#define IPUSIM_POPLIN_CONVMATMUL_HPP
+
+#include <poplin/ConvParams.hpp>
+
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+
+#include <string>
+
+namespace poplin::detail {
+
+/// The original index of transformed coordinate t (of `total`) in a dimension of `size` elements
+/// under transform T, or -1 where t is padding or a dilation's hole.
+long originalIndex(long t, std::size_t size, const ConvParams::InputTransform &T, unsigned d, long total);
+
+/// Whether the convolution runs as a product (its transforms, types and memory allow it and its
+/// output has enough rows for the AMP); `proportion` is the options' availableMemoryProportion.
+bool convAsProduct(const poplar::Graph &graph, const ConvParams &p, const poplar::OptionFlags &options,
+                   double proportion);
+
+/// The output [N][G Co][field] laid out as the product writes it.
+poplar::Tensor createProductConvOutput(poplar::Graph &graph, const ConvParams &p, const poplar::OptionFlags &options,
+                                       double proportion, const std::string &name);
+
+/// out = the convolution of in by weights (given [G][Ci][Co][kernel] transposed and flipped with
+/// transposeAndFlipWeights), as a product.
+void productConvolution(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &weights,
+                        const poplar::Tensor &out, const ConvParams &p, bool transposeAndFlipWeights,
+                        poplar::program::Sequence &prog, const poplar::OptionFlags &options, double proportion,
+                        const std::string &name);
+
+/// The weight deltas [G][Co][Ci][kernel] of the input type: the expanded activations,
+/// transposed, by the output gradient.
+poplar::Tensor productWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas,
+                                   const poplar::Tensor &activations, const ConvParams &p,
+                                   poplar::program::Sequence &prog, const poplar::OptionFlags &options,
+                                   double proportion, const std::string &name);
+
+} // namespace poplin::detail
+
+#endif
