@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 namespace popnn {
 namespace pooling {
@@ -106,6 +107,60 @@ std::vector<std::pair<std::size_t, std::size_t>> planeBlocks(const Graph &graph,
 
 Tensor as3d(const Tensor &t, std::size_t planes, std::size_t h, std::size_t w) { return t.reshape({planes, h, w}); }
 
+// ---- channels last ----------------------------------------------------------------------------
+// Activations that lie channels-last (a convolution's output as poplin's products write it) are
+// pooled in that order: a vertex takes (image, block of rows) with every channel, so its input
+// rows arrive as long runs, and its six workers share the block's pixels.
+
+/// t ([N][C][field]) as [N][H][W][C] (a 1-D field given a height of 1).
+Tensor asNHWC(const Tensor &t) {
+  const Tensor t4 = t.rank() == 3 ? t.expand({2}) : t;
+  return t4.dimShuffle({0, 2, 3, 1});
+}
+
+/// Whether t lies channels-last: fewer contiguous runs with the channels innermost.
+bool channelsLast(const Tensor &t) {
+  return t.dim(1) > 1 && asNHWC(t).getContiguousRegions().size() < t.getContiguousRegions().size();
+}
+
+/// A [N][H][W][C] variable seen as [N][C][field]: `rows` of H, W and C as the caller's field.
+Tensor fromNHWC(const Tensor &nhwc, std::size_t fieldDims) {
+  const Tensor t = nhwc.dimShuffle({0, 3, 1, 2});
+  return fieldDims == 1 ? t.squeeze({2}) : t;
+}
+
+/// Blocks of `rows` rows of each of n images, about one a tile: (image, [begin, end)).
+std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> rowBlocks(const Graph &graph, std::size_t n,
+                                                                          std::size_t rows) {
+  const std::size_t tiles = graph.getTarget().getNumTiles();
+  const std::size_t per = std::max<std::size_t>(1, (n * rows + tiles - 1) / tiles);
+  std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> r;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t b = 0; b < rows; b += per) r.emplace_back(i, b, std::min(rows, b + per));
+  return r;
+}
+
+/// The rows of `taps` (per row, the rows it meets) for rows [begin, end), relative to the
+/// first row they meet: (start, list, first, one past the last).
+struct RowTaps {
+  std::vector<unsigned> start, list;
+  unsigned lo = 0, hi = 0;
+};
+RowTaps rowTaps(const std::vector<std::vector<unsigned>> &taps, std::size_t begin, std::size_t end) {
+  RowTaps r;
+  r.lo = ~0u;
+  for (std::size_t o = begin; o < end; ++o)
+    for (unsigned i : taps[o]) r.lo = std::min(r.lo, i), r.hi = std::max(r.hi, i + 1);
+  if (r.lo > r.hi) r.lo = r.hi = 0;
+  r.start.assign(1, 0);
+  for (std::size_t o = begin; o < end; ++o) {
+    for (unsigned i : taps[o]) r.list.push_back(i - r.lo);
+    r.start.push_back(unsigned(r.list.size()));
+  }
+  if (r.list.empty()) r.list.push_back(0);
+  return r;
+}
+
 } // namespace
 
 std::vector<std::size_t> PoolParams::getOutputFieldShape() const {
@@ -124,6 +179,142 @@ std::ostream &operator<<(std::ostream &o, const PoolParams &p) {
   return o << "}";
 }
 
+namespace {
+
+/// The pixel loop of a channels-last vertex: the workers take the block's pixels in turn
+/// (all six when a pixel's channels fill whole words, else one), `body` computing pixel pix
+/// (row y, column x of the block) for channel c.
+std::string pixelLoop(const std::string &body) {
+  return "  void compute(unsigned wid) {\n"
+         "    const unsigned C = p[0], W = p[1], workers = p[2], pixels = out.size() / C;\n"
+         "    if (wid >= workers) return;\n"
+         "    for (unsigned pix = wid; pix < pixels; pix += workers) {\n"
+         "      const unsigned y = pix / W, x = pix % W;\n"
+         "      for (unsigned c = 0; c < C; ++c) {\n" + body +
+         "      }\n    }\n  }\n};\n";
+}
+
+unsigned pixelWorkers(const Type &t, std::size_t channels) { return channels * (t == HALF ? 2 : 4) % 4 ? 1 : 6; }
+
+Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, const Tensor &in,
+                        program::Sequence &prog, const std::string &name) {
+  const std::string T = typeName(in.elementType());
+  const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
+  const std::size_t C = params.numChannels;
+  std::ostringstream b;
+  b << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR>> in;\n"
+    << "  poplar::Output<poplar::Vector<" << T << ">> out;\n"
+    << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
+    << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colTaps;\n"
+    << "  poplar::Vector<unsigned> p; // channels, output width, workers, input width\n"
+    << pixelLoop(std::string("        float acc = ") + (isMax ? "-INFINITY" : "0") + ";\n"
+                 "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
+                 "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
+                 "            const float v = static_cast<float>(in[(rowTaps[ty] * p[3] + colTaps[tx]) * C + c]);\n"
+                 "            " + (isMax ? "acc = v > acc ? v : acc;" : "acc += v;") + "\n"
+                 "          }\n" +
+                 (isAvg ? "        acc /= float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n" : "") +
+                 "        out[pix * C + c] = static_cast<" + T + ">(acc);\n");
+  const std::string vertex = vertexClass(graph, b.str());
+  Tensor out = graph.addVariable(in.elementType(), {params.batchSize, s.oh, s.ow, C}, name);
+  const Tensor inNHWC = asNHWC(in);
+  std::vector<unsigned> colStart, colList;
+  flatten(s.cols, colStart, colList);
+  ComputeSet cs = graph.addComputeSet(name);
+  const auto blocks = rowBlocks(graph, params.batchSize, s.oh);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const auto [n, r0, r1] = blocks[i];
+    const unsigned tile = unsigned(i * graph.getTarget().getNumTiles() / blocks.size());
+    const RowTaps rows = rowTaps(s.rows, r0, r1);
+    const Tensor o = out[n].slice(r0, r1).flatten();
+    graph.setTileMapping(o, tile);
+    VertexRef v = graph.addVertex(cs, vertex);
+    graph.connect(v["in"], rows.hi > rows.lo ? inNHWC[n].slice(rows.lo, rows.hi).flatten() : inNHWC[n][0][0]);
+    graph.connect(v["out"], o);
+    graph.setInitialValue(v["rowStart"], rows.start);
+    graph.setInitialValue(v["rowTaps"], rows.list);
+    graph.setInitialValue(v["colStart"], colStart);
+    graph.setInitialValue(v["colTaps"], colList);
+    graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(C), unsigned(s.ow), pixelWorkers(in.elementType(), C),
+                                                        unsigned(s.w)});
+    graph.setTileMapping(v, tile);
+  }
+  prog.add(program::Execute(cs));
+  return fromNHWC(out, params.getNumFieldDims());
+}
+
+/// The input gradient of channels-last activations: a vertex takes (image, block of input
+/// rows) with every channel, and the pooled rows whose windows cover them.
+Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, const Tensor *in,
+                            const Tensor *pooled, const Tensor &pooledGradient, program::Sequence &prog,
+                            const std::string &name) {
+  const std::string T = typeName(pooledGradient.elementType());
+  const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
+  const std::size_t C = params.numChannels;
+  std::ostringstream b;
+  b << (isMax ? "  poplar::Input<poplar::Vector<" + T + ", poplar::VectorLayout::ONE_PTR>> in;\n"
+                "  poplar::Input<poplar::Vector<" + T + ", poplar::VectorLayout::ONE_PTR>> pooled;\n"
+              : std::string())
+    << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR>> pg;\n"
+    << "  poplar::Output<poplar::Vector<" << T << ">> out;\n"
+    << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowOuts;\n"
+    << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colOuts;\n"
+    << "  poplar::Vector<unsigned> rowCount;\n  poplar::Vector<unsigned> colCount;\n"
+    << "  poplar::Vector<unsigned> p; // channels, input width, workers, output width\n"
+    << pixelLoop(std::string("        float g = 0;\n") +
+                 (isMax ? "        const float v = static_cast<float>(in[pix * C + c]);\n" : "") +
+                 "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
+                 "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
+                 "            const unsigned oy = rowOuts[ty], ox = colOuts[tx], o = (oy * p[3] + ox) * C + c;\n" +
+                 (isMax ? "            if (v == static_cast<float>(pooled[o])) g += static_cast<float>(pg[o]);\n"
+                  : isAvg ? "            g += static_cast<float>(pg[o]) / float(rowCount[oy] * colCount[ox]);\n"
+                          : "            g += static_cast<float>(pg[o]);\n") +
+                 "          }\n"
+                 "        out[pix * C + c] = static_cast<" + T + ">(g);\n");
+  const std::string vertex = vertexClass(graph, b.str());
+  Tensor grad = graph.addVariable(pooledGradient.elementType(), {params.batchSize, s.h, s.w, C}, name);
+  const Tensor pgNHWC = asNHWC(pooledGradient);
+  std::vector<unsigned> colStart, colList, colCount;
+  flatten(covering(s.cols, s.w), colStart, colList);
+  for (const auto &c : s.cols) colCount.push_back(unsigned(c.size()));
+  const auto coveringRows = covering(s.rows, s.h);
+  ComputeSet cs = graph.addComputeSet(name);
+  const auto blocks = rowBlocks(graph, params.batchSize, s.h);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const auto [n, r0, r1] = blocks[i];
+    const unsigned tile = unsigned(i * graph.getTarget().getNumTiles() / blocks.size());
+    const RowTaps rows = rowTaps(coveringRows, r0, r1); // the pooled rows [lo, hi) they meet
+    std::vector<unsigned> rowCount;
+    for (unsigned o = rows.lo; o < std::max(rows.hi, rows.lo + 1) && o < s.oh; ++o)
+      rowCount.push_back(unsigned(s.rows[o].size()));
+    const Tensor o = grad[n].slice(r0, r1).flatten();
+    graph.setTileMapping(o, tile);
+    VertexRef v = graph.addVertex(cs, vertex);
+    auto pooledRows = [&](const Tensor &t) {
+      return rows.hi > rows.lo ? asNHWC(t)[n].slice(rows.lo, rows.hi).flatten() : asNHWC(t)[n][0][0];
+    };
+    if (isMax) {
+      graph.connect(v["in"], asNHWC(*in)[n].slice(r0, r1).flatten());
+      graph.connect(v["pooled"], pooledRows(*pooled));
+    }
+    graph.connect(v["pg"], pooledRows(pooledGradient));
+    graph.connect(v["out"], o);
+    graph.setInitialValue(v["rowStart"], rows.start);
+    graph.setInitialValue(v["rowOuts"], rows.list);
+    graph.setInitialValue(v["colStart"], colStart);
+    graph.setInitialValue(v["colOuts"], colList);
+    graph.setInitialValue(v["rowCount"], rowCount);
+    graph.setInitialValue(v["colCount"], colCount);
+    graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(C), unsigned(s.w),
+                                                        pixelWorkers(pooledGradient.elementType(), C), unsigned(s.ow)});
+    graph.setTileMapping(v, tile);
+  }
+  prog.add(program::Execute(cs));
+  return fromNHWC(grad, params.getNumFieldDims());
+}
+
+} // namespace
+
 Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::Sequence &prog,
             const DebugContext &debugContext, const OptionFlags &) {
   const std::string op = "popnn::pooling::pool";
@@ -131,6 +322,7 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
   const Shape s = shape(op, params, in.shape());
   const std::string T = typeName(in.elementType());
   const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
+  if (channelsLast(in)) return poolChannelsLast(graph, params, s, in, prog, name);
   std::ostringstream b;
   b << "  poplar::Input<poplar::Vector<" << T << ">> in;\n  poplar::Output<poplar::Vector<" << T << ">> out;\n"
     << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
@@ -197,6 +389,8 @@ Tensor gradient(Graph &graph, const PoolParams &params, const Tensor *in, const 
     fail(op, "the pooled gradient's shape is " + pooledGradient.shapeToString() + "; the pooling's output has another");
   const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
   if (isMax && (!in || !pooled)) fail(op, "MAX pooling's gradient needs the input and the pooled output");
+  if (isMax ? channelsLast(*in) : channelsLast(pooledGradient))
+    return gradientChannelsLast(graph, params, s, in, pooled, pooledGradient, prog, name);
   const std::string T = typeName(pooledGradient.elementType());
   std::ostringstream b;
   b << (isMax ? "  poplar::Input<poplar::Vector<" + T + ">> in;\n  poplar::Input<poplar::Vector<" + T + ">> pooled;\n" : "")

@@ -649,6 +649,23 @@ Tensor inOrder(const Tensor &t, const std::vector<std::pair<std::size_t, std::si
 
 } // namespace
 
+std::vector<std::pair<unsigned, std::vector<Interval>>> vertexRegions(const std::vector<std::vector<Interval>> &mapping) {
+  std::vector<std::pair<unsigned, std::vector<Interval>>> r;
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
+    if (mapping[tile].size() > kRegionsPerVertex) r.emplace_back(unsigned(tile), mapping[tile]);
+    else
+      for (const Interval &i : mapping[tile]) r.emplace_back(unsigned(tile), std::vector<Interval>{i});
+  }
+  return r;
+}
+
+Tensor regionsOf(const Tensor &flat, const std::vector<Interval> &regions) {
+  if (regions.size() == 1) return flat.slice(regions[0].begin(), regions[0].end());
+  std::vector<Tensor> parts;
+  for (const Interval &i : regions) parts.push_back(flat.slice(i.begin(), i.end()));
+  return concat(parts);
+}
+
 void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr, const std::vector<Tensor> &tsIn,
                     const Tensor &outIn, bool inPlace, ComputeSet cs) {
   // Visit the elements in the output's memory order when that is not its view order.
@@ -679,15 +696,13 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
     const Tensor outFlat = out.flatten(), x = ts[0].flatten();
     const bool second = ts.size() > 1 && used[1];
     const Tensor y = second ? ts[1].flatten() : Tensor();
-    const auto mapping = graph.getTileMapping(outFlat);
-    for (std::size_t tile = 0; tile < mapping.size(); ++tile)
-      for (const Interval &r : mapping[tile]) {
-        VertexRef v = graph.addVertex(cs, asmVertex);
-        graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
-        if (!inPlace) graph.connect(v["in1"], x.slice(r.begin(), r.end()));
-        if (second) graph.connect(v["in2"], y.slice(r.begin(), r.end()));
-        graph.setTileMapping(v, unsigned(tile));
-      }
+    for (const auto &[tile, regions] : vertexRegions(graph.getTileMapping(outFlat))) {
+      VertexRef v = graph.addVertex(cs, asmVertex);
+      graph.connect(v["out"], regionsOf(outFlat, regions));
+      if (!inPlace) graph.connect(v["in1"], regionsOf(x, regions));
+      if (second) graph.connect(v["in2"], regionsOf(y, regions));
+      graph.setTileMapping(v, tile);
+    }
     return;
   }
 
@@ -758,17 +773,14 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   std::vector<Tensor> operands(ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i)
     if (used[i] && !(inPlace && i == 0)) operands[i] = scalar[i] ? ts[i].reshape({}) : broadcastTo(ts[i], shape).flatten();
-  const auto mapping = graph.getTileMapping(outFlat);
-  for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
-    for (const Interval &r : mapping[tile]) {
-      VertexRef v = graph.addVertex(cs, name);
-      graph.connect(v["out"], outFlat.slice(r.begin(), r.end()));
-      for (std::size_t i = 0; i < ts.size(); ++i) {
-        if (!operands[i].valid()) continue;
-        graph.connect(v["in" + std::to_string(i + 1)], scalar[i] ? operands[i] : operands[i].slice(r.begin(), r.end()));
-      }
-      graph.setTileMapping(v, unsigned(tile));
+  for (const auto &[tile, regions] : vertexRegions(graph.getTileMapping(outFlat))) {
+    VertexRef v = graph.addVertex(cs, name);
+    graph.connect(v["out"], regionsOf(outFlat, regions));
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      if (!operands[i].valid()) continue;
+      graph.connect(v["in" + std::to_string(i + 1)], scalar[i] ? operands[i] : regionsOf(operands[i], regions));
     }
+    graph.setTileMapping(v, tile);
   }
 }
 

@@ -39,6 +39,18 @@ void addMapVertices(poplar::Graph &graph, const std::string &op, const expr::Exp
 /// for a type without one).
 std::string deviceType(const std::string &op, const poplar::Type &t);
 
+/// What each vertex of an element-wise operation takes on a tile: (tile, its regions of the
+/// flat output). A region a vertex while a tile has few; past kRegionsPerVertex, all the tile's
+/// regions one vertex, whose fields the graph compiler gathers into one run on the tile before
+/// it and scatters after it (a copy a region instead of a vertex start a region: a column strip
+/// of a row-major tensor is a region a row).
+constexpr std::size_t kRegionsPerVertex = 4;
+std::vector<std::pair<unsigned, std::vector<poplar::Interval>>>
+vertexRegions(const std::vector<std::vector<poplar::Interval>> &mapping);
+
+/// flat's elements in `regions`, in turn.
+poplar::Tensor regionsOf(const poplar::Tensor &flat, const std::vector<poplar::Interval> &regions);
+
 /// The options every element-wise operation accepts (poplibs' names); others are invalid_option.
 void checkMapOptions(const std::string &op, const poplar::OptionFlags &options);
 

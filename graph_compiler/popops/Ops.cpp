@@ -149,14 +149,12 @@ void detail::fill(Graph &graph, const Tensor &t, double value, ComputeSet cs) {
   }
   if (size == 2) pattern = (pattern & 0xffff) * 0x10001u;
   const std::string vertex = fillAsmVertex(graph, type);
-  const auto mapping = graph.getTileMapping(runs);
-  for (std::size_t tile = 0; tile < mapping.size(); ++tile)
-    for (const Interval &r : mapping[tile]) {
-      VertexRef v = graph.addVertex(cs, vertex);
-      graph.connect(v["out"], runs.slice(r.begin(), r.end()));
-      graph.setInitialValue(v["pattern"], pattern);
-      graph.setTileMapping(v, unsigned(tile));
-    }
+  for (const auto &[tile, regions] : detail::vertexRegions(graph.getTileMapping(runs))) {
+    VertexRef v = graph.addVertex(cs, vertex);
+    graph.connect(v["out"], detail::regionsOf(runs, regions));
+    graph.setInitialValue(v["pattern"], pattern);
+    graph.setTileMapping(v, tile);
+  }
 }
 
 void detail::fill(Graph &graph, const Tensor &t, double value, program::Sequence &prog,

@@ -229,16 +229,37 @@ int main() {
         const std::vector<double> yu = hostPool(up), yd = hostPool(down);
         for (std::size_t o = 0; o < y.size(); ++o) grad[i] += pgv[o] * (yu[o] - yd[o]) / 2e-3;
       }
-      const std::string kind = popnn::pooling::asString(pp.poolingType);
-      Tensor pooled = popnn::pooling::pool(graph, pp, pt, prog);
-      checks.push_back({"pool " + kind, pooled, y, 2e-6});
-      Tensor pg = graph.addConstant<float>(FLOAT, pooled.shape(), pgv.data(), "pg " + kind);
-      graph.setTileMapping(pg, 1);
-      checks.push_back({"pool " + kind + " gradient",
-                        pp.poolingType == PoolingType::MAX
-                            ? popnn::pooling::poolInputGradient(graph, pp, pt, pooled, pg, false, prog)
-                            : popnn::pooling::poolInputGradient(graph, pp, 1, pg, prog),
-                        grad, 2e-4});
+      // Each as given [n][c][h][w] and channels-last (stored [n][h][w][c], as poplin's products
+      // write a convolution's output), which popnn pools in that order.
+      for (const bool last : {false, true}) {
+        const std::string kind = std::string(popnn::pooling::asString(pp.poolingType)) + (last ? " (channels last)" : "");
+        // v ([n][c][h][w] values) as a constant of `shape` on `tile`, stored channels-last if `last`.
+        auto constant = [&](const std::vector<float> &v, std::vector<std::size_t> shape, unsigned tile) {
+          Tensor t;
+          if (!last) {
+            t = graph.addConstant<float>(FLOAT, shape, v.data(), "pool data");
+          } else {
+            const std::size_t n = shape[0], c = shape[1], h = shape[2], w = shape[3];
+            std::vector<float> stored(v.size());
+            for (std::size_t i = 0; i < v.size(); ++i) {
+              const std::size_t b = i / (c * h * w), ch = i / (h * w) % c, yx = i % (h * w);
+              stored[((b * h * w) + yx) * c + ch] = v[i];
+            }
+            t = graph.addConstant<float>(FLOAT, {n, h, w, c}, stored.data(), "pool data").dimShuffle({0, 3, 1, 2});
+          }
+          graph.setTileMapping(t, tile);
+          return t;
+        };
+        Tensor in = last ? constant(pin, {PN, PC, PH, PW}, 0) : pt;
+        Tensor pooled = popnn::pooling::pool(graph, pp, in, prog);
+        checks.push_back({"pool " + kind, pooled, y, 2e-6});
+        Tensor pg = constant(pgv, pooled.shape(), 1);
+        checks.push_back({"pool " + kind + " gradient",
+                          pp.poolingType == PoolingType::MAX
+                              ? popnn::pooling::poolInputGradient(graph, pp, in, pooled, pg, false, prog)
+                              : popnn::pooling::poolInputGradient(graph, pp, 1, pg, prog),
+                          grad, 2e-4});
+      }
     }
   }
 

@@ -246,6 +246,30 @@ int main() {
   prog.add(Copy(ints, zeroed));
   popops::zero(graph, zeroed.slice(1, 3), prog);
   check(graph, "zero part", zeroed, [](unsigned i) { return i / kCols >= 1 ? 0.0 : double(iAt(i)); });
+  // Column strips: a [12][10] tensor whose columns 0-4 are on tile 1 and 5-9 on tile 2, so each
+  // tile holds 12 regions of 5 (more than a vertex takes one by one: the tile's regions are
+  // gathered into one vertex). An in-place add of a row-major operand, a fill, and a
+  // two-operand map into a new tensor laid out the same way.
+  {
+    const unsigned R = 12;
+    std::vector<float> sv(R * kCols), tv(R * kCols);
+    for (unsigned i = 0; i < R * kCols; ++i) sv[i] = aAt(i), tv[i] = bAt(i);
+    Tensor strips = graph.addVariable(FLOAT, {R, kCols}, "strips");
+    graph.setTileMapping(strips.slice(0, 5, 1), 1);
+    graph.setTileMapping(strips.slice(5, kCols, 1), 2);
+    Tensor filledStrips = graph.clone(strips, "filled strips");
+    Tensor plain = graph.addConstant<float>(FLOAT, {R, kCols}, tv.data(), "plain");
+    graph.setTileMapping(plain, 3);
+    Tensor stripsIn = graph.addConstant<float>(FLOAT, {R, kCols}, sv.data(), "strips in");
+    graph.setTileMapping(stripsIn, 0);
+    prog.add(Copy(stripsIn, strips));
+    popops::addInPlace(graph, strips, plain, prog);
+    check(graph, "add in place, column strips", strips, [](unsigned i) { return double(aAt(i)) + double(bAt(i)); });
+    popops::fill(graph, filledStrips, prog, 2.5f);
+    check(graph, "fill, column strips", filledStrips, [](unsigned) { return 2.5; });
+    check(graph, "map, column strips", popops::map(graph, pe::_1 * pe::_2 - pe::_1, {filledStrips, plain}, prog),
+          [](unsigned i) { return 2.5 * double(bAt(i)) - 2.5; });
+  }
 
   Engine engine(graph, prog);
   engine.load(device);
