@@ -3,6 +3,7 @@
 
 #include "ipusim/gc/Codelets.h"
 
+#include <algorithm>
 #include <poplar/Graph.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -205,8 +206,29 @@ Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, con
   return Tensor(data_->addConstant(TypeId::Half, shapeOf(shape), std::move(bytes), dc.getPathName()));
 }
 
-Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc, TensorCloneMethod) {
+Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &dc, TensorCloneMethod method) {
   Tensor c = addVariable(type, t.shape(), dc);
+  // The clone's elements lie in memory in the order of t's (what Poplar's PRESERVE_ORDER
+  // methods promise, unless t names an element twice): a clone of a transposed or channels-last
+  // view is the same view of a new variable, so an element-wise operation over the pair visits
+  // long runs. Its regions in t's memory order take consecutive runs of the new variable.
+  if (method != TensorCloneMethod::CREATE_NEW_ORDER && t.numElements() && !t.containsAliases()) {
+    const std::vector<VariableInterval> regions = t.getVarRegions();
+    std::vector<std::size_t> order(regions.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const VariableInterval &x = regions[a], &y = regions[b];
+      return x.var != y.var ? x.var < y.var : x.interval.begin() < y.interval.begin();
+    });
+    std::vector<std::size_t> at(regions.size());
+    for (std::size_t i = 0, next = 0; i < order.size(); ++i) at[order[i]] = next, next += regions[order[i]].interval.size();
+    if (!std::is_sorted(at.begin(), at.end())) {
+      const Tensor flat = c.flatten();
+      std::vector<Tensor> parts;
+      for (std::size_t i = 0; i < regions.size(); ++i) parts.push_back(flat.slice(at[i], at[i] + regions[i].interval.size()));
+      c = concat(parts).reshape(t.shape());
+    }
+  }
   // The same mapping, element for element.
   const auto mapping = data_->tileMapping(t.impl(), true);
   for (size_t tile = 0; tile < mapping.size(); ++tile)

@@ -85,6 +85,14 @@ int main() {
   for (const auto &tile : graph.getTileMapping(lin2))
     for (const Interval &i : tile) std::cout << "LINEAR half: " << i << "\n";
 
+  // A clone keeps the memory order of what it clones (Poplar's PRESERVE_ORDER methods): the
+  // clone of m.transpose() is the transpose of a [3][4]-ordered variable; CREATE_NEW_ORDER
+  // lays the clone out in its own row-major order.
+  Tensor kept = graph.clone(m.transpose(), "kept"), fresh = graph.clone(m.transpose(), "fresh", TensorCloneMethod::CREATE_NEW_ORDER);
+  std::cout << "clone of m.transpose(): contiguous " << kept.isContiguous() << ", transposed back "
+            << kept.transpose().isContiguous() << "; with CREATE_NEW_ORDER: contiguous " << fresh.isContiguous()
+            << "; same mapping " << (graph.getTileMapping(kept) == graph.getTileMapping(m.transpose())) << "\n";
+
   std::cout << n << " views copied\n";
   Engine engine(graph, prog);
   engine.load(device);
