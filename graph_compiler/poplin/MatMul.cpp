@@ -395,29 +395,38 @@ weightChunks(Graph &graph, const Plan &plan, const amp::Form &form, const Tensor
   };
 }
 
-// A [g][m][n] tensor (with `depthColumns`, the left operand's [g][m][k]) made of one variable per
-// block of the plan, so that a block's rows lie together on its tile (as the block vertices read
-// and write them); `place(gi, mi, column block, block)` maps each.
+/// A dimension of the product, for blockTensor.
+enum class Dim { Rows, Depth, Cols };
+
+// A [g][rows][cols] tensor made of one variable per block of the plan (rows and cols each the
+// product's rows, depth or columns: [g][m][n] for outputs, [g][m][k] for A, [g][k][n] for B), so
+// that a block lies together on its tile (as the block vertices read and write it);
+// `place(gi, row block, column block, block)` maps each.
 Tensor blockTensor(Graph &graph, const Type &type, const Plan &plan, const std::string &name,
                    const std::function<void(std::size_t, std::size_t, std::size_t, const Tensor &)> &place,
-                   bool depthColumns = false) {
-  const std::size_t columns = depthColumns ? plan.k : plan.n, block = depthColumns ? plan.kb : plan.nb;
+                   Dim rowDim = Dim::Rows, Dim colDim = Dim::Cols) {
+  auto extent = [&](Dim d) {
+    return d == Dim::Rows ? std::make_pair(plan.m, plan.mb) : d == Dim::Depth ? std::make_pair(plan.k, plan.kb)
+                                                                             : std::make_pair(plan.n, plan.nb);
+  };
+  const auto [rows, rowBlock] = extent(rowDim);
+  const auto [columns, colBlock] = extent(colDim);
   std::vector<Tensor> groups;
   for (std::size_t gi = 0; gi * plan.gb < plan.g; ++gi) {
     const auto [g0, g1] = plan.groups(gi);
-    std::vector<Tensor> rows;
-    for (std::size_t mi = 0; mi * plan.mb < plan.m; ++mi) {
-      const auto [m0, m1] = plan.rows(mi);
+    std::vector<Tensor> rowBlocks;
+    for (std::size_t ri = 0; ri * rowBlock < rows; ++ri) {
+      const auto [r0, r1] = Plan::range(ri, rowBlock, rows);
       std::vector<Tensor> cols;
-      for (std::size_t ni = 0; ni * block < columns; ++ni) {
-        const auto [n0, n1] = Plan::range(ni, block, columns);
-        Tensor block = graph.addVariable(type, {g1 - g0, m1 - m0, n1 - n0}, name);
-        place(gi, mi, ni, block);
+      for (std::size_t ci = 0; ci * colBlock < columns; ++ci) {
+        const auto [c0, c1] = Plan::range(ci, colBlock, columns);
+        Tensor block = graph.addVariable(type, {g1 - g0, r1 - r0, c1 - c0}, name);
+        place(gi, ri, ci, block);
         cols.push_back(block);
       }
-      rows.push_back(concat(cols, 2));
+      rowBlocks.push_back(concat(cols, 2));
     }
-    groups.push_back(concat(rows, 1));
+    groups.push_back(concat(rowBlocks, 1));
   }
   return concat(groups, 0);
 }
@@ -585,31 +594,19 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
         [&](std::size_t gi, std::size_t mi, std::size_t ki, const Tensor &block) {
           graph.setTileMapping(block, p.tile(gi, mi, 0, ki));
         },
-        true);
+        Dim::Rows, Dim::Depth);
     return grouped ? t : t[0];
   }
   if (!lhs && s.k && s.g && s.n) {
     // The vector unit's right operand: each [depth block][column block] a variable of its own
     // on the first tile that multiplies it (a block of a row-major whole would be a column strip,
     // a region a row, for every operation on the tensor to visit).
-    std::vector<Tensor> groups;
-    for (std::size_t gi = 0; gi * p.gb < s.g; ++gi) {
-      const auto [g0, g1] = p.groups(gi);
-      std::vector<Tensor> rows;
-      for (std::size_t ki = 0; ki * p.kb < s.k; ++ki) {
-        const auto [k0, k1] = p.depth(ki);
-        std::vector<Tensor> cols;
-        for (std::size_t ni = 0; ni * p.nb < s.n; ++ni) {
-          const auto [n0, n1] = p.cols(ni);
-          Tensor block = graph.addVariable(type, {g1 - g0, k1 - k0, n1 - n0}, name);
+    Tensor t = blockTensor(
+        graph, type, p, name,
+        [&](std::size_t gi, std::size_t ki, std::size_t ni, const Tensor &block) {
           graph.setTileMapping(block, p.tile(gi, 0, ni, ki));
-          cols.push_back(block);
-        }
-        rows.push_back(concat(cols, 2));
-      }
-      groups.push_back(concat(rows, 1));
-    }
-    Tensor t = concat(groups, 0);
+        },
+        Dim::Depth, Dim::Cols);
     return grouped ? t : t[0];
   }
   Tensor t = graph.addVariable(type, lhs ? std::vector<std::size_t>{s.g, s.m, s.k} : std::vector<std::size_t>{s.g, s.k, s.n},

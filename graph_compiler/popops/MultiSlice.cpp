@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <ostream>
 #include <sstream>
 #include <tuple>
@@ -113,13 +114,19 @@ SlicePlanInternal makePlan(const Graph &graph, const Type &type, std::size_t row
   return p;
 }
 
+/// ipusim's multi-slices take rank-2 tables sliced in dimension 0, one row an index.
+void checkTable(const std::string &op, const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
+                const std::vector<std::size_t> &sizes) {
+  if (shape.size() != 2 || dims != std::vector<std::size_t>{0} || sizes != std::vector<std::size_t>{1})
+    fail(op, "ipusim slices rank-2 tables in dimension 0 by one row an index (dims {0}, sizes {1}); the table has shape " +
+                 ipusim::sdk::shapeString(shape));
+}
+
 /// The plan to use for table t: the given one (checked against t) or one made from the shapes.
 SlicePlanInternal planFor(const std::string &op, const Graph &graph, const Tensor &t, const Tensor &offsets,
                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                           const SlicePlan &plan, const OptionFlags &options) {
-  if (t.rank() != 2 || dims != std::vector<std::size_t>{0} || sizes != std::vector<std::size_t>{1})
-    fail(op, "ipusim slices rank-2 tables in dimension 0 by one row an index (dims {0}, sizes {1}); the table has shape " +
-                 t.shapeToString());
+  checkTable(op, t.shape(), dims, sizes);
   if (offsets.elementType() != UNSIGNED_INT || !(offsets.rank() == 2 && offsets.dim(1) == 1) && offsets.rank() != 1)
     fail(op, "the offsets must be unsigned int of shape [indices][1], not " + offsets.elementType().toString() + " " +
                  offsets.shapeToString());
@@ -204,6 +211,29 @@ void checkSlices(const std::string &op, const Tensor &t, const Tensor &s, const 
   if (t.containsAliases()) fail(op, "the table contains aliases");
 }
 
+/// Adds to cs a `vertex` on each block's tile with the block of t, the indices and the block's
+/// place (first row, rows, columns); `more(v, row block, first column, end column)` connects the
+/// rest.
+void addBlockVertices(Graph &graph, ComputeSet cs, const std::string &vertex, const SlicePlanInternal &p,
+                      const Tensor &t, const Tensor &offsets,
+                      const std::function<void(VertexRef, std::size_t, std::size_t, std::size_t)> &more) {
+  const Tensor flatOffsets = offsets.flatten();
+  for (std::size_t r = 0; r < p.rowSplit; ++r)
+    for (std::size_t c = 0; c < p.colSplit; ++c) {
+      const auto [r0, r1] = p.rowRange(r);
+      const auto [c0, c1] = p.colRange(c);
+      if (r0 >= r1 || c0 >= c1) continue;
+      VertexRef v = graph.addVertex(cs, vertex);
+      graph.connect(v["table"], t.slice({r0, c0}, {r1, c1}).flatten());
+      graph.connect(v["offsets"], flatOffsets);
+      graph.setInitialValue(v["first"], unsigned(r0));
+      graph.setInitialValue(v["rows"], unsigned(r1 - r0));
+      graph.setInitialValue(v["cols"], unsigned(c1 - c0));
+      more(v, r, c0, c1);
+      graph.setTileMapping(v, p.tile(r, c));
+    }
+}
+
 void update(Graph &graph, const std::string &op, const Tensor &t, const Tensor &s, const Tensor &offsets,
             const Tensor *scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
             program::Sequence &prog, const SlicePlan &plan, const OptionFlags &options, const DebugContext &dc,
@@ -219,24 +249,12 @@ void update(Graph &graph, const std::string &op, const Tensor &t, const Tensor &
   }
   if (offsets.dim(0) == 0 || t.numElements() == 0) return;
   const std::string vertex = updateVertex(graph, op, t.elementType(), scale ? scale->elementType() : FLOAT, u);
-  const Tensor flatOffsets = offsets.flatten();
   const Tensor s2 = s.reshape({s.dim(0), s.dim(2)});
   ComputeSet cs = graph.addComputeSet(name);
-  for (std::size_t r = 0; r < p.rowSplit; ++r)
-    for (std::size_t c = 0; c < p.colSplit; ++c) {
-      const auto [r0, r1] = p.rowRange(r);
-      const auto [c0, c1] = p.colRange(c);
-      if (r0 >= r1 || c0 >= c1) continue;
-      VertexRef v = graph.addVertex(cs, vertex);
-      graph.connect(v["table"], t.slice({r0, c0}, {r1, c1}).flatten());
-      graph.connect(v["offsets"], flatOffsets);
-      graph.connect(v["s"], s2.slice(c0, c1, 1).flatten());
-      if (scale) graph.connect(v["scale"], scale->reshape({}));
-      graph.setInitialValue(v["first"], unsigned(r0));
-      graph.setInitialValue(v["rows"], unsigned(r1 - r0));
-      graph.setInitialValue(v["cols"], unsigned(c1 - c0));
-      graph.setTileMapping(v, p.tile(r, c));
-    }
+  addBlockVertices(graph, cs, vertex, p, t, offsets, [&](VertexRef v, std::size_t, std::size_t c0, std::size_t c1) {
+    graph.connect(v["s"], s2.slice(c0, c1, 1).flatten());
+    if (scale) graph.connect(v["scale"], scale->reshape({}));
+  });
   prog.add(program::Execute(cs));
 }
 
@@ -251,9 +269,7 @@ Tensor createSliceableTensor(Graph &graph, const Type &type, const std::vector<s
                              const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                              const SlicePlan &plan, const OptionFlags &options, const DebugContext &dc) {
   const std::string op = "popops::createSliceableTensor";
-  if (shape.size() != 2 || dims != std::vector<std::size_t>{0} || sizes != std::vector<std::size_t>{1})
-    fail(op, "ipusim slices rank-2 tables in dimension 0 by one row an index (dims {0}, sizes {1}); the shape is " +
-                 ipusim::sdk::shapeString(shape));
+  checkTable(op, shape, dims, sizes);
   const SlicePlanInternal p = plan.isNull() ? makePlan(graph, type, shape[0], shape[1], options) : plan.getImpl();
   if (p.rows != shape[0] || p.cols != shape[1])
     fail(op, "the plan is for a [" + std::to_string(p.rows) + "][" + std::to_string(p.cols) + "] table, not " +
@@ -284,9 +300,7 @@ Tensor createSliceTensor(Graph &graph, const Type &type, const std::vector<std::
                          std::size_t numIndices, const SlicePlan &plan, const OptionFlags &options,
                          const DebugContext &dc) {
   const std::string op = "popops::createSliceTensor";
-  if (shape.size() != 2 || dims != std::vector<std::size_t>{0} || sizes != std::vector<std::size_t>{1})
-    fail(op, "ipusim slices rank-2 tables in dimension 0 by one row an index (dims {0}, sizes {1}); the shape is " +
-                 ipusim::sdk::shapeString(shape));
+  checkTable(op, shape, dims, sizes);
   const SlicePlanInternal p = plan.isNull() ? makePlan(graph, type, shape[0], shape[1], options) : plan.getImpl();
   const std::string name = dc.getPathName().empty() ? op : dc.getPathName();
   return columnBlocks(graph, type, p, numIndices, 0, name).expand({1});
@@ -320,23 +334,11 @@ Tensor multiSlice(Graph &graph, const Tensor &t, const Tensor &offsets, const st
   std::vector<Tensor> partials;
   for (std::size_t r = 0; r < p.rowSplit; ++r)
     partials.push_back(p.rowSplit == 1 ? out : columnBlocks(graph, t.elementType(), p, n, r, name + "/partials"));
-  const Tensor flatOffsets = offsets.flatten();
   ComputeSet cs = graph.addComputeSet(name);
-  for (std::size_t r = 0; r < p.rowSplit; ++r)
-    for (std::size_t c = 0; c < p.colSplit; ++c) {
-      const auto [r0, r1] = p.rowRange(r);
-      const auto [c0, c1] = p.colRange(c);
-      if (r0 >= r1 || c0 >= c1) continue;
-      VertexRef v = graph.addVertex(cs, vertex);
-      graph.connect(v["table"], t.slice({r0, c0}, {r1, c1}).flatten());
-      graph.connect(v["offsets"], flatOffsets);
-      graph.connect(v["out"], partials[r].slice(c0, c1, 1).flatten());
-      graph.setInitialValue(v["first"], unsigned(r0));
-      graph.setInitialValue(v["rows"], unsigned(r1 - r0));
-      graph.setInitialValue(v["cols"], unsigned(c1 - c0));
-      graph.setInitialValue(v["workers"], (c1 - c0) * bytes % 4 ? 1u : 6u);
-      graph.setTileMapping(v, p.tile(r, c));
-    }
+  addBlockVertices(graph, cs, vertex, p, t, offsets, [&](VertexRef v, std::size_t r, std::size_t c0, std::size_t c1) {
+    graph.connect(v["out"], partials[r].slice(c0, c1, 1).flatten());
+    graph.setInitialValue(v["workers"], (c1 - c0) * bytes % 4 ? 1u : 6u);
+  });
   prog.add(program::Execute(cs));
   if (p.rowSplit > 1) {
     std::vector<Tensor> stacked;
