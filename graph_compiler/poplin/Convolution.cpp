@@ -1,4 +1,6 @@
-// poplin's convolutions by direct generated vertices. The transforms of ConvParams are resolved
+// poplin's convolutions: on the AMP directly (channels in the AMP's chunks, Amp.hpp), as matrix
+// products on the AMP (ConvMatMul.hpp: the expanded input by the weights), or, for what neither
+// takes, by direct generated vertices. The transforms of ConvParams are resolved
 // on the host into "taps": for each output coordinate of each spatial dimension, the (kernel
 // index, input index) pairs that meet there (an output in padding has none). A vertex then sums,
 // for each output element of its block, over its row taps, column taps and input channels.

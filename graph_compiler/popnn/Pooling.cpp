@@ -123,7 +123,7 @@ bool channelsLast(const Tensor &t) {
   return t.dim(1) > 1 && asNHWC(t).getContiguousRegions().size() < t.getContiguousRegions().size();
 }
 
-/// A [N][H][W][C] variable seen as [N][C][field]: `rows` of H, W and C as the caller's field.
+/// A [N][H][W][C] variable seen as [N][C][field] (a 1-D field drops H, which is 1).
 Tensor fromNHWC(const Tensor &nhwc, std::size_t fieldDims) {
   const Tensor t = nhwc.dimShuffle({0, 3, 1, 2});
   return fieldDims == 1 ? t.squeeze({2}) : t;
