@@ -495,8 +495,8 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
   const std::string name = debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName();
   if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb)
     if (Tensor o = ampOutput(graph, params, ap, params.outputType, name); o.valid()) return o;
-  if (detail::convAsProduct(graph, params, options, memoryProportion(options)))
-    return detail::createProductConvOutput(graph, params, options, memoryProportion(options), name);
+  if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion))
+    return detail::createProductConvOutput(graph, params, options, proportion, name);
   const Plan pl = plan(graph, params, f, options);
   Tensor out = graph.addVariable(params.outputType, outputShape(params), name);
   const Tensor o4 = as4d(out, params.getNumFieldDims());
@@ -542,9 +542,9 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
       ampConvolution(graph, in, weights, out, params, ap, prog, name);
       return;
     }
-  if (detail::convAsProduct(graph, params, options, memoryProportion(options))) {
-    detail::productConvolution(graph, in, weights, out, params, transposeAndFlipWeights, prog, options,
-                               memoryProportion(options), name);
+  if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion)) {
+    detail::productConvolution(graph, in, weights, out, params, transposeAndFlipWeights, prog, options, proportion,
+                               name);
     return;
   }
   const Plan pl = plan(graph, params, f, options);
@@ -595,9 +595,8 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   const std::size_t nd = params.getNumFieldDims();
   checkShape(op, "zDeltas", zDeltas, outputShape(params));
   checkShape(op, "the activations", activations, inputShape(params));
-  if (detail::convAsProduct(graph, params, options, memoryProportion(options)))
-    return detail::productWeightDeltas(graph, zDeltas, activations, params, prog, options, memoryProportion(options),
-                                       name);
+  if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion))
+    return detail::productWeightDeltas(graph, zDeltas, activations, params, prog, options, proportion, name);
   const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
   // Blocks of (batch, group, output channels, output rows): whole images while their rows fit,
   // output-channel blocks halved until there are as many blocks as tiles. Each writes float

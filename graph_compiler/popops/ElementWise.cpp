@@ -649,6 +649,11 @@ Tensor inOrder(const Tensor &t, const std::vector<std::pair<std::size_t, std::si
 
 } // namespace
 
+Tensor inMemoryOrder(const Tensor &t) {
+  const Tensor flat = t.flatten();
+  return inOrder(flat, memoryOrder(flat));
+}
+
 std::vector<std::pair<unsigned, std::vector<Interval>>> vertexRegions(const std::vector<std::vector<Interval>> &mapping) {
   std::vector<std::pair<unsigned, std::vector<Interval>>> r;
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {

@@ -39,6 +39,10 @@ void addMapVertices(poplar::Graph &graph, const std::string &op, const expr::Exp
 /// for a type without one).
 std::string deviceType(const std::string &op, const poplar::Type &t);
 
+/// t's flat elements in memory order (its variables' runs, sorted): the order an element-wise
+/// operation visits them in.
+poplar::Tensor inMemoryOrder(const poplar::Tensor &t);
+
 /// What each vertex of an element-wise operation takes on a tile: (tile, its regions of the
 /// flat output). A region a vertex while a tile has few; past kRegionsPerVertex, all the tile's
 /// regions one vertex, whose fields the graph compiler gathers into one run on the tile before

@@ -127,7 +127,7 @@ SlicePlanInternal planFor(const std::string &op, const Graph &graph, const Tenso
                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                           const SlicePlan &plan, const OptionFlags &options) {
   checkTable(op, t.shape(), dims, sizes);
-  if (offsets.elementType() != UNSIGNED_INT || !(offsets.rank() == 2 && offsets.dim(1) == 1) && offsets.rank() != 1)
+  if (offsets.elementType() != UNSIGNED_INT || (!(offsets.rank() == 2 && offsets.dim(1) == 1) && offsets.rank() != 1))
     fail(op, "the offsets must be unsigned int of shape [indices][1], not " + offsets.elementType().toString() + " " +
                  offsets.shapeToString());
   if (plan.isNull()) return makePlan(graph, t.elementType(), t.dim(0), t.dim(1), options);

@@ -12,7 +12,6 @@
 
 #include <poplar/exceptions.hpp>
 
-#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -57,25 +56,6 @@ Const fillConstant(const Type &type, double value) {
   if (type == BOOL) return Const(value != 0);
   const long long v = static_cast<long long>(value);
   return Const(TypeTraits::make<long long>(), type, reinterpret_cast<const char *>(&v));
-}
-
-// t's elements as runs of their variables, in variable order with adjacent runs merged: a fill
-// does not care for the order, and a view's elements that lie together in memory (a row-major
-// view of blocks, a transposed view) are then one vertex's region instead of many.
-Tensor byVariable(const Graph &graph, const Tensor &t) {
-  std::vector<VariableInterval> regions = t.getVarRegions();
-  std::sort(regions.begin(), regions.end(), [](const VariableInterval &a, const VariableInterval &b) {
-    return a.var != b.var ? a.var < b.var : a.interval.begin() < b.interval.begin();
-  });
-  std::vector<Tensor> runs;
-  for (std::size_t i = 0; i < regions.size();) {
-    std::size_t end = regions[i].interval.end(), j = i + 1;
-    while (j < regions.size() && regions[j].var == regions[i].var && regions[j].interval.begin() == end)
-      end = regions[j++].interval.end();
-    runs.push_back(graph.getVariable(regions[i].var).flatten().slice(regions[i].interval.begin(), end));
-    i = j;
-  }
-  return concat(runs);
 }
 
 // The fill of a 2- or 4-byte type in assembly: each worker a contiguous run of whole groups of 8
@@ -127,7 +107,9 @@ std::string fillAsmVertex(Graph &graph, const Type &type) {
 void detail::fill(Graph &graph, const Tensor &t, double value, ComputeSet cs) {
   if (t.containsAliases()) throw poplar_error("popops::fill: the tensor contains aliases");
   if (t.numElements() == 0) return;
-  const Tensor runs = byVariable(graph, t);
+  // A fill does not care for the order: the elements in memory order, so a view's elements that
+  // lie together in memory (a row-major view of blocks, a transposed view) are one region.
+  const Tensor runs = detail::inMemoryOrder(t);
   const Type type = t.elementType();
   const std::size_t size = graph.getTarget().getTypeSize(type);
   if ((size != 2 && size != 4) || type == BOOL) {
