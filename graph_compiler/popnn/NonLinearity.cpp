@@ -9,6 +9,8 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "../popops/Internal.hpp"
+
 namespace popnn {
 
 using namespace poplar;
@@ -84,12 +86,6 @@ void nonLinearityInPlace(Graph &graph, NonLinearityType type, Tensor t, program:
   nonLinearityInPlace(graph, type, t, scaling, prog, debugContext);
 }
 
-// The compute-set forms: popops' element-wise vertices are added by its program forms only,
-// so these are a clear error rather than a silent difference (docs/popnn.md).
-void nonLinearityInPlace(Graph &, NonLinearityType, Tensor, ComputeSet &, const DebugContext &) {
-  throw poplar_error("popnn::nonLinearityInPlace: the compute-set form is not supported: pass a program");
-}
-
 Tensor nonLinearity(Graph &graph, NonLinearityType type, Tensor t, float &scaling, program::Sequence &prog,
                     const DebugContext &debugContext) {
   const std::string name = debugContext.getPathName().empty() ? "popnn::nonLinearity" : debugContext.getPathName();
@@ -107,10 +103,9 @@ Tensor nonLinearity(Graph &graph, NonLinearityType type, Tensor t, program::Sequ
   return nonLinearity(graph, type, t, scaling, prog, debugContext);
 }
 
-Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType type, Tensor act, Tensor outGradient,
-                                 program::Sequence &prog, const DebugContext &debugContext) {
-  const std::string op = "popnn::nonLinearityInputGradient";
-  const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
+namespace {
+
+void checkGradient(const std::string &op, const Tensor &act, const Tensor &outGradient) {
   checkType(op, act);
   if (act.shape() != outGradient.shape())
     throw poplar_error(op + ": act has shape " + act.shapeToString() + " and outGradient " +
@@ -118,45 +113,71 @@ Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType type, Tensor act
   if (act.elementType() != outGradient.elementType())
     throw poplar_error(op + ": act is " + act.elementType().toString() + " and outGradient " +
                        outGradient.elementType().toString());
+}
+
+// The gradient at the input of an element-wise non-linearity from a = act (_1) and g =
+// outGradient (_2).
+Any elementwiseGradient(NonLinearityType type) {
   const PlaceHolder &a = _1, &g = _2;
   switch (type) {
-  case NonLinearityType::SIGMOID: return popops::map(graph, g * a * (1.0f - a), {act, outGradient}, prog, name);
+  case NonLinearityType::SIGMOID: return g * a * (1.0f - a);
   case NonLinearityType::HARD_SIGMOID:
-    return popops::map(graph, Select(g * 0.2f, Const(0.0f), And(Gt(a, Const(0.0f)), Lt(a, Const(1.0f)))),
-                       {act, outGradient}, prog, name);
-  case NonLinearityType::RELU:
-    return popops::map(graph, Select(g, Const(0.0f), Gt(a, Const(0.0f))), {act, outGradient}, prog, name);
-  case NonLinearityType::TANH: return popops::map(graph, g * (1.0f - a * a), {act, outGradient}, prog, name);
+    return Select(g * 0.2f, Const(0.0f), And(Gt(a, Const(0.0f)), Lt(a, Const(1.0f))));
+  case NonLinearityType::RELU: return Select(g, Const(0.0f), Gt(a, Const(0.0f)));
+  case NonLinearityType::TANH: return g * (1.0f - a * a);
   case NonLinearityType::GELU: {
     // d/dx 0.5 x (1 + tanh u), u = k (x + c x^3): 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 c x^2).
     const Any t = Tanh((a + a * a * a * 0.044715f) * 0.7978845608f);
-    return popops::map(graph,
-                       g * ((t + 1.0f) * 0.5f + a * 0.5f * (1.0f - t * t) * 0.7978845608f * (a * a * 0.134145f + 1.0f)),
-                       {act, outGradient}, prog, name);
+    return g * ((t + 1.0f) * 0.5f + a * 0.5f * (1.0f - t * t) * 0.7978845608f * (a * a * 0.134145f + 1.0f));
   }
   case NonLinearityType::GELU_ERF:
     // Phi(x) + x phi(x).
-    return popops::map(graph,
-                       g * ((Erf(a * 0.70710678118f) + 1.0f) * 0.5f + a * Exp(a * a * -0.5f) * 0.39894228040f),
-                       {act, outGradient}, prog, name);
+    return g * ((Erf(a * 0.70710678118f) + 1.0f) * 0.5f + a * Exp(a * a * -0.5f) * 0.39894228040f);
   case NonLinearityType::SWISH: {
     const Any s = Sigmoid(a);
-    return popops::map(graph, g * s * (a * (1.0f - s) + 1.0f), {act, outGradient}, prog, name);
+    return g * s * (a * (1.0f - s) + 1.0f);
   }
-  default: {
-    // Softmax: act (g - sum over the row of g act).
-    if (act.rank() == 0) throw poplar_error(op + ": softmax needs a tensor of rank 1 or more");
-    const unsigned last = unsigned(act.rank() - 1);
-    Tensor prod = popops::map(graph, Cast(g, FLOAT) * Cast(a, FLOAT), {act, outGradient}, prog, name + "/product");
-    Tensor sum = popops::reduce(graph, prod, {last}, popops::Operation::ADD, prog, name + "/sum");
-    return popops::map(graph, Cast(Cast(a, FLOAT) * (Cast(g, FLOAT) - _3), act.elementType()),
-                       {act, outGradient, sum.expand({last})}, prog, name);
-  }
+  default: throw poplar_error("popnn::nonLinearityInputGradient: softmax's gradient is not element-wise");
   }
 }
 
-Tensor nonLinearityInputGradient(Graph &, NonLinearityType, Tensor, Tensor, ComputeSet &, const DebugContext &) {
-  throw poplar_error("popnn::nonLinearityInputGradient: the compute-set form is not supported: pass a program");
+} // namespace
+
+Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType type, Tensor act, Tensor outGradient,
+                                 program::Sequence &prog, const DebugContext &debugContext) {
+  const std::string op = "popnn::nonLinearityInputGradient";
+  const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
+  checkGradient(op, act, outGradient);
+  if (!isSoftmax(type)) return popops::map(graph, elementwiseGradient(type), {act, outGradient}, prog, name);
+  // Softmax: act (g - sum over the row of g act).
+  if (act.rank() == 0) throw poplar_error(op + ": softmax needs a tensor of rank 1 or more");
+  const unsigned last = unsigned(act.rank() - 1);
+  const PlaceHolder &a = _1, &g = _2;
+  Tensor prod = popops::map(graph, Cast(g, FLOAT) * Cast(a, FLOAT), {act, outGradient}, prog, name + "/product");
+  Tensor sum = popops::reduce(graph, prod, {last}, popops::Operation::ADD, prog, name + "/sum");
+  return popops::map(graph, Cast(Cast(a, FLOAT) * (Cast(g, FLOAT) - _3), act.elementType()),
+                     {act, outGradient, sum.expand({last})}, prog, name);
+}
+
+// The compute-set forms add popops' element-wise vertices to the caller's compute set; softmax
+// needs reductions (compute sets of their own), so as in poplibs it has program forms only.
+Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType type, Tensor act, Tensor outGradient, ComputeSet &cs,
+                                 const DebugContext &debugContext) {
+  const std::string op = "popnn::nonLinearityInputGradient";
+  checkGradient(op, act, outGradient);
+  if (isSoftmax(type))
+    throw poplar_error(op + ": softmax's gradient needs reductions: use the form that takes a program");
+  Tensor out = graph.clone(outGradient, debugContext.getPathName().empty() ? op : debugContext.getPathName());
+  popops::detail::addMapVertices(graph, op, elementwiseGradient(type), {act, outGradient}, out, false, cs);
+  return out;
+}
+
+void nonLinearityInPlace(Graph &graph, NonLinearityType type, Tensor t, ComputeSet &cs, const DebugContext &) {
+  const std::string op = "popnn::nonLinearityInPlace";
+  checkType(op, t);
+  if (isSoftmax(type)) throw poplar_error(op + ": softmax needs reductions: use the form that takes a program");
+  if (t.containsAliases()) throw poplar_error(op + ": the tensor contains aliases");
+  popops::detail::addMapVertices(graph, op, elementwise(type, _1), {t}, t, true, cs);
 }
 
 } // namespace popnn

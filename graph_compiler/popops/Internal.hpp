@@ -6,6 +6,7 @@
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
+#include <popops/DynamicSlice.hpp>
 #include <popops/Expr.hpp>
 
 #include <cstdint>
@@ -54,6 +55,11 @@ vertexRegions(const std::vector<std::vector<poplar::Interval>> &mapping);
 
 /// flat's elements in `regions`, in turn.
 poplar::Tensor regionsOf(const poplar::Tensor &flat, const std::vector<poplar::Interval> &regions);
+
+/// The multi-slice plan of a [rows][cols] table whose row blocks hold at most maxRowBlock rows
+/// (the gathers' GatherParams::maxElementsPerTile).
+SlicePlan slicePlan(const poplar::Graph &graph, const poplar::Type &type, std::size_t rows, std::size_t cols,
+                    std::size_t maxRowBlock);
 
 /// The options every element-wise operation accepts (poplibs' names); others are invalid_option.
 void checkMapOptions(const std::string &op, const poplar::OptionFlags &options);

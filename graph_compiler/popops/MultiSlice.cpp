@@ -95,7 +95,7 @@ double planOptions(const OptionFlags &options) {
 std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 SlicePlanInternal makePlan(const Graph &graph, const Type &type, std::size_t rows, std::size_t cols,
-                           const OptionFlags &options) {
+                           const OptionFlags &options, std::size_t maxRowBlock = 0) {
   const double budget = planOptions(options) * graph.getTarget().getBytesPerTile();
   const std::size_t tiles = graph.getTarget().getNumTiles(), bytes = graph.getTarget().getTypeSize(type);
   // Columns in whole 32-bit words a block, as many blocks as tiles allow.
@@ -106,7 +106,8 @@ SlicePlanInternal makePlan(const Graph &graph, const Type &type, std::size_t row
   p.colSplit = std::max<std::size_t>(1, ceilDiv(cols, p.colBlock));
   // Rows split only as far as the table's block must be to fit the budget.
   const std::size_t maxRowSplit = std::max<std::size_t>(1, std::min(tiles / p.colSplit, std::max<std::size_t>(rows, 1)));
-  const std::size_t want = std::size_t(std::ceil(double(rows) * double(p.colBlock * bytes) / budget));
+  std::size_t want = std::size_t(std::ceil(double(rows) * double(p.colBlock * bytes) / budget));
+  if (maxRowBlock) want = std::max(want, ceilDiv(rows, maxRowBlock));
   p.rowSplit = std::clamp<std::size_t>(want, 1, maxRowSplit);
   p.rowBlock = std::max<std::size_t>(1, ceilDiv(rows, p.rowSplit));
   p.rowSplit = std::max<std::size_t>(1, ceilDiv(rows, p.rowBlock));
@@ -259,6 +260,11 @@ void update(Graph &graph, const std::string &op, const Tensor &t, const Tensor &
 }
 
 } // namespace
+
+SlicePlan detail::slicePlan(const Graph &graph, const Type &type, std::size_t rows, std::size_t cols,
+                            std::size_t maxRowBlock) {
+  return SlicePlan(std::make_unique<SlicePlanInternal>(makePlan(graph, type, rows, cols, {}, maxRowBlock)));
+}
 
 SlicePlan embedding::plan(const Graph &graph, const Type &dataType, std::size_t numEntries, std::size_t outputSize,
                           const std::vector<std::size_t> &, const OptionFlags &options) {
