@@ -11,6 +11,8 @@
 //     partials, padding 1): limit =
 //     its multiply-adds / (tiles x 64), the AMP's half rate.
 //   MNIST's convolutions and their gradients (float): limit = multiply-adds / (tiles x 16).
+//   gather of 512 rows of BERT's half [30522][768] word-embedding table; topK 5 of 5,888 float
+//     rows of 256; partialTranspose of 94,208 half 16 x 16 matrices: reported (no limit).
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplin/ConvUtil.hpp>
@@ -18,6 +20,9 @@
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/Gather.hpp>
+#include <popops/Rearrange.hpp>
+#include <popops/TopK.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
@@ -141,8 +146,41 @@ void BM_MnistConv(benchmark::State &state, int op) {
   });
 }
 
+void BM_Gather(benchmark::State &state) {
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    Tensor table = popops::createGatherInput(graph, HALF, {30522, 768}, 0, {}, "table");
+    Tensor indices = graph.addVariable(UNSIGNED_INT, {512}, "indices");
+    poputil::mapTensorLinearly(graph, indices);
+    popops::gather(graph, table, indices, 0, prog, {}, "gather");
+    return 0.0;
+  });
+}
+
+void BM_TopK(benchmark::State &state) {
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    const popops::TopKParams params(5, true, popops::SortOrder::DESCENDING);
+    Tensor in = popops::createTopKInput(graph, FLOAT, {5888, 256}, params, "in");
+    popops::topKWithPermutation(graph, prog, in, params, "topK");
+    return 0.0;
+  });
+}
+
+void BM_PartialTranspose(benchmark::State &state) {
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    Tensor in = graph.addVariable(HALF, {94208, 16, 16}, "in");
+    poputil::mapTensorLinearly(graph, in, 0, 256);
+    ComputeSet cs = graph.addComputeSet("transpose");
+    popops::rearrange::partialTranspose(graph, in, cs, "transpose");
+    prog.add(Execute(cs));
+    return 0.0;
+  });
+}
+
 } // namespace
 
+BENCHMARK(BM_Gather)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_TopK)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_PartialTranspose)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_MnistConv, conv1_forward, 0)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_MnistConv, conv2_forward, 1)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_MnistConv, conv2_input_gradient, 2)->Unit(benchmark::kSecond)->Iterations(1);

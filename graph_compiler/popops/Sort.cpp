@@ -3,9 +3,8 @@
 // rows a tile (createTopKInput gives that layout, so the copy stays on the tile), and one vertex
 // a tile sorts its rows, each of the six workers its own rows, by heapsort on (key, original
 // place): a total order, so the result is what a stable sort gives, with no scratch beyond the
-// places, which topKWithPermutation returns. Values and places move with their keys. Top k sorts
-// whole rows and keeps the first k (then sorts those k again if the order asked is the other
-// way): O(n log n) a row, for the small sizes the op is for.
+// places, which topKWithPermutation returns. Values and places move with their keys. Top k keeps
+// a heap of the k best so far (n log k a row), then sorts those k in the order asked.
 #include "../sdk/Generated.hpp"
 #include "Internal.hpp"
 
@@ -40,8 +39,9 @@ std::ostream &operator<<(std::ostream &os, const TopKParams &p) {
 namespace {
 
 /// The sort vertex for keys of K (and values of V when V is not empty). Each row: places set to
-/// 0..n-1, heapsort of the row by `select` (1: larger keys first), then, when `reorder`, the
-/// first k again the other way.
+/// 0..n-1; with k = n, a heapsort of the row by `select` (1: larger keys first), reversed when
+/// `reorder`; with k < n, the k first in selection order gathered at the row's start by a heap
+/// of k (n log k), then sorted by `select`, or the other way when `reorder`.
 std::string sortVertex(Graph &graph, const std::string &K, const std::string &V) {
   std::ostringstream b;
   b << "  poplar::InOut<poplar::Vector<" << K << ", poplar::VectorLayout::ONE_PTR>> keys;\n"
@@ -83,8 +83,20 @@ std::string sortVertex(Graph &graph, const std::string &K, const std::string &V)
     << "    for (unsigned r = wid; r < rows; r += workers) {\n"
     << "      const unsigned base = r * n;\n"
     << "      for (unsigned i = 0; i < n; ++i) places[base + i] = i;\n"
-    << "      heapSort(base, n, select);\n"
-    << "      if (reorder) heapSort(base, k, !select);\n"
+    << "      if (k == n) {\n"
+    << "        heapSort(base, n, select);\n"
+    << "        if (reorder) heapSort(base, n, !select);\n"
+    << "        continue;\n"
+    << "      }\n"
+    // Top k: a heap of the first k whose root is the last of them in selection order; each
+    // later element that goes before it replaces it. Then the k in the order asked.
+    << "      for (unsigned i = k / 2; i-- > 0;) siftDown(base, i, k, select);\n"
+    << "      for (unsigned i = k; i < n; ++i)\n"
+    << "        if (k && before(base + i, base, select)) {\n"
+    << "          swap(base + i, base);\n"
+    << "          siftDown(base, 0, k, select);\n"
+    << "        }\n"
+    << "      heapSort(base, k, reorder ? !select : select);\n"
     << "    }\n"
     << "  }\n};\n";
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Sort", "poplar::MultiVertex",

@@ -142,9 +142,30 @@ TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std
   if (begin.size() != t.shape.size() || end.size() != t.shape.size())
     fail("Tensor::slice: the begin and end coordinates need " + std::to_string(t.shape.size()) +
          " dimensions for a tensor of shape " + shapeString(t.shape));
-  TensorPtr r = std::make_shared<TensorImpl>(t);
-  for (unsigned d = 0; d < t.shape.size(); ++d) r = slice(*r, begin[d], end[d], d);
-  return r;
+  std::vector<size_t> shape(t.shape.size());
+  for (unsigned d = 0; d < t.shape.size(); ++d) {
+    if (begin[d] > end[d] || end[d] > t.shape[d])
+      throw poplar::index_error("Tensor::slice: [" + std::to_string(begin[d]) + ", " + std::to_string(end[d]) +
+                                ") is not a range of dimension " + std::to_string(d) + " of a tensor of shape " +
+                                shapeString(t.shape));
+    shape[d] = end[d] - begin[d];
+  }
+  if (t.shape.empty() || product(shape) == 0) return make(t.type, shape, {}, t.graph);
+  // One flat range of t a row of the innermost dimension: no intermediate views (a block of a
+  // table made of many variables would otherwise copy every region of the rows it spans).
+  const size_t last = t.shape.size() - 1;
+  const std::vector<uint64_t> stride = strides(t.shape);
+  std::vector<size_t> at(begin.begin(), begin.end());
+  std::vector<Region> out;
+  for (;;) {
+    uint64_t base = 0;
+    for (size_t d = 0; d < last; ++d) base += at[d] * stride[d];
+    for (const Region &r : t.range(base + begin[last], base + end[last])) appendRegion(out, r);
+    size_t d = last;
+    while (d-- > 0 && ++at[d] == end[d]) at[d] = begin[d];
+    if (d == size_t(-1)) break;
+  }
+  return make(t.type, shape, std::move(out), t.graph);
 }
 
 TensorPtr reshape(const TensorImpl &t, const std::vector<size_t> &shape) {
