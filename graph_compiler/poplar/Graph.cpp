@@ -543,7 +543,7 @@ void Graph::outputVertexGraph(std::ostream &os, ArrayRef<program::Program>) cons
       if (vx.fields[f].tensor) ts.push_back(vx.fields[f].tensor);
       for (const TensorPtr &t : ts) {
         if (!t) continue;
-        for (const Region &r : t->regions) {
+        for (const Region &r : t->regions()) {
           const bool out = l.fields[f].kind == "Output" || l.fields[f].kind == "InOut" || l.fields[f].innerKind == "Output";
           os << "  var" << r.var << " [label=\"" << data_->variables[r.var].name << "\"];\n";
           if (out) os << "  v" << v << " -> var" << r.var << " [label=\"" << l.fields[f].name << "\"];\n";

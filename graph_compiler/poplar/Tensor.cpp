@@ -129,10 +129,10 @@ std::size_t Tensor::dim(unsigned i) const {
 }
 std::vector<std::size_t> Tensor::shape() const { return std::vector<std::size_t>(impl().shape.begin(), impl().shape.end()); }
 unsigned Tensor::rank() const { return unsigned(impl().shape.size()); }
-bool Tensor::isContiguous() const { return impl().regions.size() <= 1; }
+bool Tensor::isContiguous() const { return impl().regions().size() <= 1; }
 bool Tensor::containsAliases() const {
   std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> byVar;
-  for (const Region &r : impl().regions) byVar[r.var].push_back({r.begin, r.end});
+  for (const Region &r : impl().regions()) byVar[r.var].push_back({r.begin, r.end});
   for (auto &[v, list] : byVar) {
     std::sort(list.begin(), list.end());
     for (size_t i = 1; i < list.size(); ++i)
@@ -148,7 +148,7 @@ bool Tensor::isParallelWriteable() const { return !containsAliases() && !contain
 const std::vector<Interval> Tensor::getContiguousRegions() const {
   std::vector<Interval> out;
   uint64_t at = 0;
-  for (const Region &r : impl().regions) {
+  for (const Region &r : impl().regions()) {
     out.push_back(Interval(at, at + r.size()));
     at += r.size();
   }
@@ -156,12 +156,12 @@ const std::vector<Interval> Tensor::getContiguousRegions() const {
 }
 const std::vector<VariableInterval> Tensor::getVarRegions() const {
   std::vector<VariableInterval> out;
-  for (const Region &r : impl().regions) out.push_back(VariableInterval(VariableRef(r.var), Interval(r.begin, r.end)));
+  for (const Region &r : impl().regions()) out.push_back(VariableInterval(VariableRef(r.var), Interval(r.begin, r.end)));
   return out;
 }
 bool Tensor::intersectsWith(const Tensor &o) const {
-  for (const Region &a : impl().regions)
-    for (const Region &b : o.impl().regions)
+  for (const Region &a : impl().regions())
+    for (const Region &b : o.impl().regions())
       if (a.var == b.var && a.begin < b.end && b.begin < a.end) return true;
   return false;
 }
@@ -171,7 +171,7 @@ std::ostream &Tensor::output(std::ostream &os) const {
 std::ostream &Tensor::outputRegions(std::ostream &os) const {
   os << "{";
   bool first = true;
-  for (const Region &r : impl().regions) {
+  for (const Region &r : impl().regions()) {
     os << (first ? "" : ", ") << "var" << r.var << "[" << r.begin << ":" << r.end << ")";
     first = false;
   }
@@ -193,7 +193,7 @@ std::string Tensor::getDebugStr() const { return getVarStr(); }
 
 bool operator==(const Tensor &a, const Tensor &b) {
   if (!a.valid() || !b.valid()) return a.valid() == b.valid();
-  return a.impl().shape == b.impl().shape && a.impl().type == b.impl().type && a.impl().regions == b.impl().regions;
+  return a.impl().shape == b.impl().shape && a.impl().type == b.impl().type && a.impl().regions() == b.impl().regions();
 }
 
 Tensor concat(ArrayRef<Tensor> ts, unsigned d) {

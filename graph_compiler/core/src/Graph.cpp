@@ -99,12 +99,12 @@ uint64_t GraphData::nextId() {
 void GraphData::checkOwned(const TensorImpl &t, const char *what) const {
   // Tensors name variables by index: another graph's would silently mean this graph's variable
   // of the same index.
-  if (t.graph != id && !t.regions.empty())
+  if (t.graph != id && !t.regions().empty())
     throw poplar::poplar_error(std::string(what) + ": the tensor belongs to another graph");
 }
 
 std::string GraphData::constantIn(const TensorImpl &t) const {
-  for (const Region &r : t.regions)
+  for (const Region &r : t.regions())
     if (r.begin != r.end && variables[r.var].constant) return variables[r.var].name;
   return "";
 }
@@ -114,14 +114,14 @@ void GraphData::setTileMapping(const TensorImpl &t, unsigned tile) {
   if (tile >= target.numTiles())
     throw poplar::invalid_tile_mapping("setTileMapping: tile " + std::to_string(tile) + " does not exist (the target has " +
                                        std::to_string(target.numTiles()) + " tiles)");
-  for (const Region &r : t.regions) variables[r.var].mapping.assign(r.begin, r.end, int(tile));
+  for (const Region &r : t.regions()) variables[r.var].mapping.assign(r.begin, r.end, int(tile));
 }
 
 std::vector<std::vector<std::pair<uint64_t, uint64_t>>> GraphData::tileMapping(const TensorImpl &t, bool allowUnmapped) const {
   checkOwned(t, "getTileMapping");
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> out(target.numTiles());
   uint64_t flat = 0;
-  for (const Region &r : t.regions) {
+  for (const Region &r : t.regions()) {
     const Variable &v = variables[r.var];
     for (const TileMap::Segment &s : v.mapping.segments(r.begin, r.end)) {
       const uint64_t b = flat + (s.begin - r.begin), e = flat + (s.end - r.begin);
@@ -143,7 +143,7 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> GraphData::tileMapping(c
 void GraphData::setInitialValue(const TensorImpl &t, const void *bytes, size_t elementSize) {
   checkOwned(t, "setInitialValue");
   const uint8_t *src = static_cast<const uint8_t *>(bytes);
-  for (const Region &r : t.regions) {
+  for (const Region &r : t.regions()) {
     Variable &v = variables[r.var];
     const size_t size = typeSize(v.type);
     if (elementSize != size)

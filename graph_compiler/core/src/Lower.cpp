@@ -149,7 +149,7 @@ private:
   std::vector<Piece> pieces(const TensorImpl &t) const {
     std::vector<Piece> out;
     uint64_t at = 0;
-    for (const Region &r : t.regions) {
+    for (const Region &r : t.regions()) {
       const unsigned size = typeSize(g_.variables[r.var].type);
       const std::vector<Block> &blocks = b_.blocks[r.var];
       auto it = std::upper_bound(blocks.begin(), blocks.end(), r.begin,
@@ -280,7 +280,7 @@ private:
     std::string key;
     if (!writes) {
       key = std::to_string(tile) + "/" + std::to_string(align) + "/" + std::to_string(interleaved) + "/" + std::to_string(maxAddr);
-      for (const Region &r : t.regions) key += ";" + std::to_string(r.var) + ":" + std::to_string(r.begin) + "-" + std::to_string(r.end);
+      for (const Region &r : t.regions()) key += ";" + std::to_string(r.var) + ":" + std::to_string(r.begin) + "-" + std::to_string(r.end);
       if (auto it = cs.inputTemps.find(key); it != cs.inputTemps.end()) return it->second;
     }
     uint32_t temp = temporary(tile, uint32_t(bytes), align, what + " of " + className(vx));
@@ -676,7 +676,7 @@ private:
       throw poplar::poplar_error("Copy: the source has shape " + shapeString(src.shape) + " (" + std::to_string(src.numElements()) +
                                  " elements) but the destination has shape " + shapeString(dst.shape) + " (" +
                                  std::to_string(dst.numElements()) + ")");
-    if (overlap(dst.regions, nullptr))
+    if (overlap(dst.regions(), nullptr))
       throw poplar::poplar_error("Copy: the destination names some elements more than once (a broadcast or "
                                  "repeated view), so what they would hold is ambiguous");
     ++group_;
@@ -687,7 +687,7 @@ private:
     // the source goes to temporaries beside the destination (exchange, then the on-tile part
     // first), and from there, on each tile, to the destination.
     std::vector<Piece> final;
-    if (overlap(src.regions, &dst.regions)) {
+    if (overlap(src.regions(), &dst.regions())) {
       final = std::move(d);
       d.clear();
       for (const Piece &p : final) { // each at the same offset in a double word as its destination

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace ipusim::gc {
 
@@ -28,15 +29,17 @@ void appendRegion(std::vector<Region> &out, const Region &r) {
 uint64_t TensorImpl::numElements() const { return product(shape); }
 
 const std::vector<uint64_t> &TensorImpl::starts() const {
-  if (starts_.size() != regions.size()) {
-    starts_.resize(regions.size());
+  const std::vector<Region> &regions = list->regions;
+  std::vector<uint64_t> &starts = list->starts;
+  if (starts.size() != regions.size()) {
+    starts.resize(regions.size());
     uint64_t n = 0;
     for (size_t i = 0; i < regions.size(); ++i) {
-      starts_[i] = n;
+      starts[i] = n;
       n += regions[i].size();
     }
   }
-  return starts_;
+  return starts;
 }
 
 std::pair<size_t, uint64_t> TensorImpl::locate(uint64_t i) const {
@@ -47,16 +50,32 @@ std::pair<size_t, uint64_t> TensorImpl::locate(uint64_t i) const {
 
 std::vector<Region> TensorImpl::range(uint64_t begin, uint64_t end) const {
   std::vector<Region> out;
-  if (begin >= end) return out;
-  auto [r, off] = locate(begin);
+  appendRange(out, begin, end);
+  return out;
+}
+
+void TensorImpl::appendRange(std::vector<Region> &out, uint64_t begin, uint64_t end, size_t *hint) const {
+  if (begin >= end) return;
+  size_t r;
+  uint64_t off;
+  const std::vector<uint64_t> &s = starts();
+  if (hint && *hint < s.size() && s[*hint] <= begin) {
+    // Ranges taken in increasing order: gallop forward from the last one's region.
+    size_t lo = *hint, step = 1;
+    while (lo + step < s.size() && s[lo + step] <= begin) lo += step, step *= 2;
+    r = size_t(std::upper_bound(s.begin() + lo, s.begin() + std::min(s.size(), lo + step), begin) - s.begin()) - 1;
+    off = begin - s[r];
+  } else {
+    std::tie(r, off) = locate(begin);
+  }
   uint64_t left = end - begin;
   for (; left; ++r, off = 0) {
-    const Region &g = regions[r];
+    const Region &g = regions()[r];
     uint64_t take = std::min(left, g.size() - off);
     appendRegion(out, {g.var, g.begin + off, g.begin + off + take});
     left -= take;
   }
-  return out;
+  if (hint) *hint = r - 1;
 }
 
 namespace view {
@@ -86,7 +105,7 @@ template <class Source> TensorPtr gather(const TensorImpl &t, std::vector<size_t
   while (i < n) {
     const uint64_t s = source(i);
     auto [r, off] = t.locate(s);
-    const Region &g = t.regions[r];
+    const Region &g = t.regions()[r];
     // Extend while the source stays consecutive and inside the region.
     uint64_t len = 1;
     while (i + len < n && off + len < g.size() && source(i + len) == s + len) ++len;
@@ -103,8 +122,17 @@ TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regio
   t->graph = graph;
   t->type = type;
   t->shape = std::move(shape);
-  t->regions = std::move(regions);
+  auto list = std::make_shared<RegionList>();
+  list->regions = std::move(regions);
+  t->list = std::move(list);
   return t;
+}
+
+TensorPtr withShape(const TensorImpl &t, TypeId type, std::vector<size_t> shape) {
+  auto v = std::make_shared<TensorImpl>(t);
+  v->type = type;
+  v->shape = std::move(shape);
+  return v;
 }
 
 TensorPtr index(const TensorImpl &t, size_t i) {
@@ -131,9 +159,10 @@ TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim) {
   uint64_t outer = 1;
   for (size_t d = 0; d < dim; ++d) outer *= t.shape[d];
   std::vector<Region> out;
+  size_t hint = 0;
   for (uint64_t o = 0; o < outer; ++o) {
     uint64_t base = o * t.shape[dim] * inner;
-    for (const Region &r : t.range(base + begin * inner, base + end * inner)) appendRegion(out, r);
+    t.appendRange(out, base + begin * inner, base + end * inner, &hint);
   }
   return make(t.type, shape, std::move(out), t.graph);
 }
@@ -157,10 +186,11 @@ TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std
   const std::vector<uint64_t> stride = strides(t.shape);
   std::vector<size_t> at(begin.begin(), begin.end());
   std::vector<Region> out;
+  size_t hint = 0;
   for (;;) {
     uint64_t base = 0;
     for (size_t d = 0; d < last; ++d) base += at[d] * stride[d];
-    for (const Region &r : t.range(base + begin[last], base + end[last])) appendRegion(out, r);
+    t.appendRange(out, base + begin[last], base + end[last], &hint);
     size_t d = last;
     while (d-- > 0 && ++at[d] == end[d]) at[d] = begin[d];
     if (d == size_t(-1)) break;
@@ -172,7 +202,7 @@ TensorPtr reshape(const TensorImpl &t, const std::vector<size_t> &shape) {
   if (product(shape) != t.numElements())
     fail("Tensor::reshape: a tensor of shape " + shapeString(t.shape) + " (" + std::to_string(t.numElements()) +
          " elements) cannot become shape " + shapeString(shape) + " (" + std::to_string(product(shape)) + " elements)");
-  return make(t.type, shape, t.regions, t.graph);
+  return withShape(t, t.type, shape);
 }
 
 TensorPtr flatten(const TensorImpl &t, unsigned dimBegin, unsigned dimEnd) {
@@ -185,7 +215,7 @@ TensorPtr flatten(const TensorImpl &t, unsigned dimBegin, unsigned dimEnd) {
   for (unsigned d = dimBegin; d < dimEnd; ++d) n *= t.shape[d];
   shape.push_back(n);
   shape.insert(shape.end(), t.shape.begin() + dimEnd, t.shape.end());
-  return make(t.type, shape, t.regions, t.graph);
+  return withShape(t, t.type, shape);
 }
 
 TensorPtr dimShuffle(const TensorImpl &t, const std::vector<unsigned> &perm) {
@@ -255,7 +285,7 @@ TensorPtr expand(const TensorImpl &t, const std::vector<size_t> &indices) {
            shapeString(shape));
     shape.insert(shape.begin() + indices[k], 1);
   }
-  return make(t.type, shape, t.regions, t.graph);
+  return withShape(t, t.type, shape);
 }
 
 TensorPtr squeeze(const TensorImpl &t, const std::vector<size_t> &dims) {
@@ -269,7 +299,7 @@ TensorPtr squeeze(const TensorImpl &t, const std::vector<size_t> &dims) {
   std::vector<size_t> shape;
   for (size_t d = 0; d < t.shape.size(); ++d)
     if (!drop[d]) shape.push_back(t.shape[d]);
-  return make(t.type, shape, t.regions, t.graph);
+  return withShape(t, t.type, shape);
 }
 
 TensorPtr reverse(const TensorImpl &t, unsigned dim) {
@@ -330,10 +360,11 @@ TensorPtr concat(const std::vector<const TensorImpl *> &ts, unsigned dim) {
   uint64_t outer = 1;
   for (size_t d = 0; d < dim; ++d) outer *= first.shape[d];
   std::vector<Region> out;
+  std::vector<size_t> hints(ts.size(), 0);
   for (uint64_t o = 0; o < outer; ++o)
-    for (const TensorImpl *t : ts) {
-      uint64_t block = outer ? t->numElements() / outer : 0;
-      for (const Region &r : t->range(o * block, (o + 1) * block)) appendRegion(out, r);
+    for (size_t i = 0; i < ts.size(); ++i) {
+      const uint64_t block = outer ? ts[i]->numElements() / outer : 0;
+      ts[i]->appendRange(out, o * block, (o + 1) * block, &hints[i]);
     }
   return make(first.type, shape, std::move(out), first.graph);
 }
@@ -342,7 +373,7 @@ TensorPtr reinterpret(const TensorImpl &t, TypeId type) {
   if (typeSize(type) != typeSize(t.type))
     fail(std::string("Tensor::reinterpret: ") + typeName(t.type) + " (" + std::to_string(typeSize(t.type)) +
          " bytes) cannot be reinterpreted as " + typeName(type) + " (" + std::to_string(typeSize(type)) + " bytes)");
-  return make(type, t.shape, t.regions, t.graph);
+  return withShape(t, type, t.shape);
 }
 
 } // namespace view

@@ -21,20 +21,30 @@ struct Region {
   bool operator==(const Region &o) const { return var == o.var && begin == o.begin && end == o.end; }
 };
 
+/// A view's elements as regions, shared by the views that differ only in shape or type (a
+/// reshape of a table made of thousands of variables copies nothing).
+struct RegionList {
+  std::vector<Region> regions;          ///< the elements in row-major order, adjacent regions merged
+  mutable std::vector<uint64_t> starts; ///< first flat index of each region (built on demand)
+};
+
 struct TensorImpl {
   uint64_t graph = 0; ///< the GraphData whose variables the regions name (GraphData::id)
   TypeId type = TypeId::Float;
   std::vector<size_t> shape;
-  std::vector<Region> regions; ///< the elements in row-major order, adjacent regions merged
+  std::shared_ptr<const RegionList> list = std::make_shared<RegionList>();
 
+  const std::vector<Region> &regions() const { return list->regions; }
   uint64_t numElements() const;
   /// The region index and offset in it of flat element i (a binary search).
   std::pair<size_t, uint64_t> locate(uint64_t i) const;
   /// Flat elements [begin, end) as regions.
   std::vector<Region> range(uint64_t begin, uint64_t end) const;
+  /// The same appended to out (merged with its last region when adjacent). With `hint`, ranges
+  /// come in increasing order: the search starts at *hint, which is left at the last region used.
+  void appendRange(std::vector<Region> &out, uint64_t begin, uint64_t end, size_t *hint = nullptr) const;
 
 private:
-  mutable std::vector<uint64_t> starts_; ///< first flat index of each region (built on demand)
   const std::vector<uint64_t> &starts() const;
 };
 using TensorPtr = std::shared_ptr<const TensorImpl>;
@@ -50,6 +60,8 @@ void appendRegion(std::vector<Region> &out, const Region &r);
 /// (or index_error) with a message naming the operation and the shapes.
 namespace view {
 TensorPtr make(TypeId type, std::vector<size_t> shape, std::vector<Region> regions, uint64_t graph);
+/// t's elements with another shape (same count) or type (same size), sharing its regions.
+TensorPtr withShape(const TensorImpl &t, TypeId type, std::vector<size_t> shape);
 TensorPtr index(const TensorImpl &t, size_t i);                          // t[i]
 TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim);
 TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std::vector<size_t> &end);
