@@ -304,20 +304,41 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
 
   // The last stage: each output's partials combined on the output's tile, straight into the
   // output when nothing else is to be done, else into a float (accumulator) copy from which a
-  // fused element-wise step scales, updates and converts.
+  // fused element-wise step scales, updates and converts. When the output's tiles would still
+  // gather too many partials (a small output on a few tiles, partials on many: a loss), each
+  // output is combined on one of its partials' tiles, balancing what the tiles gather, and the
+  // fused step moves the results to the output.
   ComputeSet cs2 = graph.addComputeSet(name + "/final");
   const std::string finalVertex = combineVertex(graph, op, second, acc);
-  const bool direct = out.elementType() == acc && !params.update && !params.useScale;
+  const bool spread = gatherTooBig();
+  const bool direct = !spread && out.elementType() == acc && !params.update && !params.useScale;
   Tensor result = outFlat;
+  Graph::TileToTensorMapping resultTiles = outTiles;
+  if (spread) {
+    // Each output on the tile, among those of its partials, that gathers the fewest so far.
+    resultTiles.assign(outTiles.size(), {});
+    std::vector<std::size_t> load(outTiles.size(), 0);
+    for (std::size_t o = 0; o < numOut; ++o) {
+      unsigned best = 0;
+      for (std::size_t i = 0; i < partialsOf[o].size(); ++i) {
+        const unsigned t = vars[partialsOf[o][i].first].tile;
+        if (i == 0 || load[t] < load[best]) best = t;
+      }
+      load[best] += partialsOf[o].size();
+      auto &m = resultTiles[best];
+      if (!m.empty() && m.back().end() == o) m.back() = Interval(m.back().begin(), o + 1);
+      else m.emplace_back(o, o + 1);
+    }
+  }
   if (!direct) {
     result = graph.addVariable(acc, {numOut}, name + "/result");
-    for (std::size_t tile = 0; tile < outTiles.size(); ++tile)
-      for (const Interval &r : outTiles[tile]) graph.setTileMapping(result.slice(r.begin(), r.end()), unsigned(tile));
+    for (std::size_t tile = 0; tile < resultTiles.size(); ++tile)
+      for (const Interval &r : resultTiles[tile]) graph.setTileMapping(result.slice(r.begin(), r.end()), unsigned(tile));
   }
-  for (std::size_t tile = 0; tile < outTiles.size(); ++tile) {
+  for (std::size_t tile = 0; tile < resultTiles.size(); ++tile) {
     std::vector<std::size_t> outs;
     std::vector<Tensor> dst;
-    for (const Interval &r : outTiles[tile]) {
+    for (const Interval &r : resultTiles[tile]) {
       for (std::size_t o = r.begin(); o < r.end(); ++o) outs.push_back(o);
       dst.push_back(result.slice(r.begin(), r.end()));
     }
@@ -340,6 +361,44 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
     detail::addMapVertices(graph, op, Cast(value, out.elementType()), ts, outFlat, false, cs3);
     css.push_back(cs3);
   }
+}
+
+// The output of a new reduction: each output on the tile that holds the middle element of what
+// it reduces (whole 32-bit words of outputs together), so the last stage combines partials
+// mostly on the tile that made them rather than gathering them all to the first tiles (a
+// linear mapping puts a small output on one tile). Linear when the input has nothing to reduce.
+void mapLikeInput(Graph &graph, const Tensor &in, const std::vector<std::size_t> &dims, const Tensor &out) {
+  std::vector<unsigned> order;
+  std::size_t numOut = 1, numReduced = 1;
+  for (unsigned d = 0; d < in.rank(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) order.push_back(d), numOut *= in.dim(d);
+  for (unsigned d = 0; d < in.rank(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) order.push_back(d), numReduced *= in.dim(d);
+  bool complete = true;
+  const Tensor flat = order.size() == in.rank() && numOut && numReduced
+                          ? in.dimShuffle(order).reshape({numOut * numReduced})
+                          : Tensor();
+  const Graph::TileToTensorMapping mapping = flat.valid() ? graph.getTileMapping(flat, &complete) : Graph::TileToTensorMapping();
+  if (!flat.valid() || !complete || out.numElements() != numOut) {
+    poputil::mapTensorLinearly(graph, out);
+    return;
+  }
+  const std::size_t half = numReduced / 2;
+  std::vector<unsigned> tileOf(numOut, 0);
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile)
+    for (const Interval &r : mapping[tile])
+      for (std::size_t o = r.begin() <= half ? 0 : (r.begin() - half + numReduced - 1) / numReduced;
+           o < numOut && o * numReduced + half < r.end(); ++o)
+        tileOf[o] = unsigned(tile);
+  const std::size_t grain = std::max<std::size_t>(1, 4 / graph.getTarget().getTypeSize(out.elementType()));
+  Graph::TileToTensorMapping outMapping(mapping.size());
+  for (std::size_t o = 0; o < numOut; o += grain) {
+    auto &m = outMapping[tileOf[o]];
+    const std::size_t e = std::min(numOut, o + grain);
+    if (!m.empty() && m.back().end() == o) m.back() = Interval(m.back().begin(), e);
+    else m.emplace_back(o, e);
+  }
+  graph.setTileMapping(out.flatten(), outMapping);
 }
 
 } // namespace
@@ -370,7 +429,7 @@ Tensor reduce(Graph &graph, const Tensor &in, const Type &outType, const std::ve
   for (unsigned d = 0; d < in.rank(); ++d)
     if (std::find(dims.begin(), dims.end(), d) == dims.end()) shape.push_back(in.dim(d));
   Tensor out = graph.addVariable(outType, shape, debugContext.getPathName().empty() ? "popops::reduce" : debugContext.getPathName());
-  poputil::mapTensorLinearly(graph, out);
+  mapLikeInput(graph, in, dims, out);
   reduceWithOutput(graph, in, out, dims, params, css, debugContext, options);
   return out;
 }

@@ -208,6 +208,47 @@ int main() {
     engine16.readTensor("total", &got, &got + 1);
     std::cout << "tree sum over 16 tiles in " << css.size() << " compute sets: " << got << " (want " << sum << ")\n";
     bad += got != sum;
+
+    // Row sums of a [40][10] whose column c lies on tile c. reduce() puts each output on the
+    // tile of its row's middle element (column 5: tile 5). reduceWithOutput into 40 outputs on
+    // tile 15 would gather 400 one-element partials there: the sums are made where the partials
+    // are (column 5's tile) and one more compute set moves them to the output.
+    Tensor rows = graph16.addVariable(FLOAT, {40, 10}, "rows");
+    for (unsigned c = 0; c < 10; ++c) graph16.setTileMapping(rows.slice(c, c + 1, 1), c);
+    std::vector<ComputeSet> rowCss, spreadCss;
+    Tensor sums = popops::reduce(graph16, rows, {1}, Operation::ADD, rowCss);
+    const auto sumTiles = graph16.getTileMapping(sums);
+    std::cout << "row sums: " << rowCss.size() << " compute sets; outputs on tile 5: "
+              << (sumTiles[5].size() == 1 ? sumTiles[5][0].size() : 0) << " of 40\n";
+    Tensor onOne = graph16.addVariable(FLOAT, {40}, "onOne");
+    graph16.setTileMapping(onOne, 15);
+    popops::reduceWithOutput(graph16, rows, onOne, {1}, Operation::ADD, spreadCss);
+    std::cout << "row sums onto one tile: " << spreadCss.size() << " compute sets\n";
+    Sequence rowProg;
+    for (const std::vector<ComputeSet> *list : {&rowCss, &spreadCss})
+      for (const ComputeSet &cs : *list) rowProg.add(Execute(cs));
+    std::vector<float> rv(400);
+    for (std::size_t i = 0; i < rv.size(); ++i) rv[i] = xAt(i + 7);
+    graph16.createHostWrite("rows", rows);
+    graph16.createHostRead("sums", sums);
+    graph16.createHostRead("onOne", onOne);
+    Engine rowEngine(graph16, rowProg);
+    rowEngine.load(device16);
+    rowEngine.writeTensor("rows", rv.data(), rv.data() + rv.size());
+    rowEngine.run(0);
+    std::vector<float> gotSums(40), gotOne(40);
+    rowEngine.readTensor("sums", gotSums.data(), gotSums.data() + 40);
+    rowEngine.readTensor("onOne", gotOne.data(), gotOne.data() + 40);
+    unsigned wrongRows = 0;
+    for (std::size_t r = 0; r < 40; ++r) {
+      float want = 0;
+      for (std::size_t c = 0; c < 10; ++c) want += rv[r * 10 + c];
+      // Summed in some order of the ten: within a few units in the last place.
+      wrongRows += std::fabs(gotSums[r] - want) > 1e-5f * (1 + std::fabs(want));
+      wrongRows += std::fabs(gotOne[r] - want) > 1e-5f * (1 + std::fabs(want));
+    }
+    std::cout << "row sums: " << (wrongRows ? std::to_string(wrongRows) + " wrong" : "ok") << "\n";
+    bad += wrongRows;
   }
 
   Sequence bad1;
