@@ -89,10 +89,15 @@ Options parseOptions(const std::string &op, const OptionFlags &flags) {
 
 // ---- the plan ---------------------------------------------------------------------------------
 
-// The generated C++ vertex's speed, for the plan's cost model: multiply-adds a tile cycle of its
-// inner loop (its six workers together; measured, docs/poplin.md). A named constant so a faster
-// kernel changes one number.
-const double kMacsPerTileCycle = 0.4;
+// The generated C++ vertex's speed, for the plan's cost model, in a worker's instructions (a
+// tile issues one a cycle, each worker one every sixth): each step of the depth for one row costs
+// kVertexDepthStep (the scalar of A, the row pointers, the inner loop's set-up and branches),
+// each step of its inner loop kVertexPairStep (a float2 multiply-add over two columns when the
+// row is float and even) or kVertexColumnStep (one column). Workers take rows in turn, so a block
+// of few rows keeps most of them idle. Measured on one tile (docs/poplin.md; a worker a row):
+// 6 x 150 x 1 took 34,175 cycles, 6 x 150 x 3 43,265, 6 x 100 x 16 40,433, 6 x 100 x 15 67,673,
+// 6 x 400 x 16 153,833.
+const double kVertexDepthStep = 32, kVertexPairStep = 4, kVertexColumnStep = 5.4;
 
 /// The block kernel a plan is for: the AMP's (Amp.hpp; its Form by the input and partials types)
 /// where the types and shapes suit it, else the generated C++ vertex.
@@ -100,8 +105,13 @@ struct Kernel {
   bool amp = false;
   amp::Form form{FLOAT, FLOAT};
   std::size_t kAlign = 1, nAlign = 1, minRows = 1, maxRow = std::numeric_limits<std::size_t>::max();
+  std::size_t accBytes = 4;
   double cycles(std::size_t mb, std::size_t kb, std::size_t nb) const {
-    return amp ? amp::productCycles(form, mb, kb, nb) : double(mb) * kb * nb / kMacsPerTileCycle;
+    if (amp) return amp::productCycles(form, mb, kb, nb);
+    const std::size_t workers = nb * accBytes % 4 ? 1 : 6;
+    const bool pairs = form.in == FLOAT && form.partials == FLOAT && nb % 2 == 0;
+    const double row = pairs ? kVertexPairStep * double(nb / 2) : kVertexColumnStep * double(nb);
+    return 6.0 * double(ceilDiv(mb, workers)) * double(kb) * (kVertexDepthStep + row);
   }
 };
 
@@ -248,7 +258,9 @@ Plan choosePlan(const std::string &op, const Target &target, std::size_t g, std:
       // No AMP plan fits (its blocks are aligned to the AMP's chunks): the vector unit's may.
     }
   }
-  return makePlan(op, target, g, m, k, n, inType, opts, Kernel{false, {inType, opts.partialsType}});
+  Kernel vector{false, {inType, opts.partialsType}};
+  vector.accBytes = target.getTypeSize(opts.partialsType);
+  return makePlan(op, target, g, m, k, n, inType, opts, vector);
 }
 
 // ---- the vertex -------------------------------------------------------------------------------
@@ -272,6 +284,8 @@ std::string cType(const Type &t) {
 std::string matMulVertex(Graph &graph, const Type &in, const Type &acc, bool aT, bool bT) {
   const std::string I = cType(in), A = cType(acc);
   std::ostringstream body;
+  // Pointers walk the operands (no index arithmetic a step) and the float2 test is made once a
+  // row, not once a depth step: the loop the plan's cost model measures.
   body << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> a;\n"
        << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR, 8>> b;\n"
        << "  poplar::Output<poplar::Vector<" << A << ", poplar::VectorLayout::SPAN, 8>> out;\n"
@@ -281,24 +295,31 @@ std::string matMulVertex(Graph &graph, const Type &in, const Type &acc, bool aT,
        << "    for (unsigned r = wid; r < rows && wid < workers; r += workers) {\n"
        << "      " << A << " *o = &out[r * cols];\n"
        << "      for (unsigned c = 0; c < cols; ++c) o[c] = 0;\n"
-       << "      for (unsigned d = 0; d < depth; ++d) {\n"
-       << "        const " << A << " s = static_cast<" << A << ">(" << (aT ? "a[d * rows + r]" : "a[r * depth + d]")
-       << ");\n";
+       << "      const " << I << " *x = &a[" << (aT ? "r" : "r * depth") << "];\n"
+       << "      const unsigned xStep = " << (aT ? "rows" : "1") << ";\n";
   if (bT) {
-    body << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(b[c * depth + d]);\n"
+    body << "      for (unsigned d = 0; d < depth; ++d, x += xStep) {\n"
+         << "        const " << A << " s = static_cast<" << A << ">(*x);\n"
+         << "        const " << I << " *y = &b[d];\n"
+         << "        for (unsigned c = 0; c < cols; ++c, y += depth) o[c] += s * static_cast<" << A << ">(*y);\n"
          << "      }\n    }\n  }\n};\n";
   } else {
-  body << "        const " << I << " *y = &b[d * cols];\n";
-  if (in == FLOAT && acc == FLOAT)
-    body << "        if ((cols & 1) == 0) {\n"
-         << "          float2 *o2 = reinterpret_cast<float2 *>(o);\n"
-         << "          const float2 *y2 = reinterpret_cast<const float2 *>(y);\n"
-         << "          const float2 s2 = {s, s};\n"
-         << "          for (unsigned c = 0; c < cols / 2; ++c) o2[c] += s2 * y2[c];\n"
-         << "          continue;\n"
-         << "        }\n";
-  body << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(y[c]);\n"
-       << "      }\n    }\n  }\n};\n";
+    body << "      const " << I << " *y = &b[0];\n";
+    if (in == FLOAT && acc == FLOAT)
+      body << "      if ((cols & 1) == 0) {\n"
+           << "        float2 *o2 = reinterpret_cast<float2 *>(o);\n"
+           << "        const unsigned pairs = cols / 2;\n"
+           << "        for (unsigned d = 0; d < depth; ++d, x += xStep, y += cols) {\n"
+           << "          const float2 s2 = {*x, *x};\n"
+           << "          const float2 *y2 = reinterpret_cast<const float2 *>(y);\n"
+           << "          for (unsigned c = 0; c < pairs; ++c) o2[c] += s2 * y2[c];\n"
+           << "        }\n"
+           << "        continue;\n"
+           << "      }\n";
+    body << "      for (unsigned d = 0; d < depth; ++d, x += xStep, y += cols) {\n"
+         << "        const " << A << " s = static_cast<" << A << ">(*x);\n"
+         << "        for (unsigned c = 0; c < cols; ++c) o[c] += s * static_cast<" << A << ">(y[c]);\n"
+         << "      }\n    }\n  }\n};\n";
   }
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_poplin_MatMul", "poplar::MultiVertex",
                                          "#include <poplar/Vertex.hpp>\n#include <ipudef.h>\n", body.str());
