@@ -25,7 +25,7 @@ struct Region {
 /// reshape of a table made of thousands of variables copies nothing).
 struct RegionList {
   std::vector<Region> regions;          ///< the elements in row-major order, adjacent regions merged
-  mutable std::vector<uint64_t> starts; ///< first flat index of each region (built on demand)
+  mutable std::vector<uint64_t> starts; ///< first flat index of each region (built on demand: graphs are built on one thread)
 };
 
 struct TensorImpl {
