@@ -194,6 +194,23 @@ std::string pixelLoop(const std::string &body) {
          "      }\n    }\n  }\n};\n";
 }
 
+/// The float form of the channels-last loops: for each of a worker's pixels, o (its channels in
+/// `out`, the accumulators) set to `init`, then `tap` for each (ty, tx) of the pixel, then `after`.
+std::string pixelTapLoop(const std::string &tap, const std::string &init, const std::string &after) {
+  return "  void compute(unsigned wid) {\n"
+         "    const unsigned C = p[0], W = p[1], workers = p[2], pixels = out.size() / C;\n"
+         "    if (wid >= workers) return;\n"
+         "    for (unsigned pix = wid; pix < pixels; pix += workers) {\n"
+         "      const unsigned y = pix / W, x = pix % W;\n"
+         "      float *o = &out[pix * C];\n"
+         "      for (unsigned c = 0; c < C; ++c) o[c] = " + init + ";\n"
+         "      for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
+         "        for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n" +
+         tap +
+         "        }\n" + after +
+         "    }\n  }\n};\n";
+}
+
 unsigned pixelWorkers(const Type &t, std::size_t channels) { return channels * (t == HALF ? 2 : 4) % 4 ? 1 : 6; }
 
 Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, const Tensor &in,
@@ -207,14 +224,25 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
     << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
     << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colTaps;\n"
     << "  poplar::Vector<unsigned> p; // channels, output width, workers, input width\n"
-    << pixelLoop(std::string("        float acc = ") + (isMax ? "-INFINITY" : "0") + ";\n"
+    << (in.elementType() == FLOAT
+            // Float: the output pixel's channels accumulate in place, a tap at a time, so the inner
+            // loop streams over the channels (the tap's offset worked out once a tap, not once a
+            // channel); the same operations in the same order as the general loop below.
+            ? pixelTapLoop(std::string("          const float *v = &in[(rowTaps[ty] * p[3] + colTaps[tx]) * C];\n"
+                                       "          for (unsigned c = 0; c < C; ++c) ") +
+                               (isMax ? "o[c] = v[c] > o[c] ? v[c] : o[c];\n" : "o[c] += v[c];\n"),
+                           isMax ? "-INFINITY" : "0",
+                           isAvg ? "        const float n = float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n"
+                                   "        for (unsigned c = 0; c < C; ++c) o[c] /= n;\n"
+                                 : "")
+            : pixelLoop(std::string("        float acc = ") + (isMax ? "-INFINITY" : "0") + ";\n"
                  "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
                  "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
                  "            const float v = static_cast<float>(in[(rowTaps[ty] * p[3] + colTaps[tx]) * C + c]);\n"
                  "            " + (isMax ? "acc = v > acc ? v : acc;" : "acc += v;") + "\n"
                  "          }\n" +
                  (isAvg ? "        acc /= float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n" : "") +
-                 "        out[pix * C + c] = static_cast<" + T + ">(acc);\n");
+                 "        out[pix * C + c] = static_cast<" + T + ">(acc);\n"));
   const std::string vertex = vertexClass(graph, b.str());
   Tensor out = graph.addVariable(in.elementType(), {params.batchSize, s.oh, s.ow, C}, name);
   const Tensor inNHWC = asNHWC(in);
@@ -261,7 +289,15 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
     << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colOuts;\n"
     << "  poplar::Vector<unsigned> rowCount;\n  poplar::Vector<unsigned> colCount;\n"
     << "  poplar::Vector<unsigned> p; // channels, input width, workers, output width\n"
-    << pixelLoop(std::string("        float g = 0;\n") +
+    << (pooledGradient.elementType() == FLOAT
+            ? pixelTapLoop(std::string("          const unsigned oy = rowOuts[ty], ox = colOuts[tx], at = (oy * p[3] + ox) * C;\n") +
+                               (isMax ? "          for (unsigned c = 0; c < C; ++c)\n"
+                                        "            if (in[pix * C + c] == pooled[at + c]) o[c] += pg[at + c];\n"
+                                : isAvg ? "          const float n = float(rowCount[oy] * colCount[ox]);\n"
+                                          "          for (unsigned c = 0; c < C; ++c) o[c] += pg[at + c] / n;\n"
+                                        : "          for (unsigned c = 0; c < C; ++c) o[c] += pg[at + c];\n"),
+                           "0", "")
+            : pixelLoop(std::string("        float g = 0;\n") +
                  (isMax ? "        const float v = static_cast<float>(in[pix * C + c]);\n" : "") +
                  "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
                  "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
@@ -270,7 +306,7 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
                   : isAvg ? "            g += static_cast<float>(pg[o]) / float(rowCount[oy] * colCount[ox]);\n"
                           : "            g += static_cast<float>(pg[o]);\n") +
                  "          }\n"
-                 "        out[pix * C + c] = static_cast<" + T + ">(g);\n");
+                 "        out[pix * C + c] = static_cast<" + T + ">(g);\n"));
   const std::string vertex = vertexClass(graph, b.str());
   Tensor grad = graph.addVariable(pooledGradient.elementType(), {params.batchSize, s.h, s.w, C}, name);
   const Tensor pgNHWC = asNHWC(pooledGradient);
@@ -290,8 +326,9 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
     const Tensor o = grad[n].slice(r0, r1).flatten();
     graph.setTileMapping(o, tile);
     VertexRef v = graph.addVertex(cs, vertex);
+    const std::size_t image = n; // (a structured binding cannot be captured in C++17)
     auto pooledRows = [&](const Tensor &t) {
-      return rows.hi > rows.lo ? asNHWC(t)[n].slice(rows.lo, rows.hi).flatten() : asNHWC(t)[n][0][0];
+      return rows.hi > rows.lo ? asNHWC(t)[image].slice(rows.lo, rows.hi).flatten() : asNHWC(t)[image][0][0];
     };
     if (isMax) {
       graph.connect(v["in"], asNHWC(*in)[n].slice(r0, r1).flatten());
