@@ -279,6 +279,20 @@ TEST(IpuCcRegression, PipelinedPaceStoreWaitsForItsLoad) {
   }
 }
 
+TEST(IpuCcRegression, UnsignedDivisionByConstants) {
+  const std::vector<unsigned> in = {0u, 1u, 2u, 47u, 48u, 49u, 1000u, 65535u, 65536u, 65537u, 1000000006u, 1000000007u,
+                                    0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu, 123456789u, 3000000000u};
+  corpus::VertexRun r(kReview, "rev::DivByConstant");
+  r.set("a", corpus::buf(in)).set("out", corpus::out(uint32_t(10 * in.size()), 4));
+  if (!r.run()) return;
+  std::vector<unsigned> want;
+  for (unsigned x : in) {
+    want.insert(want.end(), {x / 3, x % 7, x / 48, x / 1000000007u, x % 0xFFFFFFFFu, x / 0x80000001u, x / 640, x % 65537,
+                             unsigned((unsigned short)x / 10), unsigned((unsigned char)x % 6)});
+  }
+  corpus::expectEq(r, r.get<unsigned>("out"), want);
+}
+
 TEST(IpuCcRegression, FreezeKeepsBothWordsOfI64) {
   corpus::VertexRun r(kReview, "rev::DivRem64");
   r.set("a", corpus::buf(std::vector<unsigned>{7, 5, 3, 0})).set("out", corpus::out(4, 4));

@@ -1652,6 +1652,16 @@ private:
       case Instruction::SRem: {
         bool isSigned = b.getOpcode() == Instruction::SDiv || b.getOpcode() == Instruction::SRem;
         bool rem = b.getOpcode() == Instruction::URem || b.getOpcode() == Instruction::SRem;
+        if (auto *c = dyn_cast<ConstantInt>(y); c && !isSigned && c->getZExtValue() > 1) {
+          const uint32_t divisor = uint32_t(c->getZExtValue());
+          const int q = divideByConstant(zeroExtended(x, bits), divisor);
+          if (!rem) return copy(d, q);
+          // x - q * divisor
+          int prod = newM();
+          if (divisor < 32768) emit("mul", {D(prod), U(q), I(int64_t(divisor))});
+          else emit("mul", {D(prod), U(q), U(constM(divisor))});
+          return void(emit("sub", {D(d), U(zeroExtended(x, bits)), U(prod)}));
+        }
         int xs = isSigned ? signExtended(x, bits) : zeroExtended(x, bits);
         int ys = isSigned ? signExtended(y, bits) : zeroExtended(y, bits);
         std::string fn = std::string("__ipucc_") + (isSigned ? "s" : "u") + (rem ? "rem" : "div");
@@ -1665,6 +1675,61 @@ private:
       return;
     }
     selectFloatBinary(b);
+  }
+
+  // x / divisor for a constant divisor > 1, x an unsigned 32-bit register: a shift for a power
+  // of two, else Granlund and Montgomery's multiply by a magic number (Division by Invariant
+  // Integers using Multiplication, 1994, figure 4.1): with l = ceil(log2 divisor) and
+  // m = floor(2^32 (2^l - divisor) / divisor) + 1, t = the high word of m x, and the quotient
+  // is (t + ((x - t) >> 1)) >> (l - 1), exact for every x. The tile has no high multiply: the
+  // high word comes from four 16 x 16-bit products. About 25 instructions instead of the
+  // runtime's shift-and-subtract loop (32 rounds of 8).
+  int divideByConstant(int x, uint32_t divisor) {
+    int q = newM();
+    if ((divisor & (divisor - 1)) == 0) {
+      emit("shr", {D(q), U(x), I(__builtin_ctz(divisor))});
+      return q;
+    }
+    unsigned l = 0;
+    while ((uint64_t(1) << l) < divisor) ++l;
+    const uint32_t m = uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << l) - divisor)) / divisor + 1);
+    const uint32_t mHi = m >> 16, mLo = m & 0xFFFF;
+    auto mulConst = [&](int dst, int src, uint32_t k) {
+      if (k < 32768) emit("mul", {D(dst), U(src), I(int64_t(k))});
+      else emit("mul", {D(dst), U(src), U(constM(k))});
+    };
+    auto low16 = [&](int dst, int src) {
+      emit("shl", {D(dst), U(src), I(16)});
+      emit("shr", {D(dst), U(dst), I(16)});
+    };
+    const int xHi = newM(), xLo = newM(), hh = newM(), hl = newM(), lh = newM(), ll = newM();
+    emit("shr", {D(xHi), U(x), I(16)});
+    low16(xLo, x);
+    mulConst(hh, xHi, mHi);
+    mulConst(hl, xHi, mLo);
+    mulConst(lh, xLo, mHi);
+    mulConst(ll, xLo, mLo);
+    // The carry into the high word: (ll >> 16) + low16(hl) + low16(lh), below 2^18.
+    const int carry = newM(), part = newM();
+    emit("shr", {D(carry), U(ll), I(16)});
+    low16(part, hl);
+    emit("add", {D(carry), U(carry), U(part)});
+    low16(part, lh);
+    emit("add", {D(carry), U(carry), U(part)});
+    emit("shr", {D(carry), U(carry), I(16)});
+    // t = hh + (hl >> 16) + (lh >> 16) + carry
+    const int t = newM();
+    emit("shr", {D(part), U(hl), I(16)});
+    emit("add", {D(t), U(hh), U(part)});
+    emit("shr", {D(part), U(lh), I(16)});
+    emit("add", {D(t), U(t), U(part)});
+    emit("add", {D(t), U(t), U(carry)});
+    // q = (t + ((x - t) >> 1)) >> (l - 1)
+    emit("sub", {D(q), U(x), U(t)});
+    emit("shr", {D(q), U(q), I(1)});
+    emit("add", {D(q), U(q), U(t)});
+    if (l > 1) emit("shr", {D(q), U(q), I(int64_t(l - 1))});
+    return q;
   }
 
   // Registers hold narrow integers with unspecified upper bits; these give them extended.

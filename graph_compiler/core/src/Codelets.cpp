@@ -5,11 +5,13 @@
 #include <poplar/exceptions.hpp>
 
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -219,11 +221,53 @@ uint64_t deviceHeadersHash() {
   return hash;
 }
 
+/// The GNU build-id of the binary this code is linked into (a hash of its contents, written by
+/// the linker): the codelet compiler linked beside it changes it, so a rebuilt ipu-cc never reuses
+/// what an older one cached (this file's own __DATE__ and __TIME__ change only when it is
+/// recompiled). Empty when the binary has none.
+const std::string &buildIdentity() {
+  static const std::string id = [] {
+    struct Search {
+      uintptr_t addr;
+      std::string id;
+    } search{reinterpret_cast<uintptr_t>(&buildIdentity), ""};
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *data) -> int {
+          auto *s = static_cast<Search *>(data);
+          bool mine = false;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const auto &ph = info->dlpi_phdr[i];
+            const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+            mine |= ph.p_type == PT_LOAD && s->addr >= begin && s->addr < begin + ph.p_memsz;
+          }
+          if (!mine) return 0;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const auto &ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_NOTE) continue;
+            const char *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr), *end = p + ph.p_memsz;
+            while (p + sizeof(ElfW(Nhdr)) <= end) {
+              const auto *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
+              const char *name = p + sizeof(ElfW(Nhdr)), *desc = name + ((n->n_namesz + 3) & ~3u);
+              if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                s->id.assign(desc, n->n_descsz);
+                return 1;
+              }
+              p = desc + ((n->n_descsz + 3) & ~3u);
+            }
+          }
+          return 1;
+        },
+        &search);
+    return search.id;
+  }();
+  return id;
+}
+
 cc::ObjectFile compileCpp(const std::string &path, const cc::CompileOptions &options) {
-  // The cache key: ipusim's codelet compiler (this library's build), the options and every byte
-  // the compilation reads from the user's files.
+  // The cache key: ipusim's codelet compiler (the build of the binary it is linked into), the
+  // options and every byte the compilation reads from the user's files.
   uint64_t h = 0xcbf29ce484222325ull;
-  const std::string version = std::string("ipu-cc " __DATE__ " " __TIME__);
+  const std::string version = std::string("ipu-cc " __DATE__ " " __TIME__) + buildIdentity();
   h = fnv1a(h, version.data(), version.size());
   h ^= deviceHeadersHash();
   auto mix = [&](const std::string &s) { h = fnv1a(h, s.data(), s.size() + 1); };

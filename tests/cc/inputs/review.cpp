@@ -203,4 +203,30 @@ public:
   }
 };
 
+// Unsigned division and remainder by constants: a multiply by a magic number (ISel's
+// divideByConstant), for divisors small and large, powers of two and not, and narrow types.
+class DivByConstant : public Vertex {
+public:
+  Input<Vector<unsigned, VectorLayout::SPAN, 8>> a;
+  Output<Vector<unsigned, VectorLayout::ONE_PTR, 8>> out;
+  bool compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      const unsigned x = a[i];
+      unsigned *o = &out[i * 10];
+      o[0] = x / 3;
+      o[1] = x % 7;
+      o[2] = x / 48;
+      o[3] = x / 1000000007u;
+      o[4] = x % 0xFFFFFFFFu;
+      o[5] = x / 0x80000001u;
+      o[6] = x / 640;
+      o[7] = x % 65537;
+      o[8] = (unsigned short)x / (unsigned short)10;
+      o[9] = (unsigned char)x % (unsigned char)6;
+    }
+    return true;
+  }
+};
+
 } // namespace rev
+
