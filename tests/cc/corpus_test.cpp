@@ -14,6 +14,7 @@
 
 #include <fstream>
 #include <limits>
+#include <random>
 #include <regex>
 
 using namespace ipusim;
@@ -978,8 +979,19 @@ TEST(CorpusInteger, DivModByConstants) {
   expectEq(r, r.get<int>("out"), want);
 }
 TEST(CorpusInteger, DivModByVariables) {
-  std::vector<int> a = {100, -100, 7, -7, 2147483647, -2147483647 - 1, 0, 12345, -1, 99999};
-  std::vector<int> b = {7, 7, -3, -3, 2, 3, 5, -1, 2, 100000};
+  // The runtime steps only the quotient's possible bits (from the operands' leading zeros): the
+  // cases below include x < y, x == y, a divisor of 1 under a 32-bit dividend (32 steps), a
+  // divisor with its top bit set (one step) and powers of two.
+  std::vector<int> a = {100, -100, 7, -7, 2147483647, -2147483647 - 1, 0, 12345, -1, 99999,
+                        -1, -2147483647 - 1, 5, 3, -1, 1000000, -2, 65536, 1 << 30};
+  std::vector<int> b = {7, 7, -3, -3, 2, 3, 5, -1, 2, 100000,
+                        1, 1, 5, 5, -2147483647 - 1, 1000, -1, 256, 3};
+  std::mt19937 rng(11);
+  for (int i = 0; i < 64; ++i) { // operands of random widths, so every step count occurs
+    const int x = int(rng() >> (rng() % 32)), y = int(rng() >> (rng() % 32));
+    if (y == 0 || (x == -2147483647 - 1 && y == -1)) continue;
+    a.push_back(x), b.push_back(y);
+  }
   VertexRun r("integer.cpp", "corpus::DivModVar");
   r.set("a", buf(a)).set("b", buf(b)).set("out", out(uint32_t(4 * a.size()), 4));
   if (!r.run()) return;

@@ -651,6 +651,22 @@ std::string negate64(const char *lo, const char *hi, const char *t) {
          hi + "\n  sub " + hi + ", " + hi + ", " + t + "\n";
 }
 
+// Unsigned restoring division of $m0 by $m1: quotient in $m2, remainder in $m3 (uses $m4, $m5).
+// Only the quotient's possible bits are stepped: with x of bx significant bits and y of by, the
+// top by - 1 bits of x are below y, so they start the remainder and bx - by + 1 steps remain
+// (x < y takes none). A division by zero (undefined in C) ends after at most 33 steps.
+std::string divide32(const std::string &l) {
+  return "  setzi $m2, 0\n  mov $m3, $m0\n  cmpult $m5, $m0, $m1\n  brnz $m5, " + l + "ready\n"
+         "  clz $m4, $m1\n  clz $m5, $m0\n  sub $m4, $m4, $m5\n"           // steps - 1 = bx - by
+         "  shr $m3, $m0, 1\n  shr $m3, $m3, $m4\n"                          // r = x >> steps
+         "  sub $m5, 31, $m4\n  shl $m0, $m0, $m5\n  add $m4, $m4, 1\n"     // the rest of x at the top
+         + l + "loop:\n"
+         "  shr $m5, $m0, 31\n  shl $m3, $m3, 1\n  or $m3, $m3, $m5\n  shl $m0, $m0, 1\n  shl $m2, $m2, 1\n"
+         "  cmpult $m5, $m3, $m1\n  brnz $m5, " + l + "next\n"
+         "  sub $m3, $m3, $m1\n  or $m2, $m2, 1\n" + l + "next:\n"
+         "  add $m4, $m4, -1\n  brnz $m4, " + l + "loop\n" + l + "ready:\n";
+}
+
 // Unsigned 64-step restoring division of $m1:$m0 by $m3:$m2: quotient in $m1:$m0, remainder in
 // $m5:$m4 (uses $m6-$m8).
 std::string divide64(const std::string &l) {
@@ -696,6 +712,13 @@ std::string f32To64(const std::string &l, bool isSigned) {
   return s + "  br $m10\n";
 }
 
+std::vector<int> runtimeClobbers(const std::string &name) {
+  // divide32 uses $m0-$m5; the signed forms keep the signs in $m6 and $m7.
+  if (name == "__ipucc_udiv" || name == "__ipucc_urem") return {0, 1, 2, 3, 4, 5};
+  if (name == "__ipucc_sdiv" || name == "__ipucc_srem") return {0, 1, 2, 3, 4, 5, 6, 7};
+  return {};
+}
+
 std::string runtimeRoutines(const std::vector<std::string> &needed) {
   // Worker routines in ipu-cc's calling convention: arguments $m0, $m1 ..., result $m0, return
   // with br $m10. Division is restoring shift-and-subtract, 32 steps (the tile has no divider).
@@ -704,26 +727,12 @@ std::string runtimeRoutines(const std::vector<std::string> &needed) {
     os << "\n.section .text." << n << ", \"ax\"\n.worker\n.align 8\n.weak " << n << "\n.type " << n << ", @function\n"
        << n << ":\n";
     if (n == "__ipucc_udiv" || n == "__ipucc_urem") {
-      // q in $m2, r in $m3, count in $m4.
-      os << "  setzi $m2, 0\n  setzi $m3, 0\n  setzi $m4, 32\n"
-            ".L" << n << "_loop:\n"
-            "  shr $m5, $m0, 31\n  shl $m3, $m3, 1\n  or $m3, $m3, $m5\n  shl $m0, $m0, 1\n  shl $m2, $m2, 1\n"
-            "  cmpult $m5, $m3, $m1\n  brnz $m5, .L" << n << "_next\n"
-            "  sub $m3, $m3, $m1\n  or $m2, $m2, 1\n"
-            ".L" << n << "_next:\n"
-            "  add $m4, $m4, -1\n  brnz $m4, .L" << n << "_loop\n";
-      os << (n == "__ipucc_udiv" ? "  mov $m0, $m2\n" : "  mov $m0, $m3\n") << "  br $m10\n";
+      os << divide32(".L" + n + "_") << (n == "__ipucc_udiv" ? "  mov $m0, $m2\n" : "  mov $m0, $m3\n") << "  br $m10\n";
     } else if (n == "__ipucc_sdiv" || n == "__ipucc_srem") {
       // |x| / |y| unsigned, then the C signs: the quotient negative when the signs differ, the
       // remainder with the sign of the dividend. $m6/$m7 keep the signs.
       os << "  shr $m6, $m0, 31\n  shr $m7, $m1, 31\n  abs $m0, $m0\n  abs $m1, $m1\n"
-            "  setzi $m2, 0\n  setzi $m3, 0\n  setzi $m4, 32\n"
-            ".L" << n << "_loop:\n"
-            "  shr $m5, $m0, 31\n  shl $m3, $m3, 1\n  or $m3, $m3, $m5\n  shl $m0, $m0, 1\n  shl $m2, $m2, 1\n"
-            "  cmpult $m5, $m3, $m1\n  brnz $m5, .L" << n << "_next\n"
-            "  sub $m3, $m3, $m1\n  or $m2, $m2, 1\n"
-            ".L" << n << "_next:\n"
-            "  add $m4, $m4, -1\n  brnz $m4, .L" << n << "_loop\n";
+         << divide32(".L" + n + "_");
       if (n == "__ipucc_sdiv")
         os << "  xor $m6, $m6, $m7\n  mov $m0, $m2\n  brz $m6, .L" << n << "_done\n  sub $m0, 0, $m2\n";
       else

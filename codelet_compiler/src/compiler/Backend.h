@@ -32,6 +32,9 @@ void allocateRegisters(MFunction &mf);
 std::string printFunction(MFunction &mf);
 /// Assembly of the runtime routines named in `needed` (division ...).
 std::string runtimeRoutines(const std::vector<std::string> &needed);
+/// The registers runtime routine `name` overwrites besides $lr, when it overwrites few (the
+/// 32-bit divisions), so values stay in registers across its calls; empty: every register.
+std::vector<int> runtimeClobbers(const std::string &name);
 } // namespace mir
 
 } // namespace ipusim::cc

@@ -9,10 +9,12 @@
 
 #include "ipusim/arch/Isa.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GetElementPtrTypeIterator.h>
 #include <llvm/IR/Operator.h>
@@ -137,10 +139,13 @@ public:
 
   MFunction run() {
     int index = 0;
+    const DominatorTree dominators(f_);
+    const LoopInfo loops(dominators);
     for (BasicBlock &bb : f_) {
       blockIndex_[&bb] = index++;
       MBlock b;
       b.label = ".L" + mf_.name + "_" + std::to_string(index - 1);
+      b.loopDepth = loops.getLoopDepth(&bb);
       mf_.blocks.push_back(b);
     }
     // The stack arguments of calls go at the bottom of the frame, locals above them.
@@ -948,6 +953,8 @@ private:
     c.mnemonic = "call";
     c.call = true;
     c.barrier = true;
+    c.clobbers = runtimeClobbers(name);
+    c.shortCall = !c.clobbers.empty();
     c.ops = {D(kLR), MOp::sym(name)};
     // Stack arguments first (at the bottom of this frame): while the argument registers fill up,
     // nothing else needs a register.
@@ -1565,6 +1572,8 @@ private:
     c.mnemonic = "call";
     c.call = true;
     c.barrier = true;
+    c.clobbers = runtimeClobbers(name);
+    c.shortCall = !c.clobbers.empty();
     c.ops = {D(kLR), MOp::sym(name)};
     for (auto [reg, phys] : args) {
       RegClass rc = phys >= kA0 ? RegClass::A : RegClass::M;
@@ -2019,18 +2028,18 @@ private:
     else copy(d, r);
   }
 
-  void selectFCmp(FCmpInst &c) {
-    Type *t = c.getOperand(0)->getType();
-    if (!t->isFloatTy() && !t->isHalfTy()) { error(&c, "unsupported vector comparison " + describe(&c)); return; }
+  // The f32 comparison of c's operands as an ARF mask (all ones or zero): true where the
+  // predicate holds, or where it fails with `invert`. -1 for the constant predicates.
+  int fcmpMask(FCmpInst &c, bool &invert) {
     int x = get(c.getOperand(0)), y = get(c.getOperand(1));
-    if (t->isHalfTy()) { // compare in f32: exact
+    if (c.getOperand(0)->getType()->isHalfTy()) { // compare in f32: exact
       int xf = newA(), yf = newA();
       emit("f16tof32", {D(xf, RegClass::A), U(x, RegClass::A)}, true);
       emit("f16tof32", {D(yf, RegClass::A), U(y, RegClass::A)}, true);
       x = xf, y = yf;
     }
     const char *mn = nullptr;
-    bool invert = false;
+    invert = false;
     switch (c.getPredicate()) {
     case CmpInst::FCMP_OEQ: mn = "f32cmpeq"; break;
     case CmpInst::FCMP_UNE: mn = "f32cmpne"; break;
@@ -2042,8 +2051,16 @@ private:
     case CmpInst::FCMP_UGT: mn = "f32cmple"; invert = true; break;
     case CmpInst::FCMP_ULE: mn = "f32cmpgt"; invert = true; break;
     case CmpInst::FCMP_ULT: mn = "f32cmpge"; invert = true; break;
-    case CmpInst::FCMP_ONE: mn = "f32cmpeq"; invert = true; break; // refined below for NaN
-    case CmpInst::FCMP_UEQ: mn = "f32cmpne"; invert = true; break;
+    case CmpInst::FCMP_ONE:
+    case CmpInst::FCMP_UEQ: {
+      // one = ordered and not equal = (x < y) or (x > y); ueq = its inverse.
+      int lt = newA(), gt = newA(), o = newA();
+      emit("f32cmplt", {D(lt, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+      emit("f32cmpgt", {D(gt, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
+      emit("or", {D(o, RegClass::A), U(lt, RegClass::A), U(gt, RegClass::A)}, true);
+      invert = c.getPredicate() == CmpInst::FCMP_UEQ;
+      return o;
+    }
     case CmpInst::FCMP_ORD: // x == x and y == y
     case CmpInst::FCMP_UNO: { // x != x or y != y
       bool ord = c.getPredicate() == CmpInst::FCMP_ORD;
@@ -2051,26 +2068,23 @@ private:
       emit(ord ? "f32cmpeq" : "f32cmpne", {D(a, RegClass::A), U(x, RegClass::A), U(x, RegClass::A)}, true);
       emit(ord ? "f32cmpeq" : "f32cmpne", {D(b, RegClass::A), U(y, RegClass::A), U(y, RegClass::A)}, true);
       emit(ord ? "and" : "or", {D(m, RegClass::A), U(a, RegClass::A), U(b, RegClass::A)}, true);
-      emit("and", {D(def(&c)), U(aToM(m)), I(1)});
-      return;
+      return m;
     }
-    case CmpInst::FCMP_TRUE: copy(def(&c), constM(1)); return;
-    case CmpInst::FCMP_FALSE: copy(def(&c), kMZero); return;
-    default: break;
+    default: return -1;
     }
     int m = newA();
     emit(mn, {D(m, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
-    if (c.getPredicate() == CmpInst::FCMP_ONE || c.getPredicate() == CmpInst::FCMP_UEQ) {
-      // one = ordered and not equal = (x < y) or (x > y); ueq = its inverse.
-      int lt = newA(), gt = newA(), o = newA();
-      emit("f32cmplt", {D(lt, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
-      emit("f32cmpgt", {D(gt, RegClass::A), U(x, RegClass::A), U(y, RegClass::A)}, true);
-      emit("or", {D(o, RegClass::A), U(lt, RegClass::A), U(gt, RegClass::A)}, true);
-      m = o;
-      invert = c.getPredicate() == CmpInst::FCMP_UEQ;
-    }
-    int r = aToM(m);
-    int d = def(&c);
+    return m;
+  }
+
+  void selectFCmp(FCmpInst &c) {
+    Type *t = c.getOperand(0)->getType();
+    if (!t->isFloatTy() && !t->isHalfTy()) { error(&c, "unsupported vector comparison " + describe(&c)); return; }
+    if (c.getPredicate() == CmpInst::FCMP_TRUE) return copy(def(&c), constM(1));
+    if (c.getPredicate() == CmpInst::FCMP_FALSE) return copy(def(&c), kMZero);
+    bool invert = false;
+    const int r = aToM(fcmpMask(c, invert));
+    const int d = def(&c);
     if (invert) emit("cmpeq", {D(d), U(r), I(0)});
     else emit("and", {D(d), U(r), I(1)});
   }
@@ -2078,9 +2092,9 @@ private:
   void selectSelect(SelectInst &s) {
     Type *t = s.getType();
     RegClass rc = classOfType(t);
-    int cond = get(s.getCondition());
     int parts = partsOf(t);
     if (rc == RegClass::M) {
+      int cond = get(s.getCondition());
       for (int p = 0; p < parts; ++p) {
         int d = def(&s, p);
         int f = get(s.getFalseValue(), p), tr = get(s.getTrueValue(), p);
@@ -2092,11 +2106,22 @@ private:
       }
       return;
     }
-    // ARF values: mask = 0 - cond (all ones or zero), moved to the ARF; d = (t & m) | (f & ~m).
-    int mask = newM();
-    emit("sub", {D(mask), I(0), U(cond)});
-    int am = mToA(mask);
+    // ARF values: d = (t & m) | (f & ~m) with m all ones or zero. A scalar floating-point
+    // comparison gives that mask in the ARF itself; else mask = 0 - cond, moved to the ARF
+    // (through memory: the tile has no MRF-to-ARF move).
     int tv = get(s.getTrueValue()), fv = get(s.getFalseValue()), d = def(&s);
+    int am = -1;
+    if (auto *fc = dyn_cast<FCmpInst>(s.getCondition());
+        fc && (fc->getOperand(0)->getType()->isFloatTy() || fc->getOperand(0)->getType()->isHalfTy())) {
+      bool invert = false;
+      am = fcmpMask(*fc, invert);
+      if (invert) std::swap(tv, fv);
+    }
+    if (am < 0) {
+      int mask = newM();
+      emit("sub", {D(mask), I(0), U(get(s.getCondition()))});
+      am = mToA(mask);
+    }
     if (rc == RegClass::A) {
       int a = newA(), b = newA();
       emit("and", {D(a, rc), U(tv, rc), U(am, rc)}, true);

@@ -55,8 +55,11 @@ struct MInst {
   bool barrier = false;    ///< orders against everything (calls, CSR writes, volatile asm, exits)
   bool terminator = false; ///< a branch or exit ending its block
   bool call = false;
+  /// A call to an ipu-cc runtime routine that overwrites only `clobbers` and $lr: values live
+  /// across it stay in the other registers (any other call clobbers every register).
+  bool shortCall = false;
   std::string asmText;     ///< inline assembly with %N operand references
-  std::vector<int> clobbers; ///< physical registers inline assembly overwrites (its clobber list)
+  std::vector<int> clobbers; ///< physical registers inline assembly (its clobber list) or a shortCall overwrites
   unsigned line = 0, col = 0; ///< source position, for diagnostics and the object's line table
   unsigned file = 0;          ///< 1 + index into MFunction::files (0: no position)
 };
@@ -68,6 +71,7 @@ struct MBlock {
   /// A repeat body: the block runs `rpt $repeatCount` times with no branches of its own.
   bool repeatBody = false;
   int repeatCount = -1;
+  unsigned loopDepth = 0; ///< loops around the block (LLVM's LoopInfo): weighs its uses' spill cost
 };
 
 struct MFunction {

@@ -36,7 +36,8 @@ struct Effects {
   std::vector<Item> uses, defs;
 };
 
-// What an instruction reads and writes. A call clobbers every allocatable register.
+// What an instruction reads and writes. A call clobbers every allocatable register, a short
+// call (a runtime routine) only its listed ones.
 Effects effectsOf(const MInst &in, const MFunction &mf) {
   Effects e;
   for (const MOp &o : in.ops) {
@@ -47,7 +48,7 @@ Effects effectsOf(const MInst &in, const MFunction &mf) {
       itemsOf(o, e.defs);
     }
   }
-  if (in.call)
+  if (in.call && !in.shortCall)
     for (int r = 0; r < 32; ++r)
       if (tracked(r) && (r < 11 || (r >= kA0 && r < kA0 + 8))) e.defs.push_back(r);
   for (int r : in.clobbers)
@@ -100,7 +101,7 @@ bool isCopy(const MInst &in) {
 struct Graph {
   std::map<int, std::set<int>> adj;          // vreg -> interfering vregs
   std::map<int, uint64_t> forbidden;         // vreg -> physical units it may not use
-  std::map<int, unsigned> uses;              // vreg -> number of occurrences (spill cost)
+  std::map<int, uint64_t> uses;              // vreg -> occurrences, 8^loop depth each (spill cost)
   std::map<int, bool> acrossCall;
 };
 
@@ -117,6 +118,8 @@ Graph buildGraph(const MFunction &mf) {
   Graph g;
   for (size_t b = 0; b < mf.blocks.size(); ++b) {
     std::set<Item> live = l.liveOut[b];
+    // A use inside loops costs its reloads once an iteration: spill the outer loops' values first.
+    const uint64_t weight = uint64_t(1) << (3 * std::min(mf.blocks[b].loopDepth, 6u));
     const auto &insts = mf.blocks[b].insts;
     for (size_t k = insts.size(); k-- > 0;) {
       const MInst &in = insts[k];
@@ -127,13 +130,13 @@ Graph buildGraph(const MFunction &mf) {
           if (x != copySrc) interfere(g, d, x);
         if (isVirtual(d)) g.adj[d];
       }
-      if (in.call)
+      if (in.call && !in.shortCall)
         for (Item x : live)
           if (isVirtual(x)) g.acrossCall[x] = true;
       for (Item d : e.defs) live.erase(d);
       for (Item u : e.uses) {
         live.insert(u);
-        if (isVirtual(u)) g.adj[u], ++g.uses[u];
+        if (isVirtual(u)) g.adj[u], g.uses[u] += weight;
       }
       // Inline assembly's clobbered registers hold none of its operands (as GCC's rule).
       for (int r : in.clobbers)
