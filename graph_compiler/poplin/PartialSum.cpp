@@ -64,6 +64,55 @@ std::string vectorVertex(Graph &graph, const Type &type) {
   });
 }
 
+/// The deep vertex, for many partials of few vectors (a depth split over many tiles of a small
+/// product: a weight gradient): each worker sums its vectors one at a time in registers across
+/// every partial, two bundles a partial (the partial's pointer, then its vector beside the add
+/// of the one before), where the vector vertex pays a pass of about a dozen bundles a partial
+/// however few vectors it has. Same fields as the vector vertex.
+std::string deepVertex(Graph &graph, const Type &type) {
+  std::ostringstream body;
+  body << "  poplar::Vector<poplar::Input<poplar::Vector<" << cType(type)
+       << ", poplar::VectorLayout::ONE_PTR, 8>>, poplar::VectorLayout::ONE_PTR> in;\n"
+       << "  poplar::Output<poplar::Vector<" << cType(type) << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
+       << "  unsigned vectors;\n  unsigned parts;\n"
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute(unsigned) {}\n};\n";
+  const char *add = type == HALF ? "f16v4add" : "f32v2add";
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_PartialSumDeep", "poplar::MultiVertex",
+                                   "#include <poplar/Vertex.hpp>\n", body.str(), "",
+                                   [&](std::ostream &s, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    const std::string sum = std::string(add) + " $a0:1, $a0:1, $a2:3";
+    ipusim::sdk::emitEntry(s, entry, "worker", true);
+    ipusim::sdk::emitSixWayShare(s, 2, "$m7", "$m3"); // this worker's vectors
+    s << "  brz $m3, .Lexit\n"
+      << "  add $m3, $m3, -1\n"           // brnzdec counts
+      << "  shl $m7, $m7, 3\n"            // byte offset of the first
+      << "  ld32 $m6, $mvertex_base, 1\n"
+      << "  add $m6, $m6, $m7\n"          // its output
+      << "  ld32 $m2, $mvertex_base, 3\n"
+      << "  add $m2, $m2, -2\n"           // partials after the first two (parts >= 2)
+      << ".Lvector:\n"
+      << "  ld32 $m1, $mvertex_base, 0\n" // the partials' pointers
+      << "  ld32step $m4, $mzero, $m1+=, 1\n"
+      << "  ld64 $a0:1, $m4, $m7, 0\n"
+      << "  ld32step $m4, $mzero, $m1+=, 1\n"
+      << "  ld64 $a2:3, $m4, $m7, 0\n"
+      << "  brz $m2, .Llast\n"
+      << "  .align 8\n"
+      << "  { rpt $m2, 1 ; fnop }\n"
+      << "  { ld32step $m4, $mzero, $m1+=, 1 ; " << sum << " }\n"
+      << "  { ld64 $a2:3, $m4, $m7, 0 ; fnop }\n"
+      << ".Llast:\n"
+      << "  { add $m7, $m7, 8 ; " << sum << " }\n"
+      << "  st64step $a0:1, $mzero, $m6+=, 1\n"
+      << "  brnzdec $m3, .Lvector\n"
+      << ".Lexit:\n"
+      << "  exitz $mzero\n";
+    ipusim::sdk::emitEnd(s, entry);
+  });
+}
+
 /// The elements past the last whole vector, one worker, in C++.
 std::string tailVertex(Graph &graph, const Type &type) {
   const std::string T = cType(type);
@@ -95,6 +144,7 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
   std::vector<Tensor> partFlat;
   for (std::size_t p = 0; p < parts; ++p) partFlat.push_back(partials[p].flatten());
   const std::string vector = vectorVertex(graph, type), tail = tailVertex(graph, type);
+  std::string deep; // made when first used
   ComputeSet cs = graph.addComputeSet(name);
   const auto mapping = graph.getTileMapping(outFlat);
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
@@ -107,6 +157,12 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
     }
     const Tensor o = concat(outs);
     const std::size_t whole = o.numElements() / lanes * lanes;
+    // Bundles a worker spends (the busiest): the vector vertex about 12 a pass per partial
+    // after the first plus one a vector a pass; the deep one about 11 a vector plus 2 a vector
+    // per partial.
+    const std::size_t perWorker = (whole / lanes + 5) / 6;
+    const bool useDeep = parts >= 2 && perWorker * (11 + 2 * parts) < (parts - 1) * (12 + perWorker);
+    if (useDeep && deep.empty()) deep = deepVertex(graph, type);
     auto connect = [&](const std::string &vertex, std::size_t begin, std::size_t end) {
       std::vector<Tensor> in;
       for (auto &pieces : ins) in.push_back(concat(pieces).slice(begin, end));
@@ -114,10 +170,10 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
       graph.connect(v["in"], in);
       graph.connect(v["out"], o.slice(begin, end));
       graph.setInitialValue(v["parts"], unsigned(parts));
-      if (vertex == vector) graph.setInitialValue(v["vectors"], unsigned((end - begin) / lanes));
+      if (vertex != tail) graph.setInitialValue(v["vectors"], unsigned((end - begin) / lanes));
       graph.setTileMapping(v, unsigned(tile));
     };
-    if (whole) connect(vector, 0, whole);
+    if (whole) connect(useDeep ? deep : vector, 0, whole);
     if (whole < o.numElements()) connect(tail, whole, o.numElements());
   }
   prog.add(program::Execute(cs));

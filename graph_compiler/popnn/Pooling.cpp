@@ -188,8 +188,10 @@ std::string pixelLoop(const std::string &body) {
   return "  void compute(unsigned wid) {\n"
          "    const unsigned C = p[0], W = p[1], workers = p[2], pixels = out.size() / C;\n"
          "    if (wid >= workers) return;\n"
-         "    for (unsigned pix = wid; pix < pixels; pix += workers) {\n"
-         "      const unsigned y = pix / W, x = pix % W;\n"
+         "    // (y, x) of pixel pix stepped, not divided out: the tile has no divider.\n"
+         "    unsigned y = wid / W, x = wid % W;\n"
+         "    for (unsigned pix = wid; pix < pixels; pix += workers, x += workers) {\n"
+         "      while (x >= W) x -= W, ++y;\n"
          "      for (unsigned c = 0; c < C; ++c) {\n" + body +
          "      }\n    }\n  }\n};\n";
 }
@@ -200,8 +202,10 @@ std::string pixelTapLoop(const std::string &tap, const std::string &init, const 
   return "  void compute(unsigned wid) {\n"
          "    const unsigned C = p[0], W = p[1], workers = p[2], pixels = out.size() / C;\n"
          "    if (wid >= workers) return;\n"
-         "    for (unsigned pix = wid; pix < pixels; pix += workers) {\n"
-         "      const unsigned y = pix / W, x = pix % W;\n"
+         "    // (y, x) of pixel pix stepped, not divided out: the tile has no divider.\n"
+         "    unsigned y = wid / W, x = wid % W;\n"
+         "    for (unsigned pix = wid; pix < pixels; pix += workers, x += workers) {\n"
+         "      while (x >= W) x -= W, ++y;\n"
          "      float *o = &out[pix * C];\n"
          "      for (unsigned c = 0; c < C; ++c) o[c] = " + init + ";\n"
          "      for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"

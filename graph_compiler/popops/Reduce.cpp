@@ -112,12 +112,34 @@ struct PartialVar {
   std::vector<std::size_t> outs;
 };
 
+// The two vertices that combine partials, made when first used: `runs` (combineVertex) reads
+// runs of one variable's partials for consecutive outputs; `segments` (the first stage's vertex)
+// reads each output's partials gathered into one region by the compute set's exchange.
+struct Combiners {
+  Graph &graph;
+  const std::string &op;
+  Operation operation;
+  Type acc;
+  std::string runs, segments;
+  const std::string &runsVertex() {
+    if (runs.empty()) runs = combineVertex(graph, op, operation, acc);
+    return runs;
+  }
+  const std::string &segmentsVertex() {
+    if (segments.empty()) segments = reduceVertex(graph, op, operation, acc, acc, false);
+    return segments;
+  }
+};
+
 // Adds to `cs` vertices on `tile` that combine, for the ascending outputs `outs`, their partials
 // in `vars` (partialsOf[o]: (variable, element) pairs) into `dst` (dst[i] for outs[i]): up to
 // six vertices over contiguous ranges of outputs (one if dst's elements are narrower than a
-// word), each reading runs of consecutive partials as single regions.
-void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned tile,
-                const std::vector<std::size_t> &outs, const Tensor &dst, const std::vector<PartialVar> &vars,
+// word). Each takes the cheaper form by the instructions of the compiled loops: reading runs of
+// consecutive partials as regions (about 32 instructions a run and 5 an element: partials of a
+// few variables for many outputs) or one gathered region an output (about 30 an output and 2
+// an element: many one-element partials for a few outputs, as a loss's or a bias gradient's).
+void addCombine(Graph &graph, ComputeSet cs, Combiners &combiners, unsigned tile, const std::vector<std::size_t> &outs,
+                const Tensor &dst, const std::vector<PartialVar> &vars,
                 const std::vector<std::vector<std::pair<std::size_t, std::size_t>>> &partialsOf) {
   const bool subWord = graph.getTarget().getTypeSize(dst.elementType()) < 4;
   const std::size_t groups = std::min<std::size_t>(subWord ? 1 : graph.getTarget().getNumWorkerContexts(), outs.size());
@@ -125,8 +147,11 @@ void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned
     const std::size_t lo = outs.size() * g / groups, hi = outs.size() * (g + 1) / groups;
     // (variable, element, position in the group), in variable and element order: runs.
     std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> refs;
-    for (std::size_t k = lo; k < hi; ++k)
+    bool everyOutputHasPartials = true;
+    for (std::size_t k = lo; k < hi; ++k) {
+      everyOutputHasPartials &= !partialsOf[outs[k]].empty();
       for (const auto &[var, idx] : partialsOf[outs[k]]) refs.emplace_back(var, idx, k - lo);
+    }
     std::sort(refs.begin(), refs.end());
     // Runs of consecutive elements of one variable for consecutive outputs are one region each.
     std::vector<Tensor> regions;
@@ -140,10 +165,25 @@ void addCombine(Graph &graph, ComputeSet cs, const std::string &vertex, unsigned
       first.push_back(unsigned(std::get<2>(refs[r])));
       r = e;
     }
-    if (first.empty()) first.push_back(0); // a vector field may not be empty
-    VertexRef v = graph.addVertex(cs, vertex);
-    graph.connect(v["in"], regions);
-    graph.setInitialValue(v["first"], first);
+    const std::size_t runsCost = 32 * regions.size() + 5 * refs.size() + (hi - lo);
+    const std::size_t segmentsCost = 30 * (hi - lo) + 2 * refs.size();
+    VertexRef v;
+    if (everyOutputHasPartials && segmentsCost < runsCost) {
+      v = graph.addVertex(cs, combiners.segmentsVertex());
+      std::vector<Tensor> gathered;
+      for (std::size_t k = lo; k < hi; ++k) {
+        std::vector<Tensor> parts;
+        for (const auto &[var, idx] : partialsOf[outs[k]]) parts.push_back(vars[var].t.slice(idx, idx + 1));
+        gathered.push_back(concat(parts));
+      }
+      graph.connect(v["in"], gathered);
+      graph.setInitialValue(v["numRegions"], std::vector<unsigned>(hi - lo, 1));
+    } else {
+      if (first.empty()) first.push_back(0); // a vector field may not be empty
+      v = graph.addVertex(cs, combiners.runsVertex());
+      graph.connect(v["in"], regions);
+      graph.setInitialValue(v["first"], first);
+    }
     graph.connect(v["out"], dst.slice(lo, hi));
     graph.setTileMapping(v, tile);
   }
@@ -255,6 +295,7 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
   // first (a tree, so no tile receives hundreds of values of one output).
   const std::size_t kFanIn = 32;
   const Operation second = operation == Operation::SQUARE_ADD ? Operation::ADD : operation;
+  Combiners combiners{graph, op, second, acc, {}, {}};
   // Only where the last stage would gather too much onto one tile: more than kMaxGather
   // partials for the outputs of one tile (a reduction to a few outputs from many tiles).
   const std::size_t kMaxGather = 64;
@@ -273,7 +314,6 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
     for (const auto &ps : partialsOf) deep |= ps.size() > kFanIn;
     if (!deep || !gatherTooBig()) break;
     ComputeSet cs = graph.addComputeSet(name + "/partials" + std::to_string(level));
-    const std::string vertex = combineVertex(graph, op, second, acc);
     std::vector<std::size_t> byTile(vars.size());
     std::iota(byTile.begin(), byTile.end(), std::size_t(0));
     std::stable_sort(byTile.begin(), byTile.end(), [&](std::size_t x, std::size_t y) { return vars[x].tile < vars[y].tile; });
@@ -293,7 +333,7 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       const unsigned tile = vars[byTile[b]].tile;
       Tensor partial = graph.addVariable(acc, {outs.size()}, name + "/partial");
       graph.setTileMapping(partial, tile);
-      addCombine(graph, cs, vertex, tile, outs, partial, vars, groupOf);
+      addCombine(graph, cs, combiners, tile, outs, partial, vars, groupOf);
       for (std::size_t k = 0; k < outs.size(); ++k) nextOf[outs[k]].emplace_back(next.size(), k);
       next.push_back({partial, tile, outs});
     }
@@ -309,7 +349,6 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
   // output is combined on one of its partials' tiles, balancing what the tiles gather, and the
   // fused step moves the results to the output.
   ComputeSet cs2 = graph.addComputeSet(name + "/final");
-  const std::string finalVertex = combineVertex(graph, op, second, acc);
   const bool spread = gatherTooBig();
   const bool direct = !spread && out.elementType() == acc && !params.update && !params.useScale;
   Tensor result = outFlat;
@@ -342,7 +381,7 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       for (std::size_t o = r.begin(); o < r.end(); ++o) outs.push_back(o);
       dst.push_back(result.slice(r.begin(), r.end()));
     }
-    if (!outs.empty()) addCombine(graph, cs2, finalVertex, unsigned(tile), outs, concat(dst), vars, partialsOf);
+    if (!outs.empty()) addCombine(graph, cs2, combiners, unsigned(tile), outs, concat(dst), vars, partialsOf);
   }
   css.push_back(cs2);
   if (!direct) {
