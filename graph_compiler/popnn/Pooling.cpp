@@ -276,7 +276,11 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
 }
 
 /// The input gradient of channels-last activations: a vertex takes (image, block of input
-/// rows) with every channel, and the pooled rows whose windows cover them.
+/// rows) with every channel, and the pooled rows whose windows cover them. Max pooling's
+/// gradient adds the pooled gradient where the input is its window's maximum and +0 elsewhere,
+/// without a branch (the gradient is loaded first, so the compiler selects with the compare's
+/// mask); the sums are those of adding only the matches, as an accumulator that starts at +0
+/// never holds -0.
 Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, const Tensor *in,
                             const Tensor *pooled, const Tensor &pooledGradient, program::Sequence &prog,
                             const std::string &name) {
@@ -296,7 +300,7 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
     << (pooledGradient.elementType() == FLOAT
             ? pixelTapLoop(std::string("          const unsigned oy = rowOuts[ty], ox = colOuts[tx], at = (oy * p[3] + ox) * C;\n") +
                                (isMax ? "          for (unsigned c = 0; c < C; ++c)\n"
-                                        "            if (in[pix * C + c] == pooled[at + c]) o[c] += pg[at + c];\n"
+                                        "            { const float g = pg[at + c]; o[c] += in[pix * C + c] == pooled[at + c] ? g : 0.0f; }\n"
                                 : isAvg ? "          const float n = float(rowCount[oy] * colCount[ox]);\n"
                                           "          for (unsigned c = 0; c < C; ++c) o[c] += pg[at + c] / n;\n"
                                         : "          for (unsigned c = 0; c < C; ++c) o[c] += pg[at + c];\n"),
@@ -306,7 +310,7 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
                  "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
                  "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
                  "            const unsigned oy = rowOuts[ty], ox = colOuts[tx], o = (oy * p[3] + ox) * C + c;\n" +
-                 (isMax ? "            if (v == static_cast<float>(pooled[o])) g += static_cast<float>(pg[o]);\n"
+                 (isMax ? "            { const float d = static_cast<float>(pg[o]); g += v == static_cast<float>(pooled[o]) ? d : 0.0f; }\n"
                   : isAvg ? "            g += static_cast<float>(pg[o]) / float(rowCount[oy] * colCount[ox]);\n"
                           : "            g += static_cast<float>(pg[o]);\n") +
                  "          }\n"
@@ -451,7 +455,7 @@ Tensor gradient(Graph &graph, const PoolParams &params, const Tensor *in, const 
     << "          for (unsigned ty = rowStart[iy]; ty < rowStart[iy + 1]; ++ty)\n"
     << "            for (unsigned tx = colStart[ix]; tx < colStart[ix + 1]; ++tx) {\n"
     << "              const unsigned oy = rowOuts[ty], ox = colOuts[tx], o = (pl * oh + oy) * ow + ox;\n"
-    << (isMax ? "              if (x == static_cast<float>(pooled[o])) g += static_cast<float>(pg[o]);\n"
+    << (isMax ? "              { const float d = static_cast<float>(pg[o]); g += x == static_cast<float>(pooled[o]) ? d : 0.0f; }\n"
               : isAvg ? "              g += static_cast<float>(pg[o]) / float(rowCount[oy] * colCount[ox]);\n"
                       : "              g += static_cast<float>(pg[o]);\n")
     << "            }\n"

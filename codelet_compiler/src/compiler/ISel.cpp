@@ -2123,6 +2123,9 @@ private:
       am = mToA(mask);
     }
     if (rc == RegClass::A) {
+      // A zero arm (+0.0, all bits clear) needs no operation of its own.
+      if (fv == kAZero) return void(emit("and", {D(d, rc), U(tv, rc), U(am, rc)}, true));
+      if (tv == kAZero) return void(emit("andc", {D(d, rc), U(fv, rc), U(am, rc)}, true));
       int a = newA(), b = newA();
       emit("and", {D(a, rc), U(tv, rc), U(am, rc)}, true);
       emit("andc", {D(b, rc), U(fv, rc), U(am, rc)}, true);
