@@ -84,6 +84,86 @@ std::string reduceVertex(Graph &graph, const std::string &op, Operation operatio
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Reduce", "poplar::Vertex", kReducePrelude, body.str());
 }
 
+// The first stage's vertex for an input that lies channels-last: `in` is `rows` rows of
+// out.size() consecutive elements, each column a different output, and out[c] is column c
+// reduced (with `square`, its squares). The workers take the columns in turn, each walking its
+// column down the rows, so no element is a region of its own.
+std::string columnVertex(Graph &graph, const std::string &op, Operation operation, const Type &in, bool square) {
+  const std::string I = deviceType(op, in), A = deviceType(op, accType(in));
+  const auto [init, step] = reductionStep(operation, A, accType(in) == FLOAT);
+  std::ostringstream body;
+  body << "  poplar::Input<poplar::Vector<" << I << ", poplar::VectorLayout::ONE_PTR>> in;\n"
+       << "  poplar::Output<poplar::Vector<" << A << ">> out;\n"
+       << "  unsigned rows;\n"
+       << "  void compute(unsigned wid) {\n"
+       << "    const unsigned columns = out.size();\n"
+       << "    for (unsigned c = wid; c < columns; c += 6) {\n"
+       << "      " << A << " acc = " << init << ";\n"
+       << "      const " << I << " *p = &in[c];\n"
+       << "      for (unsigned r = 0; r < rows; ++r, p += columns) {\n"
+       << "        " << A << " x = static_cast<" << A << ">(*p);\n"
+       << (square ? "        x = x * x;\n" : "") << "        " << step << "\n"
+       << "      }\n      out[c] = acc;\n    }\n  }\n};\n";
+  return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_ReduceColumns", "poplar::MultiVertex", kReducePrelude,
+                                         body.str());
+}
+
+// A tile's elements of the reduction's [outputs][reduced] view as spans of memory: each span
+// `rows` rows of `outs.size()` consecutive elements whose columns are outputs outs[c] (an input
+// that lies channels-last, reduced over all but the channels). Empty when the tile's elements
+// do not all lie so, or lie in long runs of one output already (the general vertex reads those
+// as regions).
+struct ColumnSpan {
+  Tensor t; // in memory order
+  std::size_t rows;
+  std::vector<std::size_t> outs;
+};
+std::vector<ColumnSpan> columnSpans(const Tensor &flat, const std::vector<Interval> &intervals, std::size_t numReduced) {
+  struct Run {
+    unsigned var;
+    std::size_t begin, end, at; // the variable's elements [begin, end), at view position `at`
+  };
+  std::vector<Run> runs;
+  std::size_t elements = 0;
+  for (const Interval &iv : intervals) {
+    std::size_t at = iv.begin();
+    for (const VariableInterval &r : flat.slice(iv.begin(), iv.end()).getVarRegions()) {
+      runs.push_back({r.var.getId(), r.interval.begin(), r.interval.end(), at});
+      at += r.interval.size();
+    }
+    elements += iv.size();
+  }
+  // Short runs only (about one element each); long ones are the general vertex's regions.
+  if (runs.empty() || runs.size() * 2 < elements) return {};
+  std::sort(runs.begin(), runs.end(), [](const Run &a, const Run &b) { return a.var != b.var ? a.var < b.var : a.begin < b.begin; });
+  std::vector<ColumnSpan> spans;
+  for (std::size_t i = 0; i < runs.size();) {
+    // A span: runs adjacent in memory; its elements' view positions in memory order.
+    std::vector<std::size_t> at;
+    std::size_t j = i;
+    for (; j < runs.size() && (j == i || (runs[j].var == runs[j - 1].var && runs[j].begin == runs[j - 1].end)); ++j)
+      for (std::size_t e = 0; e < runs[j].end - runs[j].begin; ++e) at.push_back(runs[j].at + e);
+    // Its columns: the outputs of the first row, repeating row after row.
+    ColumnSpan span;
+    for (std::size_t e = 0; e < at.size() && (span.outs.empty() || at[e] / numReduced != span.outs[0]); ++e)
+      span.outs.push_back(at[e] / numReduced);
+    const std::size_t columns = span.outs.size();
+    if (columns < 2 || at.size() % columns) return {};
+    std::vector<std::size_t> sorted = span.outs;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return {};
+    for (std::size_t e = columns; e < at.size(); ++e)
+      if (at[e] / numReduced != span.outs[e % columns]) return {};
+    span.rows = at.size() / columns;
+    std::vector<Tensor> parts;
+    for (std::size_t k = i; k < j; ++k) parts.push_back(flat.slice(runs[k].at, runs[k].at + (runs[k].end - runs[k].begin)));
+    span.t = concat(parts);
+    spans.push_back(std::move(span));
+    i = j;
+  }
+  return spans;
+}
+
 // The vertex that combines partials: out[o] starts at the operation's identity and takes in
 // each region j, a run of one partial variable for the outputs from first[j] on.
 std::string combineVertex(Graph &graph, const std::string &op, Operation operation, const Type &acc) {
@@ -105,7 +185,7 @@ std::string combineVertex(Graph &graph, const std::string &op, Operation operati
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popops_Combine", "poplar::Vertex", kReducePrelude, body.str());
 }
 
-// A variable of partials on one tile: element i is a partial of output outs[i] (ascending).
+// A variable of partials on one tile: element i is a partial of output outs[i].
 struct PartialVar {
   Tensor t;
   unsigned tile;
@@ -246,7 +326,32 @@ void reduceImpl(Graph &graph, const std::string &op, const Tensor &in, const Ten
       numReduced ? reduceVertex(graph, op, operation, inType, acc, operation == Operation::SQUARE_ADD)
                  : "";
   const auto mapping = numReduced ? graph.getTileMapping(flat) : std::vector<std::vector<Interval>>();
+  const bool columnsAllowed = numReduced && graph.getTarget().getTypeSize(acc) == 4;
+  std::string columnVertexName; // made when first used
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
+    if (columnsAllowed && !mapping[tile].empty()) {
+      const std::vector<ColumnSpan> spans = columnSpans(flat, mapping[tile], numReduced);
+      for (const ColumnSpan &span : spans) {
+        if (columnVertexName.empty())
+          columnVertexName = columnVertex(graph, op, operation, inType, operation == Operation::SQUARE_ADD);
+        // Fewer columns than workers: the rows in up to 6 / columns blocks, a partial each.
+        const std::size_t columns = span.outs.size();
+        const std::size_t blocks = std::max<std::size_t>(1, std::min(span.rows, 6 / columns));
+        for (std::size_t b = 0; b < blocks; ++b) {
+          const std::size_t r0 = span.rows * b / blocks, r1 = span.rows * (b + 1) / blocks;
+          Tensor partial = graph.addVariable(acc, {columns}, name + "/partial");
+          graph.setTileMapping(partial, unsigned(tile));
+          VertexRef v = graph.addVertex(cs1, columnVertexName);
+          graph.connect(v["in"], span.t.slice(r0 * columns, r1 * columns));
+          graph.connect(v["out"], partial);
+          graph.setInitialValue(v["rows"], unsigned(r1 - r0));
+          graph.setTileMapping(v, unsigned(tile));
+          for (std::size_t c = 0; c < columns; ++c) partialsOf[span.outs[c]].emplace_back(vars.size(), c);
+          vars.push_back({partial, unsigned(tile), span.outs});
+        }
+      }
+      if (!spans.empty()) continue;
+    }
     std::vector<Piece> pieces;
     std::size_t total = 0;
     for (const Interval &r : mapping[tile])

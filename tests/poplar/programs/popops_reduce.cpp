@@ -249,6 +249,48 @@ int main() {
     }
     std::cout << "row sums: " << (wrongRows ? std::to_string(wrongRows) + " wrong" : "ok") << "\n";
     bad += wrongRows;
+
+    // Channels-last: a [4][6][5][C] variable seen as [4][C][6][5] (a convolution's output as
+    // poplin writes it), an image row a tile, reduced over all but the channels (a bias
+    // gradient): each tile's elements are rows of C consecutive outputs, which the first stage
+    // reads down the columns. With 3 channels the rows are also cut in blocks (fewer columns
+    // than workers). Small integers, so every order of the sums is exact.
+    for (std::size_t C : {std::size_t(10), std::size_t(3)}) {
+      Tensor nhwc = graph16.addVariable(FLOAT, {4, 6, 5, C}, "nhwc" + std::to_string(C));
+      for (unsigned n = 0; n < 4; ++n)
+        for (unsigned h = 0; h < 6; ++h) graph16.setTileMapping(nhwc[n][h], (n * 6 + h) % 16);
+      const Tensor nchw = nhwc.dimShuffle({0, 3, 1, 2});
+      std::vector<ComputeSet> css;
+      const Tensor sum = popops::reduce(graph16, nchw, {0, 2, 3}, Operation::ADD, css);
+      const Tensor squares = popops::reduce(graph16, nchw, {0, 2, 3}, Operation::SQUARE_ADD, css);
+      const Tensor most = popops::reduce(graph16, nchw, {0, 2, 3}, Operation::MAX, css);
+      Sequence p;
+      for (const ComputeSet &cs : css) p.add(Execute(cs));
+      const std::string tag = std::to_string(C);
+      graph16.createHostWrite("nhwc" + tag, nhwc);
+      graph16.createHostRead("sum" + tag, sum);
+      graph16.createHostRead("squares" + tag, squares);
+      graph16.createHostRead("most" + tag, most);
+      std::vector<float> in(4 * 6 * 5 * C);
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(int((i * 7 + 3) % 11) - 5);
+      Engine e(graph16, p);
+      e.load(device16);
+      e.writeTensor("nhwc" + tag, in.data(), in.data() + in.size());
+      e.run(0);
+      std::vector<float> gotSum(C), gotSquares(C), gotMost(C);
+      e.readTensor("sum" + tag, gotSum.data(), gotSum.data() + C);
+      e.readTensor("squares" + tag, gotSquares.data(), gotSquares.data() + C);
+      e.readTensor("most" + tag, gotMost.data(), gotMost.data() + C);
+      unsigned wrong = 0;
+      for (std::size_t c = 0; c < C; ++c) {
+        float s = 0, q = 0, mx = -INFINITY;
+        for (std::size_t i = c; i < in.size(); i += C) s += in[i], q += in[i] * in[i], mx = std::max(mx, in[i]);
+        wrong += (gotSum[c] != s) + (gotSquares[c] != q) + (gotMost[c] != mx);
+      }
+      std::cout << "channels-last, " << C << " channels, " << css.size() << " compute sets: "
+                << (wrong ? std::to_string(wrong) + " wrong" : "ok") << "\n";
+      bad += wrong;
+    }
   }
 
   Sequence bad1;
