@@ -1,7 +1,9 @@
 // popnn's pooling by generated vertices: the window of each output coordinate, per field
 // dimension, is resolved on the host into the input coordinates it covers ("taps"; padding
-// covers none, truncation shifts them); a vertex pools whole (batch, channel) planes. The input
-// gradient gathers, for each input element, from the windows that cover it.
+// covers none, truncation shifts them); a vertex pools whole (batch, channel) planes. Max is
+// std::fmax, the tile's f32max (a NaN element is passed over, as the compare-and-select it
+// replaced did). The input gradient gathers, for each input element, from the windows that
+// cover it.
 #include "../sdk/Generated.hpp"
 
 #include <popnn/Pooling.hpp>
@@ -234,7 +236,7 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
             // channel); the same operations in the same order as the general loop below.
             ? pixelTapLoop(std::string("          const float *v = &in[(rowTaps[ty] * p[3] + colTaps[tx]) * C];\n"
                                        "          for (unsigned c = 0; c < C; ++c) ") +
-                               (isMax ? "o[c] = v[c] > o[c] ? v[c] : o[c];\n" : "o[c] += v[c];\n"),
+                               (isMax ? "o[c] = std::fmax(o[c], v[c]);\n" : "o[c] += v[c];\n"),
                            isMax ? "-INFINITY" : "0",
                            isAvg ? "        const float n = float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n"
                                    "        for (unsigned c = 0; c < C; ++c) o[c] /= n;\n"
@@ -243,7 +245,7 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
                  "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
                  "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
                  "            const float v = static_cast<float>(in[(rowTaps[ty] * p[3] + colTaps[tx]) * C + c]);\n"
-                 "            " + (isMax ? "acc = v > acc ? v : acc;" : "acc += v;") + "\n"
+                 "            " + (isMax ? "acc = std::fmax(acc, v);" : "acc += v;") + "\n"
                  "          }\n" +
                  (isAvg ? "        acc /= float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n" : "") +
                  "        out[pix * C + c] = static_cast<" + T + ">(acc);\n"));
@@ -383,7 +385,7 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
     << "          for (unsigned ty = rowStart[oy]; ty < rowStart[oy + 1]; ++ty)\n"
     << "            for (unsigned tx = colStart[ox]; tx < colStart[ox + 1]; ++tx) {\n"
     << "              const float x = static_cast<float>(in[(pl * h + rowTaps[ty]) * w + colTaps[tx]]);\n"
-    << "              " << (isMax ? "acc = x > acc ? x : acc;" : "acc += x;") << "\n"
+    << "              " << (isMax ? "acc = std::fmax(acc, x);" : "acc += x;") << "\n"
     << "            }\n"
     << (isAvg ? "          acc /= float((rowStart[oy + 1] - rowStart[oy]) * (colStart[ox + 1] - colStart[ox]));\n" : "")
     << "          out[(pl * oh + oy) * ow + ox] = static_cast<" << T << ">(acc);\n"

@@ -356,6 +356,73 @@ std::vector<std::vector<int>> pipelinedBundles(const Pipeline &p, size_t n, int 
 
 } // namespace
 
+namespace {
+
+bool isLabelBranch(const std::string &m) {
+  return m == "bri" || m == "brz" || m == "brnz" || m == "brneg" || m == "brpos" || m == "brnzdec";
+}
+
+const char *inverseBranch(const std::string &m) {
+  return m == "brz" ? "brnz" : m == "brnz" ? "brz" : m == "brneg" ? "brpos" : m == "brpos" ? "brneg" : nullptr;
+}
+
+/// LLVM's split critical edges leave blocks of one `bri`: branches to them go straight to its
+/// target, the blocks nothing reaches any more are emptied, and a block ending `brX c, X; bri T`
+/// whose code falls through to X becomes `brY c, T` (Y the inverse): a loop's latch then costs
+/// one branch an iteration, not a branch not taken and a `bri`.
+void threadJumps(MFunction &mf) {
+  std::map<std::string, std::string> to;
+  for (const MBlock &b : mf.blocks)
+    if (!b.repeatBody && b.insts.size() == 1 && b.insts[0].mnemonic == "bri" && b.insts[0].ops.size() == 1 &&
+        b.insts[0].ops[0].kind == MOp::Label)
+      to[b.label] = b.insts[0].ops[0].text;
+  auto resolve = [&](std::string l) {
+    for (int k = 0; k < 16; ++k) { // a cycle of such blocks stays as it is
+      auto it = to.find(l);
+      if (it == to.end() || it->second == l) break;
+      l = it->second;
+    }
+    return l;
+  };
+  std::set<std::string> referenced;
+  for (MBlock &b : mf.blocks)
+    for (MInst &in : b.insts)
+      for (MOp &o : in.ops)
+        if (o.kind == MOp::Label) {
+          if (isLabelBranch(in.mnemonic)) o.text = resolve(o.text);
+          referenced.insert(o.text);
+        }
+  auto endsUnconditionally = [](const MBlock &b) {
+    if (b.insts.empty()) return false;
+    const std::string &m = b.insts.back().mnemonic;
+    return m == "bri" || m == "br" || m.rfind("exit", 0) == 0;
+  };
+  for (size_t i = 1; i < mf.blocks.size(); ++i) {
+    MBlock &b = mf.blocks[i];
+    if (to.count(b.label) && !referenced.count(b.label) && endsUnconditionally(mf.blocks[i - 1])) b.insts.clear();
+  }
+  for (size_t i = 0; i + 1 < mf.blocks.size(); ++i) {
+    MBlock &b = mf.blocks[i];
+    const size_t n = b.insts.size();
+    if (b.repeatBody || n < 2 || b.insts[n - 1].mnemonic != "bri" || b.insts[n - 1].ops[0].kind != MOp::Label) continue;
+    MInst &cond = b.insts[n - 2];
+    const char *inverse = inverseBranch(cond.mnemonic);
+    if (!inverse || cond.ops.size() != 2 || cond.ops[1].kind != MOp::Label) continue;
+    // The labels the code falls through to: the next block's, and past empty ones.
+    bool fallsToTaken = false;
+    for (size_t j = i + 1; j < mf.blocks.size() && !fallsToTaken; ++j) {
+      fallsToTaken = mf.blocks[j].label == cond.ops[1].text;
+      if (!mf.blocks[j].insts.empty() || mf.blocks[j].repeatBody) break;
+    }
+    if (!fallsToTaken) continue;
+    cond.mnemonic = inverse;
+    cond.ops[1].text = b.insts[n - 1].ops[0].text;
+    b.insts.pop_back();
+  }
+}
+
+} // namespace
+
 std::string printFunction(MFunction &mf) {
   bool worker = !mf.supervisor;
   // A function that calls keeps its $lr in the frame; a supervisor vertex that calls (ipu-cc's
@@ -461,6 +528,8 @@ std::string printFunction(MFunction &mf) {
     }
     b.insts = std::move(out);
   }
+
+  threadJumps(mf);
 
   // Drop a final `bri` to the block that follows.
   for (size_t bi = 0; bi + 1 < mf.blocks.size(); ++bi) {
