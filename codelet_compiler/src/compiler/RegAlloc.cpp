@@ -356,41 +356,11 @@ void eliminateDeadCode(MFunction &mf) {
 
 } // namespace
 
-// Values defined once and used only within the next few instructions of the same block:
-// spilling one frees its register for no instruction at all (the reload would sit where the
-// value is), so they are never chosen; a neighbour that lives across them is.
-std::set<int> shortLivedValues(const MFunction &mf) {
-  struct Range {
-    int defs = 0;
-    size_t block = 0, def = 0, lastUse = 0;
-    bool elsewhere = false;
-  };
-  std::map<int, Range> ranges;
-  for (size_t b = 0; b < mf.blocks.size(); ++b)
-    for (size_t k = 0; k < mf.blocks[b].insts.size(); ++k)
-      for (const MOp &o : mf.blocks[b].insts[k].ops) {
-        if (o.kind != MOp::Reg || !isVirtual(o.reg)) continue;
-        Range &r = ranges[o.reg];
-        if (o.def && !o.postInc && !o.lane) {
-          if (++r.defs == 1) r.block = b, r.def = k, r.lastUse = k;
-        }
-        if (o.use || o.postInc || o.lane) {
-          if (r.defs == 0 || r.block != b || k < r.def) r.elsewhere = true;
-          else r.lastUse = std::max(r.lastUse, k);
-        }
-      }
-  std::set<int> out;
-  for (const auto &[v, r] : ranges)
-    if (r.defs == 1 && !r.elsewhere && r.lastUse - r.def <= 2) out.insert(v);
-  return out;
-}
-
 void allocateRegisters(MFunction &mf) {
   eliminateDeadCode(mf);
   std::set<int> spilled, temps; // spilled values; the short-lived registers their reloads use
   for (int round = 0; round < 400; ++round) {
     Graph g = buildGraph(mf);
-    const std::set<int> shortLived = shortLivedValues(mf);
     // Values live across a call go to the stack (every register is caller-saved).
     bool spilledAny = false;
     for (auto &[v, across] : g.acrossCall)
@@ -436,7 +406,7 @@ void allocateRegisters(MFunction &mf) {
         else {
           double best = 1e30;
           for (int v : remaining) {
-            double cost = double(g.uses[v] + 1) / double(pressure[v] + 1) + (spilled.count(v) || shortLived.count(v) ? 1e6 : 0);
+            double cost = double(g.uses[v] + 1) / double(pressure[v] + 1) + (spilled.count(v) ? 1e6 : 0);
             if (cost < best) best = cost, pick = v;
           }
         }
@@ -506,17 +476,13 @@ void allocateRegisters(MFunction &mf) {
       while (!tryColour(v)) {
         int best = -1;
         double bestCost = 1e30;
-        // Short-lived values only when nothing else can go.
-        for (bool allowShort : {false, true}) {
-          auto consider = [&](int x) {
-            if (temps.count(x) || (!allowShort && shortLived.count(x)) || mf.classOf(x) == RegClass::MP) return;
-            if (double cost = spillCost(x); cost < bestCost) bestCost = cost, best = x;
-          };
-          consider(v);
-          for (int n : g.adj[v])
-            if (sameFile(n, v) && colour.count(n)) consider(n);
-          if (best >= 0) break;
-        }
+        auto consider = [&](int x) {
+          if (temps.count(x) || mf.classOf(x) == RegClass::MP) return;
+          if (double cost = spillCost(x); cost < bestCost) bestCost = cost, best = x;
+        };
+        consider(v);
+        for (int n : g.adj[v])
+          if (sameFile(n, v) && colour.count(n)) consider(n);
         if (best < 0) {
           if (std::getenv("IPU_CC_DEBUG_RA"))
             std::fprintf(stderr, "ra %s: no spill candidate for v%d class %d (temp %d, %zu neighbours)\n", mf.name.c_str(),
