@@ -21,8 +21,9 @@ namespace {
 
 const char *cType(const Type &t) { return t == HALF ? "half" : "float"; }
 
-/// The vector vertex: fields in, out (ONE_PTR, 8-byte aligned), vectors (64-bit ones), parts.
-std::string vectorVertex(Graph &graph, const Type &type) {
+/// The assembly vertices' C++ class body: fields in, out (ONE_PTR, 8-byte aligned), vectors
+/// (64-bit ones), parts.
+std::string fields(const Type &type) {
   std::ostringstream body;
   body << "  poplar::Vector<poplar::Input<poplar::Vector<" << cType(type)
        << ", poplar::VectorLayout::ONE_PTR, 8>>, poplar::VectorLayout::ONE_PTR> in;\n"
@@ -30,10 +31,15 @@ std::string vectorVertex(Graph &graph, const Type &type) {
        << "  unsigned vectors;\n  unsigned parts;\n"
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute(unsigned) {}\n};\n";
+  return body.str();
+}
+
+/// The vector vertex.
+std::string vectorVertex(Graph &graph, const Type &type) {
   const std::string attributes = "[[poplar::constraint(\"elem(**in) != elem(*out)\")]]";
   const char *add = type == HALF ? "f16v4add" : "f32v2add";
   return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_PartialSum", "poplar::MultiVertex",
-                                   "#include <poplar/Vertex.hpp>\n", body.str(), attributes,
+                                   "#include <poplar/Vertex.hpp>\n", fields(type), attributes,
                                    [&](std::ostream &s, const std::string &name) {
     const std::string entry = "__runCodelet_" + name;
     ipusim::sdk::emitEntry(s, entry, "worker", true);
@@ -70,16 +76,9 @@ std::string vectorVertex(Graph &graph, const Type &type) {
 /// of the one before), where the vector vertex pays a pass of about a dozen bundles a partial
 /// however few vectors it has. Same fields as the vector vertex.
 std::string deepVertex(Graph &graph, const Type &type) {
-  std::ostringstream body;
-  body << "  poplar::Vector<poplar::Input<poplar::Vector<" << cType(type)
-       << ", poplar::VectorLayout::ONE_PTR, 8>>, poplar::VectorLayout::ONE_PTR> in;\n"
-       << "  poplar::Output<poplar::Vector<" << cType(type) << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
-       << "  unsigned vectors;\n  unsigned parts;\n"
-       << "  static const bool isExternalCodelet = true;\n"
-       << "  void compute(unsigned) {}\n};\n";
   const char *add = type == HALF ? "f16v4add" : "f32v2add";
   return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_PartialSumDeep", "poplar::MultiVertex",
-                                   "#include <poplar/Vertex.hpp>\n", body.str(), "",
+                                   "#include <poplar/Vertex.hpp>\n", fields(type), "",
                                    [&](std::ostream &s, const std::string &name) {
     const std::string entry = "__runCodelet_" + name;
     const std::string sum = std::string(add) + " $a0:1, $a0:1, $a2:3";
