@@ -293,6 +293,18 @@ TEST(IpuCcRegression, UnsignedDivisionByConstants) {
   corpus::expectEq(r, r.get<unsigned>("out"), want);
 }
 
+TEST(IpuCcRegression, SignedDivisionByConstants) {
+  const std::vector<int> in = {0, 1, -1, 2, -2, 47, -47, 48, -48, 49, -49, 1000, -1000, 32767, -32768, 65537, -65537,
+                               1000000007, -1000000007, 2147483647, -2147483647 - 1, -2147483647, 123456789, -123456789};
+  corpus::VertexRun r(kReview, "rev::SDivByConstant");
+  r.set("a", corpus::buf(in)).set("out", corpus::out(uint32_t(8 * in.size()), 4));
+  if (!r.run()) return;
+  std::vector<int> want;
+  for (int x : in)
+    want.insert(want.end(), {x / 3, x % 7, x / 48, x / 1000000007, x % 65537, x / 8, x % 16, int(short(x) / short(10))});
+  corpus::expectEq(r, r.get<int>("out"), want);
+}
+
 TEST(IpuCcRegression, FreezeKeepsBothWordsOfI64) {
   corpus::VertexRun r(kReview, "rev::DivRem64");
   r.set("a", corpus::buf(std::vector<unsigned>{7, 5, 3, 0})).set("out", corpus::out(4, 4));

@@ -1661,6 +1661,26 @@ private:
       case Instruction::SRem: {
         bool isSigned = b.getOpcode() == Instruction::SDiv || b.getOpcode() == Instruction::SRem;
         bool rem = b.getOpcode() == Instruction::URem || b.getOpcode() == Instruction::SRem;
+        if (auto *c = dyn_cast<ConstantInt>(y); c && isSigned && bits <= 32 && c->getSExtValue() > 1 &&
+                                                 c->getSExtValue() <= 0x7FFFFFFF) {
+          // C truncates: |x| / divisor unsigned (|INT_MIN| is 2^31 as unsigned), negated when x
+          // is negative; the remainder x - q * divisor takes x's sign.
+          const uint32_t divisor = uint32_t(c->getSExtValue());
+          const int xs = signExtended(x, bits), magnitude = newM(), sign = newM(), negated = newM();
+          emit("abs", {D(magnitude), U(xs)});
+          emit("shr", {D(sign), U(xs), I(31)});
+          const int uq = divideByConstant(magnitude, divisor);
+          emit("sub", {D(negated), I(0), U(uq)});
+          const int q = newM();
+          copy(q, uq);
+          MInst &m = emit("movnz", {D(q), U(sign), U(negated)});
+          m.ops[0].use = true; // keeps its value when the sign is zero
+          if (!rem) return copy(d, q);
+          int prod = newM();
+          if (divisor < 32768) emit("mul", {D(prod), U(q), I(int64_t(divisor))});
+          else emit("mul", {D(prod), U(q), U(constM(divisor))});
+          return void(emit("sub", {D(d), U(xs), U(prod)}));
+        }
         if (auto *c = dyn_cast<ConstantInt>(y); c && !isSigned && c->getZExtValue() > 1) {
           const uint32_t divisor = uint32_t(c->getZExtValue());
           const int q = divideByConstant(zeroExtended(x, bits), divisor);

@@ -228,5 +228,28 @@ public:
   }
 };
 
+// Signed division and remainder by constants: |x| divided as unsigned, the C signs after
+// (truncation towards zero; the remainder takes the dividend's sign), INT_MIN included.
+class SDivByConstant : public Vertex {
+public:
+  Input<Vector<int, VectorLayout::SPAN, 8>> a;
+  Output<Vector<int, VectorLayout::ONE_PTR, 8>> out;
+  bool compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      const int x = a[i];
+      int *o = &out[i * 8];
+      o[0] = x / 3;
+      o[1] = x % 7;
+      o[2] = x / 48;
+      o[3] = x / 1000000007;
+      o[4] = x % 65537;
+      o[5] = x / 8;
+      o[6] = x % 16;
+      o[7] = (short)x / (short)10;
+    }
+    return true;
+  }
+};
+
 } // namespace rev
 
