@@ -166,17 +166,14 @@ struct Plan {
 };
 
 /// The partial sums' cycles on one of the tiles sharing an output block (mapOutputBlock), a
-/// worker's bundle every sixth cycle: the PartialSum vector vertex makes a pass a part over the
-/// tile's share, each worker about 12 bundles of set-up and one a 64-bit vector of its sixth
-/// (PartialSum.cpp; the 1024^3 half product's 13 parts of 905 halves measure 3,873 cycles, this
-/// gives 3,900); the deep vertex, taken when cheaper, about 11 bundles a vector and 2 a vector
-/// per part.
+/// worker's bundle every sixth cycle, by the cheaper of the PartialSum vertices (PartialSum.hpp),
+/// the vector vertex counted a pass a part (the 1024^3 half product's 13 parts of 905 halves
+/// measure 3,873 cycles, this gives 3,900).
 double sumCycles(const Plan &p, double partialBytes) {
   const double share = double(roundUp(ceilDiv(p.gb * p.mb * p.nb, p.pk), 4));
   const double vectorsPerWorker = std::ceil(share * partialBytes / 8 / 6);
-  const double passes = double(p.pk) * (12 + vectorsPerWorker);
-  const double deep = vectorsPerWorker * (11 + 2 * double(p.pk));
-  return 6 * std::min(passes, deep);
+  return 6 * std::min(detail::vectorVertexBundles(double(p.pk), vectorsPerWorker),
+                      detail::deepVertexBundles(double(p.pk), vectorsPerWorker));
 }
 
 Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,

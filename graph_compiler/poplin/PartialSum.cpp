@@ -156,11 +156,10 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
     }
     const Tensor o = concat(outs);
     const std::size_t whole = o.numElements() / lanes * lanes;
-    // Bundles a worker spends (the busiest): the vector vertex about 12 a pass per partial
-    // after the first plus one a vector a pass; the deep one about 11 a vector plus 2 a vector
-    // per partial.
-    const std::size_t perWorker = (whole / lanes + 5) / 6;
-    const bool useDeep = parts >= 2 && perWorker * (11 + 2 * parts) < (parts - 1) * (12 + perWorker);
+    // The busiest worker's bundles; the vector vertex makes a pass a partial after the first.
+    const double perWorker = double((whole / lanes + 5) / 6);
+    const bool useDeep =
+        parts >= 2 && deepVertexBundles(double(parts), perWorker) < vectorVertexBundles(double(parts - 1), perWorker);
     if (useDeep && deep.empty()) deep = deepVertex(graph, type);
     auto connect = [&](const std::string &vertex, std::size_t begin, std::size_t end) {
       std::vector<Tensor> in;

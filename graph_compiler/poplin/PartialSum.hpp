@@ -10,6 +10,13 @@
 
 namespace poplin::detail {
 
+/// A worker's bundles to sum partials of `vectors` 64-bit vectors (its share of a tile's
+/// output): the vector vertex about 12 of set-up a pass and one a vector, over `passes` passes;
+/// the deep vertex about 11 a vector and 2 a vector per part. sumPartials takes the cheaper on
+/// each tile and the product planner counts the same.
+inline double vectorVertexBundles(double passes, double vectors) { return passes * (12 + vectors); }
+inline double deepVertexBundles(double parts, double vectors) { return vectors * (11 + 2 * parts); }
+
 /// out[i] = the sum over p of partials[p][i] (partials [parts][out's elements], float or half),
 /// summed on each tile of `out` for the elements it holds.
 void sumPartials(poplar::Graph &graph, const poplar::Tensor &partials, const poplar::Tensor &out,

@@ -1675,21 +1675,12 @@ private:
           copy(q, uq);
           MInst &m = emit("movnz", {D(q), U(sign), U(negated)});
           m.ops[0].use = true; // keeps its value when the sign is zero
-          if (!rem) return copy(d, q);
-          int prod = newM();
-          if (divisor < 32768) emit("mul", {D(prod), U(q), I(int64_t(divisor))});
-          else emit("mul", {D(prod), U(q), U(constM(divisor))});
-          return void(emit("sub", {D(d), U(xs), U(prod)}));
+          return rem ? remainder(d, xs, q, divisor) : copy(d, q);
         }
         if (auto *c = dyn_cast<ConstantInt>(y); c && !isSigned && c->getZExtValue() > 1) {
           const uint32_t divisor = uint32_t(c->getZExtValue());
-          const int q = divideByConstant(zeroExtended(x, bits), divisor);
-          if (!rem) return copy(d, q);
-          // x - q * divisor
-          int prod = newM();
-          if (divisor < 32768) emit("mul", {D(prod), U(q), I(int64_t(divisor))});
-          else emit("mul", {D(prod), U(q), U(constM(divisor))});
-          return void(emit("sub", {D(d), U(zeroExtended(x, bits)), U(prod)}));
+          const int xu = zeroExtended(x, bits), q = divideByConstant(xu, divisor);
+          return rem ? remainder(d, xu, q, divisor) : copy(d, q);
         }
         int xs = isSigned ? signExtended(x, bits) : zeroExtended(x, bits);
         int ys = isSigned ? signExtended(y, bits) : zeroExtended(y, bits);
@@ -1704,6 +1695,19 @@ private:
       return;
     }
     selectFloatBinary(b);
+  }
+
+  // dst = src * k (the low 32 bits): an immediate below 2^15, else a register constant.
+  void mulConstant(int dst, int src, uint32_t k) {
+    if (k < 32768) emit("mul", {D(dst), U(src), I(int64_t(k))});
+    else emit("mul", {D(dst), U(src), U(constM(k))});
+  }
+
+  // d = x - q * divisor: the remainder of a division by a constant, from its quotient.
+  void remainder(int d, int x, int q, uint32_t divisor) {
+    const int product = newM();
+    mulConstant(product, q, divisor);
+    emit("sub", {D(d), U(x), U(product)});
   }
 
   // x / divisor for a constant divisor > 1, x an unsigned 32-bit register: a shift for a power
@@ -1723,10 +1727,6 @@ private:
     while ((uint64_t(1) << l) < divisor) ++l;
     const uint32_t m = uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << l) - divisor)) / divisor + 1);
     const uint32_t mHi = m >> 16, mLo = m & 0xFFFF;
-    auto mulConst = [&](int dst, int src, uint32_t k) {
-      if (k < 32768) emit("mul", {D(dst), U(src), I(int64_t(k))});
-      else emit("mul", {D(dst), U(src), U(constM(k))});
-    };
     auto low16 = [&](int dst, int src) {
       emit("shl", {D(dst), U(src), I(16)});
       emit("shr", {D(dst), U(dst), I(16)});
@@ -1734,10 +1734,10 @@ private:
     const int xHi = newM(), xLo = newM(), hh = newM(), hl = newM(), lh = newM(), ll = newM();
     emit("shr", {D(xHi), U(x), I(16)});
     low16(xLo, x);
-    mulConst(hh, xHi, mHi);
-    mulConst(hl, xHi, mLo);
-    mulConst(lh, xLo, mHi);
-    mulConst(ll, xLo, mLo);
+    mulConstant(hh, xHi, mHi);
+    mulConstant(hl, xHi, mLo);
+    mulConstant(lh, xLo, mHi);
+    mulConstant(ll, xLo, mLo);
     // The carry into the high word: (ll >> 16) + low16(hl) + low16(lh), below 2^18.
     const int carry = newM(), part = newM();
     emit("shr", {D(carry), U(ll), I(16)});
