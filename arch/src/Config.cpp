@@ -152,6 +152,10 @@ const std::map<std::string, KeySpec> &schema() {
            [](SystemConfig &c) -> double & { return c.links.bytesPerSecondPerDirection; });
     integer("links.latency_cycles", 0, 1000000,
             [](SystemConfig &c) -> unsigned & { return c.links.latencyCycles; });
+    integer("links.rung_links", 0, 64, [](SystemConfig &c) -> unsigned & { return c.links.rungLinks; });
+    integer("links.rail_links", 0, 64, [](SystemConfig &c) -> unsigned & { return c.links.railLinks; });
+    integer("links.exchange_block_cycles", 0, 100000,
+            [](SystemConfig &c) -> unsigned & { return c.links.exchangeBlockCycles; });
 
     string("host.kind", true, [](SystemConfig &c) -> std::string & { return c.host.kind; });
     number("host.bytes_per_second_per_direction", 1e6, 1e13,
@@ -323,6 +327,11 @@ std::filesystem::path toolPrefix() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? fs::path() : exe.parent_path().parent_path();
+}
+
+SystemConfig loadConfigArgument(const std::string &s) {
+  const bool isFile = s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".toml") == 0);
+  return isFile ? loadConfig(s) : loadNamedConfig(s);
 }
 
 SystemConfig loadNamedConfig(const std::string &name) {

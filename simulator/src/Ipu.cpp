@@ -62,6 +62,8 @@ void Ipu::start(unsigned tile, uint32_t pc, uint32_t m0) {
   started_[tile] = active_[tile] = true;
 }
 
+bool Ipu::takesPart() const { return std::find(started_.begin(), started_.end(), true) != started_.end(); }
+
 void Ipu::newRun() {
   std::fill(started_.begin(), started_.end(), false);
   std::fill(active_.begin(), active_.end(), false);
@@ -71,6 +73,7 @@ void Ipu::newRun() {
   phaseSent_ = false;
   totals_ = IpuStats{};
   ipuEvents_.clear();
+  external_.clear();
 }
 
 void Ipu::setTracing(bool events, bool instructions) {
@@ -191,11 +194,21 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       }
     }
     // A word put on the fabric (sctl names a direction) that no receiver takes is lost: an error
-    // in the schedule.
-    for (size_t i = 0; i < sends.size(); ++i)
-      if (!taken[i] && (out.instructions[sends[i].instruction].sctl & 3))
+    // in the schedule. A word with no direction goes to the external exchange.
+    for (size_t i = 0; i < sends.size(); ++i) {
+      const uint8_t sctl = out.instructions[sends[i].instruction].sctl;
+      if (!(sctl & 3)) {
+        if (!inSystem_)
+          throw ExchangeError("exchange: tile " + std::to_string(src) + " sent a word to the external exchange (a send " +
+                              "with no direction) at cycle " + std::to_string(sends[i].cycle) + ", but ipu" +
+                              std::to_string(id_) + " is not part of a system of IPUs");
+        external_.push_back({src, sends[i].cycle, sends[i].lo, sends[i].hi, bool(sctl & 4)});
+        continue;
+      }
+      if (!taken[i])
         throw ExchangeError("exchange: the word tile " + std::to_string(src) + " sent at cycle " +
                             std::to_string(sends[i].cycle) + " is selected by no tile's $INCOMING_MUX when it arrives");
+    }
     uint64_t words = 0; // a 64-bit item is two words
     for (const ExchangeLog::Send &w : sends) words += out.instructions[w.instruction].wide() ? 2 : 1;
     sender.countExchange(words, 0);
@@ -295,6 +308,31 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
   }
 }
 
+std::vector<Ipu::ExternalWord> Ipu::takeExternal() {
+  std::vector<ExternalWord> out;
+  out.swap(external_);
+  return out;
+}
+
+void Ipu::receiveExternal(unsigned t, uint32_t addr, const std::vector<uint32_t> &words, uint64_t firstWrite,
+                          const std::string &what) {
+  if (t >= tileCount() || !started_[t])
+    throw ExchangeError("exchange: " + what + " is for tile " + std::to_string(t) + " of ipu" + std::to_string(id_) +
+                        ", which takes no part in the run");
+  Tile &tile = *tiles_[t];
+  const uint32_t bytes = uint32_t(4 * words.size());
+  if (addr % 4 || !tile.memory().contains(addr, bytes))
+    throw ExchangeError("exchange: " + what + " writes " + std::to_string(bytes) + " bytes at " + hex(addr) +
+                        ", which is not aligned tile memory of tile " + std::to_string(t) + " of ipu" + std::to_string(id_));
+  for (size_t i = 0; i < words.size(); ++i) tile.memory().write<uint32_t>(addr + 4 * uint32_t(i), words[i]);
+  tile.countExchange(0, words.size());
+  if (tile.tracing())
+    tile.traceEvent(firstWrite, kSupervisor, "link.receive")
+        .add("words", uint64_t(words.size()))
+        .addHex("addr", addr)
+        .add("last_cycle", firstWrite + words.size() - 1);
+}
+
 void Ipu::checkPairLane(unsigned src) const {
   // A 64-bit send borrows the pair partner's transmit lane ([RE] S9, hardware-verified there):
   // the partner cannot send in those cycles.
@@ -381,7 +419,7 @@ Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
     return pending_ = s;
   }
   if (!returned.empty())
-    throw DeadlockError("deadlock: tiles " + tileList(waiting_) + " wait in sync " +
+    throw DeadlockError("deadlock: " + where() + "tiles " + tileList(waiting_) + " wait in sync " +
                         std::to_string(tiles_[waiting_[0]]->syncZone()) + " (" +
                         syncZoneName(tiles_[waiting_[0]]->syncZone()) + ") from cycle " +
                         std::to_string(s.lastArrival) + ", which tiles " + tileList(returned) +
@@ -394,7 +432,7 @@ Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
     std::vector<unsigned> same;
     for (unsigned t : waiting_)
       if (tiles_[t]->syncZone() == s.zone) same.push_back(t);
-    throw DeadlockError("deadlock: tiles " + tileList(same) + " wait in sync " + std::to_string(s.zone) + " (" +
+    throw DeadlockError("deadlock: " + where() + "tiles " + tileList(same) + " wait in sync " + std::to_string(s.zone) + " (" +
                         syncZoneName(s.zone) + ") but tiles " + tileList(other) + " wait in sync " +
                         std::to_string(tiles_[other[0]]->syncZone()) + " (" +
                         syncZoneName(tiles_[other[0]]->syncZone()) + ")");

@@ -788,9 +788,7 @@ void printTable(const Env &env, const std::vector<Result> &results) {
 int runBench(const BenchOptions &o) {
   Env env;
   try {
-    const bool isFile = o.config.find('/') != std::string::npos ||
-                        (o.config.size() > 5 && o.config.compare(o.config.size() - 5, 5, ".toml") == 0);
-    env.cfg = isFile ? arch::loadConfig(o.config) : arch::loadNamedConfig(o.config);
+    env.cfg = arch::loadConfigArgument(o.config);
   } catch (const std::exception &e) {
     arch::printToolError("ipusim bench", e.what());
     return 1;

@@ -1,4 +1,5 @@
-// ipusim run: a program manifest (docs/program-manifest.md) loads work onto many tiles of one IPU.
+// ipusim run: a program manifest (docs/program-manifest.md) loads work onto tiles of one IPU or of a
+// system of IPUs.
 #include "RunProgram.h"
 #include "CliChecks.h"
 #include "EntryMode.h"
@@ -11,6 +12,7 @@
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Ipu.h"
 #include "ipusim/sim/IpuModule.h"
+#include "ipusim/sim/SystemModule.h"
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -36,13 +39,17 @@ struct BadInput : std::runtime_error {
 };
 
 struct TileWork {
+  unsigned ipu = 0;
   std::string image, entry, mode = "supervisor";
   uint32_t vertexBase = 0;
   std::vector<std::pair<std::string, uint32_t>> loads;
   // Where the manifest says each: "manifest.toml:LINE:COL", for errors about what it names.
-  std::string imageAt, entryAt;
+  std::string imageAt, entryAt, ipuAt;
   std::vector<std::string> loadAt;
 };
+
+/// Where work runs: an IPU of the system and a tile of it.
+using TileId = std::pair<unsigned, unsigned>;
 
 /// An error about a file the manifest names, at the manifest's line: "AT: error: WHAT: WHY",
 /// where `error` is the file's own message ("FILE: error: WHY").
@@ -72,19 +79,20 @@ public:
       else fail(key.source(), "unknown key '" + k + "'");
     }
     if (tiles == 0) fail(t.source(), "missing key 'tiles'");
-    for (auto &[tile, work] : work_)
-      if (tile >= tiles) throw BadInput(path_ + ": error: tile " + std::to_string(tile) + " is beyond 'tiles' = " + std::to_string(tiles));
+    for (auto &[id, work] : work_)
+      if (id.second >= tiles)
+        throw BadInput(path_ + ": error: tile " + std::to_string(id.second) + " is beyond 'tiles' = " + std::to_string(tiles));
   }
 
   std::string config = "mk2";
   unsigned tiles = 0;
-  const std::map<unsigned, TileWork> &work() const { return work_; }
+  const std::map<TileId, TileWork> &work() const { return work_; }
   std::string resolve(const std::string &file) const { return fs::path(file).is_absolute() ? file : (dir_ / file).string(); }
 
 private:
   std::string path_;
   fs::path dir_;
-  std::map<unsigned, TileWork> work_;
+  std::map<TileId, TileWork> work_;
 
   std::string at(const toml::source_region &src) const {
     return path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
@@ -125,6 +133,9 @@ private:
               fail(n.source(), "'tiles' must be a tile number or a range \"A-B\", not \"" + r + "\"");
             for (unsigned i = a; i <= b; ++i) which.push_back(i);
           }
+        } else if (k == "ipu") {
+          w.ipu = unsigned(integer(n, "ipu", 0, 1023));
+          w.ipuAt = at(n.source());
         } else if (k == "image") {
           w.image = resolve(str(n, "image"));
           w.imageAt = at(n.source());
@@ -155,8 +166,10 @@ private:
       if (w.image.empty()) fail(t.source(), "a [[tile]] needs 'image'");
       if (w.entry.empty()) fail(t.source(), "a [[tile]] needs 'entry'");
       for (unsigned i : which) {
-        if (work_.count(i)) fail(t.source(), "tile " + std::to_string(i) + " is given work twice");
-        work_[i] = w;
+        if (work_.count({w.ipu, i}))
+          fail(t.source(), "tile " + std::to_string(i) + (w.ipu ? " of ipu" + std::to_string(w.ipu) : "") +
+                               " is given work twice");
+        work_[{w.ipu, i}] = w;
       }
     }
   }
@@ -165,13 +178,13 @@ private:
 } // namespace
 
 struct Dump {
-  unsigned tile;
+  unsigned ipu = 0, tile = 0;
   uint32_t addr, len;
   std::string file;
 };
 
-/// TILE:ADDR:LEN:FILE, each part checked: which part is wrong, and why.
-Dump parseDump(const std::string &spec, sim::Ipu &ipu, unsigned tiles) {
+/// [ipuI.]TILE:ADDR:LEN:FILE, each part checked: which part is wrong, and why.
+Dump parseDump(const std::string &spec, const std::function<sim::Ipu &(unsigned)> &ipuAt, unsigned ipus, unsigned tiles) {
   const std::string what = "ipusim: error: --dump " + spec + ": ";
   std::vector<std::string> parts;
   size_t at = 0;
@@ -185,6 +198,15 @@ Dump parseDump(const std::string &spec, sim::Ipu &ipu, unsigned tiles) {
   d.file = spec.substr(at);
   if (d.file.empty()) throw BadInput(what + "no file to write");
   uint64_t v = 0;
+  if (parts[0].compare(0, 3, "ipu") == 0) { // ipuI.TILE
+    const size_t dot = parts[0].find('.');
+    const std::string ipu = parts[0].substr(3, dot == std::string::npos ? std::string::npos : dot - 3);
+    if (std::string why = tools::parseNumber(ipu, ipus - 1, v); !why.empty())
+      throw BadInput(what + "the IPU " + (why.find("out of range") == std::string::npos ? why : ipu + " is out of range (the system has " +
+                                                                                              std::to_string(ipus) + " IPUs)"));
+    d.ipu = unsigned(v);
+    parts[0] = dot == std::string::npos ? "" : parts[0].substr(dot + 1);
+  }
   const std::string why = tools::parseNumber(parts[0], tiles - 1, v);
   if (!why.empty() && why.find("out of range") == std::string::npos) throw BadInput(what + "the tile " + why);
   if (!why.empty())
@@ -195,7 +217,7 @@ Dump parseDump(const std::string &spec, sim::Ipu &ipu, unsigned tiles) {
   d.addr = uint32_t(v);
   if (std::string why = tools::parseNumber(parts[2], 0xFFFFFFFFu, v); !why.empty()) throw BadInput(what + "the length " + why);
   d.len = uint32_t(v);
-  const sim::TileMemory &mem = ipu.tile(d.tile).memory();
+  const sim::TileMemory &mem = ipuAt(d.ipu).tile(d.tile).memory();
   if (!mem.contains(d.addr, d.len)) {
     char range[96];
     std::snprintf(range, sizeof range, "0x%x..0x%llx is outside tile memory 0x%x..0x%x", d.addr,
@@ -205,16 +227,69 @@ Dump parseDump(const std::string &spec, sim::Ipu &ipu, unsigned tiles) {
   return d;
 }
 
+/// One IPU's statistics under "ipuN.": the run, its phases and syncs, and each tile that ran.
+void addIpuStats(Stats &j, unsigned ipu, const sim::IpuStats &stats, const std::vector<unsigned> &tiles) {
+  const std::string i = "ipu" + std::to_string(ipu) + ".";
+  j.add(i + "cycles", stats.cycles);
+  j.add(i + "sync.count", stats.syncs);
+  j.add(i + "sync.cycles", stats.syncCycles);
+  j.add(i + "phase.compute.count", stats.computePhases);
+  j.add(i + "phase.compute.cycles", stats.computeCycles);
+  j.add(i + "phase.exchange.count", stats.exchangePhases);
+  j.add(i + "phase.exchange.cycles", stats.exchangeCycles);
+  j.add(i + "exchange.words_sent", stats.wordsSent);
+  j.add(i + "exchange.words_received", stats.wordsReceived);
+  j.add(i + "exchange.bytes", 4 * stats.wordsReceived);
+  for (unsigned t : tiles) {
+    const sim::TileStats &s = stats.tiles[t];
+    std::string p = i + "tile" + std::to_string(t) + ".";
+    j.add(p + "cycles", s.cycles);
+    j.add(p + "sync_wait_cycles", s.syncWaitCycles);
+    j.add(p + "exchange.words_sent", s.wordsSent);
+    j.add(p + "exchange.words_received", s.wordsReceived);
+    j.addContexts(p, s.bundles, s.stallCycles);
+  }
+}
+
+/// Reports the error that stopped a run; returns the exit status (2).
+int reportRunError(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const sim::SimException &e) {
+    std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
+  } catch (const sim::DeadlockError &e) {
+    std::fprintf(stderr, "ipusim: %s\n", e.what());
+  } catch (const sim::ExchangeError &e) {
+    std::fprintf(stderr, "ipusim: %s\n", e.what());
+  }
+  return 2;
+}
+
 int runProgram(const RunProgramOptions &o) {
   try {
     Manifest m(o.manifest);
     arch::SystemConfig cfg = arch::loadNamedConfig(m.config);
-    sim::Ipu ipu(cfg, m.tiles);
-    ipu.setTracing(!o.trace.empty(), !o.trace.empty() && o.traceInstructions);
+    // A config of one IPU runs it alone; a system (m2000, pod16 ...) runs all its IPUs, joined by
+    // IPU-Links and external syncs (docs/systems.md).
+    std::unique_ptr<sim::Ipu> single;
+    std::unique_ptr<sim::System> system;
+    if (cfg.ipus == 1) single = std::make_unique<sim::Ipu>(cfg, m.tiles);
+    else system = std::make_unique<sim::System>(cfg, m.tiles);
+    const std::function<sim::Ipu &(unsigned)> ipuAt = [&](unsigned i) -> sim::Ipu & { return single ? *single : system->ipu(i); };
+    const bool tracing = !o.trace.empty();
+    if (single) single->setTracing(tracing, tracing && o.traceInstructions);
+    else system->setTracing(tracing, tracing && o.traceInstructions);
     std::map<std::string, std::unique_ptr<cc::ObjectFile>> images; // shared by the tiles that run them
     std::map<std::string, const sim::Tile *> firstTile;            // whose decode cache the others share
     std::map<std::string, std::vector<uint8_t>> dataFiles;         // the files loaded, by path
-    for (const auto &[t, w] : m.work()) {
+    std::map<unsigned, std::vector<unsigned>> tilesOf;              // per IPU, the tiles that run
+    for (const auto &[id, w] : m.work()) {
+      const unsigned t = id.second;
+      if (w.ipu >= cfg.ipus)
+        throw BadInput(w.ipuAt + ": error: ipu " + std::to_string(w.ipu) + " is beyond the " + std::to_string(cfg.ipus) +
+                       " IPUs of config '" + cfg.name + "'");
+      sim::Ipu &ipu = ipuAt(w.ipu);
+      tilesOf[w.ipu].push_back(t);
       auto &img = images[w.image];
       if (!img) try {
           img = std::make_unique<cc::ObjectFile>(cc::readElfFile(w.image));
@@ -266,67 +341,70 @@ int runProgram(const RunProgramOptions &o) {
     }
     // The dumps are checked before the run, not after it.
     std::vector<Dump> dumps;
-    for (const std::string &spec : o.dumps) dumps.push_back(parseDump(spec, ipu, m.tiles));
+    for (const std::string &spec : o.dumps) dumps.push_back(parseDump(spec, ipuAt, cfg.ipus, m.tiles));
     unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
     std::ofstream trace;
-    if (!o.trace.empty()) {
+    if (tracing) {
       trace.open(o.trace);
       if (!trace) throw BadInput(o.trace + ": error: cannot write file");
-      trace << sim::formatTraceHeader({cfg.name, cfg.ipu.clockHz, 1, m.tiles});
-    }
-    // The IPU runs as a SystemC module; the trace is written superstep by superstep.
-    sim::IpuModule module("ipu0", ipu, cfg.ipu.clockHz, threads, o.maxCycles);
-    if (trace.is_open()) {
-      ipu.spillTrace(); // memory stays bounded however long a superstep runs
-      module.onTraceEvent = [&trace](sim::TraceEvent &&e) { trace << sim::formatTraceEvent(e) << '\n'; };
+      trace << sim::formatTraceHeader({cfg.name, cfg.ipu.clockHz, cfg.ipus, m.tiles});
     }
     Progress progress("ipusim run");
-    module.onProgress = [&](uint64_t cycle, uint64_t supersteps) { progress.update(cycle, int64_t(supersteps)); };
-    sc_core::sc_start();
-    const double seconds = progress.seconds();
-    progress.finish();
-    if (trace.is_open() && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
-    if (std::exception_ptr error = module.error()) {
-      try {
-        std::rethrow_exception(error);
-      } catch (const sim::SimException &e) {
-        std::fprintf(stderr, "ipusim: simulated exception: %s\n", e.what());
-      } catch (const sim::DeadlockError &e) {
-        std::fprintf(stderr, "ipusim: %s\n", e.what());
-      } catch (const sim::ExchangeError &e) {
-        std::fprintf(stderr, "ipusim: %s\n", e.what());
+    auto onProgress = [&](uint64_t cycle, uint64_t supersteps) { progress.update(cycle, int64_t(supersteps)); };
+    Stats j;
+    double seconds = 0;
+    uint64_t cycles = 0;
+    if (single) {
+      // The IPU runs as a SystemC module; the trace is written superstep by superstep.
+      sim::IpuModule module("ipu0", *single, cfg.ipu.clockHz, threads, o.maxCycles);
+      if (tracing) {
+        single->spillTrace(); // memory stays bounded however long a superstep runs
+        module.onTraceEvent = [&trace](sim::TraceEvent &&e) { trace << sim::formatTraceEvent(e) << '\n'; };
       }
-      return 2;
+      module.onProgress = onProgress;
+      sc_core::sc_start();
+      seconds = progress.seconds();
+      progress.finish();
+      if (tracing && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
+      if (std::exception_ptr error = module.error()) return reportRunError(error);
+      cycles = module.stats().cycles;
+      addIpuStats(j, 0, module.stats(), tilesOf[0]);
+    } else {
+      sim::SystemModule module("system", *system, threads, o.maxCycles);
+      if (tracing)
+        module.onTrace = [&trace](std::vector<sim::TraceEvent> &&events) {
+          for (const sim::TraceEvent &e : events) trace << sim::formatTraceEvent(e) << '\n';
+        };
+      module.onProgress = onProgress;
+      sc_core::sc_start();
+      seconds = progress.seconds();
+      progress.finish();
+      if (tracing && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
+      if (std::exception_ptr error = module.error()) return reportRunError(error);
+      const sim::SystemStats &stats = module.stats();
+      cycles = stats.cycles;
+      j.add("system.cycles", stats.cycles);
+      j.add("system.external_syncs", stats.externalSyncs);
+      j.add("system.links.packets", stats.links.packets);
+      j.add("system.links.payload_bytes", stats.links.payloadBytes);
+      j.add("system.links.link_bytes", stats.links.linkBytes);
+      const auto &connections = system->topology().connections();
+      for (size_t c = 0; c < connections.size(); ++c)
+        for (unsigned dir = 0; dir < 2; ++dir)
+          if (stats.links.busyCycles[dir][c]) {
+            const unsigned from = dir ? connections[c].b : connections[c].a, to = dir ? connections[c].a : connections[c].b;
+            j.add("system.links.ipu" + std::to_string(from) + "_to_ipu" + std::to_string(to) + ".busy_cycles",
+                  stats.links.busyCycles[dir][c]);
+          }
+      for (const auto &[ipu, tiles] : tilesOf) addIpuStats(j, ipu, stats.ipus[ipu], tiles);
     }
-    const sim::IpuStats &stats = module.stats();
     for (const Dump &d : dumps) {
-      const sim::TileMemory &mem = ipu.tile(d.tile).memory();
+      const sim::TileMemory &mem = ipuAt(d.ipu).tile(d.tile).memory();
       std::ofstream out(d.file, std::ios::binary);
       out.write(reinterpret_cast<const char *>(mem.at(d.addr)), std::streamsize(d.len));
       if (!out) throw BadInput(d.file + ": error: cannot write file");
     }
-    // Statistics with hierarchical names (ipu0.tile17.worker3.bundles ...), tiles that ran only.
-    Stats j;
-    j.add("ipu0.cycles", stats.cycles);
-    j.add("ipu0.sync.count", stats.syncs);
-    j.add("ipu0.sync.cycles", stats.syncCycles);
-    j.add("ipu0.phase.compute.count", stats.computePhases);
-    j.add("ipu0.phase.compute.cycles", stats.computeCycles);
-    j.add("ipu0.phase.exchange.count", stats.exchangePhases);
-    j.add("ipu0.phase.exchange.cycles", stats.exchangeCycles);
-    j.add("ipu0.exchange.words_sent", stats.wordsSent);
-    j.add("ipu0.exchange.words_received", stats.wordsReceived);
-    j.add("ipu0.exchange.bytes", 4 * stats.wordsReceived);
-    for (const auto &[t, w] : m.work()) {
-      const sim::TileStats &s = stats.tiles[t];
-      std::string p = "ipu0.tile" + std::to_string(t) + ".";
-      j.add(p + "cycles", s.cycles);
-      j.add(p + "sync_wait_cycles", s.syncWaitCycles);
-      j.add(p + "exchange.words_sent", s.wordsSent);
-      j.add(p + "exchange.words_received", s.wordsReceived);
-      j.addContexts(p, s.bundles, s.stallCycles);
-    }
-    j.addHost(seconds, stats.cycles);
+    j.addHost(seconds, cycles);
     std::string text = j.dump();
     if (o.stats.empty()) std::fputs(text.c_str(), stdout);
     else {

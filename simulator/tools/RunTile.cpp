@@ -47,9 +47,7 @@ void checkRange(const sim::TileMemory &mem, uint32_t addr, uint64_t len, const s
 
 int runTile(const RunTileOptions &o) {
   try {
-    bool isFile = o.config.find('/') != std::string::npos ||
-                  (o.config.size() > 5 && o.config.compare(o.config.size() - 5, 5, ".toml") == 0);
-    arch::SystemConfig cfg = isFile ? arch::loadConfig(o.config) : arch::loadNamedConfig(o.config);
+    arch::SystemConfig cfg = arch::loadConfigArgument(o.config);
     cc::ObjectFile image = cc::readElfFile(o.image);
     if (o.mode != "supervisor" && o.mode != "worker" && o.mode != "multi")
       throw BadInput("ipusim: error: --mode must be supervisor, worker or multi, not '" + o.mode + "'");

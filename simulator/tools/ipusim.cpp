@@ -1,5 +1,7 @@
-// ipusim: the simulator's command line: run-tile (one tile) and run (a program on an IPU).
+// ipusim: the simulator's command line: run-tile (one tile), run (a program on an IPU or a system),
+// info (a machine config), bench, report, pack-state.
 #include "Bench.h"
+#include "Info.h"
 #include "PackState.h"
 #include "RunProgram.h"
 #include "Report.h"
@@ -37,12 +39,15 @@ int sc_main(int argc, char **argv) {
   runTile->add_option("--max-cycles", rt.maxCycles, "stop with an error after this many tile cycles (default 1e9)")->check(ipusim::tools::wholeNumber());
   runTile->add_option("--trace", rt.trace,
                       "write the canonical trace (docs/trace-format.md) with every issued instruction");
+  std::string infoConfig;
+  CLI::App *info = app.add_subcommand("info", "print and validate a machine config: IPUs, IPU-Links, host links, rings");
+  info->add_option("config", infoConfig, "machine config name (mk2, m2000, pod16, pod64) or .toml file")->required();
   ipusim::tools::RunProgramOptions rp;
-  CLI::App *run = app.add_subcommand("run", "run a program manifest on the tiles of one IPU (docs/program-manifest.md)");
+  CLI::App *run = app.add_subcommand("run", "run a program manifest on the tiles of one IPU or a system of IPUs (docs/program-manifest.md)");
   run->add_option("program", rp.manifest, "program manifest (TOML)")->required();
   run->add_option("--threads", rp.threads, "host threads (default: all cores); results do not depend on it")->check(ipusim::tools::wholeNumber());
   run->add_option("--stats", rp.stats, "write the JSON statistics to this file instead of stdout");
-  run->add_option("--dump", rp.dumps, "TILE:ADDR:LEN:FILE: write tile memory to a file after the run");
+  run->add_option("--dump", rp.dumps, "[ipuI.]TILE:ADDR:LEN:FILE: write tile memory to a file after the run");
   run->add_option("--trace", rp.trace, "write the canonical trace (docs/trace-format.md)");
   run->add_flag("--trace-instructions", rp.traceInstructions, "also trace every issued instruction");
   run->add_option("--max-cycles", rp.maxCycles, "stop with an error after this many tile cycles (default 1e9)")->check(ipusim::tools::wholeNumber());
@@ -71,6 +76,7 @@ int sc_main(int argc, char **argv) {
   if (*pack) return ipusim::tools::packState(ps);
   if (*runTile) return ipusim::tools::runTile(rt);
   if (*run) return ipusim::tools::runProgram(rp);
+  if (*info) return ipusim::tools::runInfo(infoConfig);
   if (*bench) return ipusim::tools::runBench(bo);
   if (*report) return ipusim::tools::runReport(ro);
   return 1;

@@ -87,6 +87,9 @@ struct LinkConfig {
   unsigned linksPerIpu = 0;
   double bytesPerSecondPerDirection = 0; ///< one IPU-Link
   unsigned latencyCycles = 0;            ///< one hop (provisional)
+  unsigned rungLinks = 0;                ///< IPU-Links between the two IPUs of a rung (Topology.h)
+  unsigned railLinks = 0;                ///< IPU-Links from an IPU to its neighbour up the rail
+  unsigned exchangeBlockCycles = 0;      ///< tile to the link interface, and link interface to tile
 };
 
 struct HostConfig {
@@ -100,7 +103,7 @@ struct SystemConfig {
   std::string description;
   unsigned ipus = 0;
   unsigned ipusPerChassis = 0;       ///< IPUs per M2000 (1 for a bare IPU)
-  std::string topology;              ///< "single", "m2000", "2d-torus"
+  std::string topology;              ///< "single", "m2000", "ladder", "2d-torus" (Topology.h)
   IpuConfig ipu;
   TileConfig tile;
   ExchangeConfig exchange;
@@ -117,6 +120,9 @@ SystemConfig loadConfig(const std::string &path);
 
 /// Loads a configuration by name ("mk2", "m2000", "pod16", "pod64") from the installed configs.
 SystemConfig loadNamedConfig(const std::string &name);
+
+/// A tool's --config argument: a path (it holds a '/' or ends in .toml) or a shipped config's name.
+SystemConfig loadConfigArgument(const std::string &nameOrPath);
 
 /// The folder holding the shipped configs (next to the tools, or in the source tree).
 std::string configDirectory();

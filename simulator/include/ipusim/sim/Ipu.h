@@ -55,8 +55,12 @@ public:
   unsigned id() const { return id_; }
   unsigned tileCount() const { return unsigned(tiles_.size()); }
   Tile &tile(unsigned i) { return *tiles_.at(i); }
+  /// The tiles waiting in the pending sync, as a readable list ("0, 1, 2 ... (900 tiles)").
+  std::string waitingTileList() const { return tileList(waiting_); }
   /// Tiles not started take no part.
   void start(unsigned tile, uint32_t pc, uint32_t m0);
+  /// True when some tile was started in this run.
+  bool takesPart() const;
   /// Forgets the last run (its statistics, which tiles took part) but keeps every tile's memory,
   /// so the next start()s begin another run from cycle 0 (a Poplar engine running its programs).
   void newRun();
@@ -94,6 +98,25 @@ public:
   /// across the tiles (TraceSpool.h); drainTrace merges them back in order.
   void spillTrace(size_t events = size_t(1) << 17);
 
+  /// A word (or 64-bit item) a tile sent to the external exchange: a `send` whose sctl names
+  /// neither direction ([I] docs/systems.md "External exchange").
+  struct ExternalWord {
+    unsigned tile;
+    uint64_t cycle; ///< when it left the tile
+    uint32_t lo, hi;
+    bool wide;
+  };
+  /// Marks the IPU as part of a System, which takes its external words; an IPU on its own
+  /// reports them as an ExchangeError.
+  void setInSystem(bool inSystem) { inSystem_ = inSystem; }
+  /// The external words sent since the last call, by tile, each tile's in the order sent.
+  std::vector<ExternalWord> takeExternal();
+  /// Writes an inter-IPU packet's payload into `tile` from address `addr`, a word a cycle from
+  /// `firstWrite` (System's delivery). Throws ExchangeError for a tile that takes no part in the run
+  /// or an address outside its memory; `what` names the packet.
+  void receiveExternal(unsigned tile, uint32_t addr, const std::vector<uint32_t> &words, uint64_t firstWrite,
+                       const std::string &what);
+
   /// Cycles from a word leaving tile `src` to its write into tile `dst`'s memory
   /// (arch::ExchangeLayout, the [exchange] parameters of arch/configs).
   uint64_t latency(unsigned src, unsigned dst) const;
@@ -104,6 +127,8 @@ private:
   /// cycle tile t entered the sync (or returned).
   void resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd);
   std::string tileList(const std::vector<unsigned> &tiles) const;
+  /// "ipuN: " in a system of IPUs (where errors must say which IPU), else nothing.
+  std::string where() const { return inSystem_ ? "ipu" + std::to_string(id_) + ": " : ""; }
   /// Tile t's $INCOMING_MUX settings in the phase, its partner's MUXPAIR writes included.
   std::vector<ExchangeLog::Setting> muxSettings(unsigned t) const;
   /// Throws if tile src's 64-bit sends meet sends of its pair partner.
@@ -124,6 +149,8 @@ private:
   bool tracing_ = false;
   std::vector<TraceEvent> ipuEvents_; ///< events of the IPU and its sync controller
   std::unique_ptr<TraceSpool> spool_;  ///< spillTrace: where long traces wait
+  std::vector<ExternalWord> external_; ///< words for the external exchange, not yet taken
+  bool inSystem_ = false;
 };
 
 } // namespace ipusim::sim

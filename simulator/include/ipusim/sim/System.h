@@ -1,0 +1,79 @@
+// A system of IPUs (an M2000, a POD16, a POD64: arch/configs) joined by IPU-Links (arch::Topology).
+// Each IPU runs its supersteps on its own, its INTERNAL syncs included, until it waits in an
+// EXTERNAL sync (GS1, GS2, with or without the host: ipu-facts §4.5); when every IPU of the program
+// waits in the same external zone, the sync completes for all of them together, after the words
+// sent to other IPUs in the phase that ended have crossed the links (docs/systems.md). Results
+// are identical for any number of host threads.
+#pragma once
+
+#include "ipusim/arch/Topology.h"
+#include "ipusim/sim/Ipu.h"
+#include "ipusim/sim/Links.h"
+
+#include <memory>
+#include <vector>
+
+namespace ipusim::sim {
+
+struct SystemStats {
+  uint64_t cycles = 0;         ///< when the last tile of any IPU returned
+  uint64_t externalSyncs = 0;  ///< external syncs completed (each counts once, not once per IPU)
+  LinkStats links;             ///< traffic over the IPU-Links
+  std::vector<IpuStats> ipus;  ///< per IPU (an IPU that ran nothing is zero)
+};
+
+class System {
+public:
+  /// The IPUs of `config` (config.ipus of them, `tilesPerIpu` tiles each) and its topology.
+  System(const arch::SystemConfig &config, unsigned tilesPerIpu);
+
+  unsigned ipuCount() const { return unsigned(ipus_.size()); }
+  Ipu &ipu(unsigned i) { return *ipus_.at(i); }
+  const arch::Topology &topology() const { return topology_; }
+  const arch::SystemConfig &config() const { return config_; }
+  void setTracing(bool events, bool instructions);
+  /// Forgets the last run's statistics on every IPU (memory stays).
+  void newRun();
+
+  /// The end of one system step: every IPU waits in one external sync, or every IPU finished.
+  struct Step {
+    bool finished = false;
+    unsigned zone = 0;
+    uint64_t lastArrival = 0; ///< the last tile of any IPU to enter the sync
+    uint64_t release = 0;     ///< when the sync lets the tiles go (its latency and the links' delivery)
+  };
+  /// Runs every IPU (and its INTERNAL syncs) until all wait in one external sync or return, and
+  /// delivers the phase's inter-IPU words over the links. Throws SimException, DeadlockError
+  /// (naming the IPUs and tiles that wait and those they wait for) or ExchangeError.
+  Step compute(unsigned threads, uint64_t maxCycles = 1ull << 34);
+  /// Releases every IPU from the external sync compute() stopped at, at `release` (at least the
+  /// step's release).
+  void release(uint64_t release);
+
+  /// Runs to the end.
+  SystemStats run(unsigned threads, uint64_t maxCycles = 1ull << 34);
+  SystemStats stats() const;
+
+  /// Every IPU's trace events since the last call, merged in the canonical order: by cycle, then
+  /// by IPU (docs/trace-format.md).
+  std::vector<TraceEvent> takeTrace();
+
+private:
+  /// The external words sent since the last external sync, as packets (errors for bad headers).
+  std::vector<Packet> packets();
+
+  enum class State { Running, Waiting, Finished, Idle }; ///< Idle: no tile started
+  arch::SystemConfig config_;
+  arch::Topology topology_;
+  std::vector<std::unique_ptr<Ipu>> ipus_;
+  Links links_;
+  std::vector<Ipu::Superstep> waiting_; ///< each IPU's pending external sync
+  std::vector<State> state_;
+  std::vector<std::vector<Ipu::ExternalWord>> outbox_; ///< per IPU, since the last external sync
+  Step pending_;
+  uint64_t externalSyncs_ = 0;
+  std::vector<TraceEvent> systemEvents_;
+  bool tracing_ = false;
+};
+
+} // namespace ipusim::sim

@@ -1,0 +1,39 @@
+// The SystemC face of a system of IPUs (DESIGN decision 2, as IpuModule for one IPU): the IPUs'
+// supersteps run free in the ISS, and the module meets the SystemC kernel at each external sync's
+// release and at the end of the run, so SystemC time follows the system's IPU clock exactly.
+#pragma once
+
+#include "ipusim/sim/System.h"
+
+#include <exception>
+#include <functional>
+#include <systemc>
+
+namespace ipusim::sim {
+
+class SystemModule : public sc_core::sc_module {
+public:
+  SC_HAS_PROCESS(SystemModule);
+  SystemModule(sc_core::sc_module_name name, System &system, unsigned threads, uint64_t maxCycles = 1ull << 34);
+
+  /// Called after each system step with its trace events in the canonical order (when tracing).
+  std::function<void(std::vector<TraceEvent> &&)> onTrace;
+  /// Called after each step with the release cycle and the steps so far (a progress display).
+  std::function<void(uint64_t cycle, uint64_t steps)> onProgress;
+  sc_core::sc_event done;
+  /// The error that stopped the run (SimException, DeadlockError, ExchangeError), if any.
+  std::exception_ptr error() const { return error_; }
+  const SystemStats &stats() const { return stats_; }
+
+private:
+  void run();
+  void waitUntil(uint64_t cycle);
+  System &system_;
+  unsigned threads_;
+  uint64_t maxCycles_;
+  SystemStats stats_;
+  std::exception_ptr error_;
+  uint64_t steps_ = 0;
+};
+
+} // namespace ipusim::sim

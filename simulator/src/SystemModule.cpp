@@ -1,0 +1,35 @@
+#include "ipusim/sim/SystemModule.h"
+
+namespace ipusim::sim {
+
+SystemModule::SystemModule(sc_core::sc_module_name name, System &system, unsigned threads, uint64_t maxCycles)
+    : sc_core::sc_module(name), system_(system), threads_(threads), maxCycles_(maxCycles) {
+  SC_THREAD(run);
+}
+
+void SystemModule::waitUntil(uint64_t cycle) {
+  const sc_core::sc_time at(double(cycle) / system_.config().ipu.clockHz, sc_core::SC_SEC);
+  if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+}
+
+void SystemModule::run() {
+  try {
+    for (;;) {
+      System::Step s = system_.compute(threads_, maxCycles_);
+      if (onTrace) onTrace(system_.takeTrace());
+      if (onProgress) onProgress(s.release, ++steps_);
+      if (s.finished) break;
+      waitUntil(s.release);
+      system_.release(s.release);
+    }
+    if (onTrace) onTrace(system_.takeTrace());
+    stats_ = system_.stats();
+    waitUntil(stats_.cycles);
+    done.notify();
+  } catch (...) {
+    error_ = std::current_exception();
+    stats_ = system_.stats();
+  }
+}
+
+} // namespace ipusim::sim
