@@ -480,3 +480,111 @@ faults:
 }
 
 } // namespace
+
+// Systems of IPUs (docs/systems.md): a manifest with `ipu = N` tables on an M2000.
+namespace {
+
+// examples/programs/ring_allreduce.S on tiles 0-3 of the 4 IPUs of an M2000, round ring-on-line
+// (0 -> 2 -> 3 -> 1 -> 0). IPU i starts with (i + 1) 1000 + k^2 at element k; all end with
+// 10000 + 4 k^2. Timing (every tile runs the same instructions): the set-up reaches sync 3 at 42,
+// released at 168. A step's `sync 4` issues at S, its last payload word having left at S - 1; the
+// packet (16 words, 72 bytes with the header) is at the link interface at S + 64 and takes a link
+// for ceil(72 x 1.325e9 / 16e9) = 6 cycles. The rails (ipu0 -> ipu2, ipu3 -> ipu1) have 2 links
+// for 4 tiles' packets, so the second pair waits 6 cycles: it arrives at S + 64 + 12 + 1000 and
+// is written from S + 1140 to S + 1155; every step's sync completes at S + 1156 (> S + 600).
+// Reduce-scatter syncs at 213 (setzi 170, st32 176, sendoff 177, and 179, mul 185, add 191,
+// sendoff 197: words 197..212), 1369 + 389 = 1758 and 2914 + 389 = 3303 (389: the 16-word add
+// loop of 20 cycles a word, and the next send); releases 1369, 2914, 4459. All-gather syncs at
+// 4459 + 379 = 4838, 5994 + 44 = 6038 and 7194 + 44 = 7238; releases 5994, 7194, 8394; then
+// add, brnzdec (not taken) and br $lr at 8396: done at 8402.
+TEST(RunProgram, RingAllReduceOverAnM2000) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/ring_allreduce.S", "ring_allreduce");
+  const std::string m = exampleManifest(dir, "ring_allreduce_m2000", "ring_allreduce.elf", elf);
+  std::string dumps;
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned t = 0; t < 4; ++t)
+      dumps += " --dump ipu" + std::to_string(i) + "." + std::to_string(t) + ":0x71000:256:" +
+               dir.file("d" + std::to_string(i) + "_" + std::to_string(t));
+  for (unsigned threads : {1u, 2u}) {
+    auto r = run(tool("ipusim") + " run " + m + " --threads " + std::to_string(threads) + dumps);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["system.cycles"], 8402);
+    EXPECT_EQ(j["system.external_syncs"], 6);
+    EXPECT_EQ(j["system.links.packets"], 4 * 4 * 6);
+    EXPECT_EQ(j["system.links.payload_bytes"], 96 * 64);
+    EXPECT_EQ(j["system.links.link_bytes"], 96 * 72);
+    for (const char *link : {"ipu0_to_ipu2", "ipu2_to_ipu3", "ipu3_to_ipu1", "ipu1_to_ipu0"})
+      EXPECT_EQ(j[std::string("system.links.") + link + ".busy_cycles"], 24 * 6) << link;
+    EXPECT_EQ(j["ipu3.cycles"], 8402);
+    EXPECT_EQ(j["ipu3.sync.count"], 7);
+    EXPECT_EQ(j["ipu2.tile1.exchange.words_received"], 6 * 16);
+    for (unsigned i = 0; i < 4; ++i)
+      for (unsigned t = 0; t < 4; ++t) {
+        std::vector<uint32_t> w = readWords(dir.file("d" + std::to_string(i) + "_" + std::to_string(t)), 64);
+        for (uint32_t k = 0; k < 64; ++k) ASSERT_EQ(w[k], 10000 + 4 * k * k) << i << " " << t << " " << k;
+      }
+  }
+}
+
+// The same program on every tile of a POD16: 16 IPUs x 1472 tiles = 23,552 tiles, round the
+// 16-IPU ring-on-line, 15 reduce-scatter and 15 all-gather steps of 256-word vectors (16 chunks of
+// 16 words). The code's timing is as on the M2000 above; only the links differ: each rail carries
+// 1472 packets a step over its 2 links, 6 cycles each, so the last pair leaves the interface at
+// S + 64 + 736 x 6 = S + 4480, arrives at S + 5480 and is written from S + 5544 to S + 5559: each
+// sync completes at S + 5560. Releases: 213 + 5560 = 5773; then 14 reduce-scatter steps of
+// 389 + 5560: 89059; the first all-gather step + 379 + 5560: 94998; 14 more of 44 + 5560:
+// 173454; done 8 cycles later at 173462. Each ring link is busy 30 x 1472 x 6 = 264960 cycles.
+TEST(RunProgram, RingAllReduceOnEveryTileOfAPod16) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/ring_allreduce.S", "ring_allreduce");
+  const std::string m = exampleManifest(dir, "ring_allreduce_pod16", "ring_allreduce.elf", elf);
+  const std::vector<std::pair<unsigned, unsigned>> probes{{0, 0}, {7, 735}, {15, 1471}, {1, 64}};
+  std::string dumps;
+  for (auto [i, t] : probes)
+    dumps += " --dump ipu" + std::to_string(i) + "." + std::to_string(t) + ":0x71000:1024:" +
+             dir.file("d" + std::to_string(i) + "_" + std::to_string(t));
+  auto r = run(tool("ipusim") + " run " + m + " --threads 2" + dumps);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["system.cycles"], 173462);
+  EXPECT_EQ(j["system.external_syncs"], 30);
+  EXPECT_EQ(j["system.links.packets"], 16 * 1472 * 30);
+  EXPECT_EQ(j["system.links.ipu0_to_ipu2.busy_cycles"], 264960);
+  EXPECT_EQ(j["system.links.ipu14_to_ipu15.busy_cycles"], 264960);
+  EXPECT_EQ(j["ipu9.tile1000.exchange.words_received"], 30 * 16);
+  for (auto [i, t] : probes) {
+    std::vector<uint32_t> w = readWords(dir.file("d" + std::to_string(i) + "_" + std::to_string(t)), 256);
+    for (uint32_t k = 0; k < 256; ++k) ASSERT_EQ(w[k], 136000 + 16 * k) << i << " " << t << " " << k;
+  }
+}
+
+TEST(RunProgram, SystemManifestErrors) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/ring_allreduce.S", "r");
+  auto err = [&](const std::string &text, const std::string &args = "") {
+    auto r = run(tool("ipusim") + " run " + dir.file("p.toml", text) + args);
+    EXPECT_EQ(r.status, 1);
+    return r.err.substr(r.err.rfind('/') + 1);
+  };
+  const std::string work = "[[tile]]\nipu = 4\ntiles = 0\nimage = \"" + elf + "\"\nentry = \"ring_allreduce\"\n";
+  EXPECT_EQ(err("config = \"m2000\"\ntiles = 2\n" + work), "p.toml:4:7: error: ipu 4 is beyond the 4 IPUs of config 'm2000'\n");
+  EXPECT_EQ(err("tiles = 2\n" + work), "p.toml:3:7: error: ipu 4 is beyond the 1 IPUs of config 'mk2'\n");
+  const std::string ok = "config = \"m2000\"\ntiles = 2\n[[tile]]\ntiles = 0\nimage = \"" + elf + "\"\nentry = \"ring_allreduce\"\n";
+  auto r7 = run(tool("ipusim") + " run " + dir.file("p.toml", ok) + " --dump ipu7.0:0x71000:4:x");
+  EXPECT_EQ(r7.status, 1);
+  EXPECT_EQ(r7.err, "ipusim: error: --dump ipu7.0:0x71000:4:x: the IPU 7 is out of range (the system has 4 IPUs)\n");
+  // A tile that waits in an external sync the other IPU never reaches: exit status 2, both named.
+  dir.file("w.S", "  .supervisor\n  .globl w\nw:\n  sync 4\n  br $lr\n  .globl q\nq:\n  br $lr\n");
+  ASSERT_EQ(run(tool("ipu-as") + " " + dir.file("w.S") + " -o " + dir.file("w.o")).status, 0);
+  ASSERT_EQ(run(tool("ipu-ld") + " -o " + dir.file("w.elf") + " " + dir.file("w.o")).status, 0);
+  auto r = run(tool("ipusim") + " run " + dir.file("q.toml", "config = \"m2000\"\ntiles = 1\n" + tileWork("0", "w.elf", "w") +
+                                                                  "ipu = 0\n" + tileWork("0", "w.elf", "q") + "ipu = 1\n"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "ipusim: deadlock: ipu0 (tiles 0) wait in sync 4 (EXTERNAL GS1) from cycle 0, which ipu1 never reaches "
+                   "(its tiles returned)\n");
+}
+
+} // namespace

@@ -46,7 +46,7 @@ TEST(Topology, Pod16IsATorusAndEveryRingStepIsOneHop) {
   arch::Topology t(config("pod16"));
   // 8 rungs, 2 x 7 rails, 2 wraps.
   EXPECT_EQ(t.connections().size(), 8u + 14u + 2u);
-  for (unsigned i = 0; i < 16; ++i) EXPECT_EQ(t.linksUsed(i), 2u + 4u + 4u) << i;
+  for (unsigned i = 0; i < 16; ++i) EXPECT_EQ(t.linksUsed(i), 6u + 2u + 2u) << i;
   // Round the wrap: ipu0 to ipu14 is one hop, ipu1 to ipu12 two (down the odd rail to ipu13, across).
   EXPECT_EQ(t.route(0, 14).size(), 1u);
   auto r = t.route(1, 12);
@@ -65,12 +65,12 @@ TEST(Topology, Pod16IsATorusAndEveryRingStepIsOneHop) {
 
 TEST(Topology, ValidationNamesTheProblem) {
   arch::SystemConfig c = config("pod16");
-  c.links.railLinks = 5; // 2 + 5 + 5
+  c.links.railLinks = 5; // 6 + 5 + 5
   try {
     arch::Topology t(c);
     FAIL();
   } catch (const arch::ConfigError &e) {
-    EXPECT_STREQ(e.what(), "pod16: error: topology '2d-torus': IPU 0 needs 12 IPU-Links but has 10 (links.links_per_ipu)");
+    EXPECT_STREQ(e.what(), "pod16: error: topology '2d-torus': IPU 0 needs 16 IPU-Links but has 10 (links.links_per_ipu)");
   }
   c = config("m2000");
   c.topology = "hypercube";
@@ -155,28 +155,28 @@ TEST(System, OnePacketOverOneLinkInCountedCycles) {
 }
 
 TEST(System, PacketsShareLinksAndReceivePortsInTurn) {
-  // Tiles 0, 1, 2 of ipu0 each send one 4-word packet at 1..6 to ipu1 over the rung's 2 links:
+  // Tiles 0, 1, 2 of ipu0 each send one 4-word packet at 1..6 to ipu2 over the rail's 2 links:
   // tiles 0 and 1 take a link each at 71 and arrive at 1073; tile 2 waits for the first link to
-  // free at 73 and arrives at 1075. Tiles 0 and 2 write into ipu1's tile 0: tile 0's words at
+  // free at 73 and arrives at 1075. Tiles 0 and 2 write into ipu2's tile 0: tile 0's words at
   // 1137..1140, tile 2's at 1139 + 2 = 1141..1144 (its port is busy to 1140); tile 1's packet
-  // goes to ipu1's tile 1 at 1137. The sync completes at 1145; return at 1151.
+  // goes to ipu2's tile 1 at 1137. The sync completes at 1145; return at 1151.
   std::map<std::pair<unsigned, unsigned>, std::string> programs{
-      {{0, 0}, sender(6)}, {{0, 1}, sender(6)}, {{0, 2}, sender(6)}, {{1, 0}, kWaiter}, {{1, 1}, kWaiter}, {{1, 2}, kWaiter}};
+      {{0, 0}, sender(6)}, {{0, 1}, sender(6)}, {{0, 2}, sender(6)}, {{2, 0}, kWaiter}, {{2, 1}, kWaiter}, {{2, 2}, kWaiter}};
   SystemRun r = runSystem(config("m2000"), 3, programs,
-                          {{{0, 0}, packetWords(1, 0, 0x71000, {1, 2, 3, 4})},
-                           {{0, 1}, packetWords(1, 1, 0x71000, {5, 6, 7, 8})},
-                           {{0, 2}, packetWords(1, 0, 0x71010, {9, 10, 11, 12})}});
+                          {{{0, 0}, packetWords(2, 0, 0x71000, {1, 2, 3, 4})},
+                           {{0, 1}, packetWords(2, 1, 0x71000, {5, 6, 7, 8})},
+                           {{0, 2}, packetWords(2, 0, 0x71010, {9, 10, 11, 12})}});
   EXPECT_EQ(r.stats.cycles, 1151u);
   std::vector<uint32_t> got;
-  for (unsigned i = 0; i < 8; ++i) got.push_back(r.system->ipu(1).tile(0).memory().read<uint32_t>(0x71000 + 4 * i));
+  for (unsigned i = 0; i < 8; ++i) got.push_back(r.system->ipu(2).tile(0).memory().read<uint32_t>(0x71000 + 4 * i));
   EXPECT_EQ(got, (std::vector<uint32_t>{1, 2, 3, 4, 9, 10, 11, 12}));
-  EXPECT_EQ(r.system->ipu(1).tile(1).memory().read<uint32_t>(0x7100c), 8u);
+  EXPECT_EQ(r.system->ipu(2).tile(1).memory().read<uint32_t>(0x7100c), 8u);
   std::vector<uint64_t> firstWrites;
   for (const sim::TraceEvent &e : r.trace)
     if (e.event == "link.receive") firstWrites.push_back(e.cycle);
   EXPECT_EQ(firstWrites, (std::vector<uint64_t>{1137, 1137, 1141}));
   const arch::Topology &t = r.system->topology();
-  EXPECT_EQ(r.stats.links.busyCycles[0][size_t(t.connectionBetween(0, 1))], 3u * 2u);
+  EXPECT_EQ(r.stats.links.busyCycles[0][size_t(t.connectionBetween(0, 2))], 3u * 2u);
 }
 
 TEST(System, TwoHopsCrossTheRailThenTheRung) {
