@@ -13,11 +13,13 @@
 #include "ipusim/arch/ToolError.h"
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/ExchangeLayout.h"
+#include "ipusim/arch/Topology.h"
 #include "ipusim/cc/Assembler.h"
 #include "ipusim/cc/Linker.h"
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Ipu.h"
 #include "ipusim/sim/SimException.h"
+#include "ipusim/sim/System.h"
 
 #include <nlohmann/json.hpp>
 
@@ -734,6 +736,299 @@ s:
   return r;
 }
 
+// ============================== systems: IPU-Links, external syncs ==============================
+//
+// On a config of several IPUs (docs/systems.md). Tile programs send inter-IPU packets (sends with
+// no direction, sim/Links.h's format) and meet in external syncs; the figures come from the
+// system's trace (link.packet, link.receive, external_sync) and statistics.
+
+// [D] S11: 320 GB/s over 10 IPU-Links, both directions: 16 GB/s each way a link. [RE] S9
+// getGlobalSyncCycles: 600 (provisional, as sync.external_latency_cycles).
+constexpr unsigned kGlobalSyncCycles = 600;
+
+struct SystemBenchRun {
+  std::unique_ptr<sim::System> system;
+  sim::SystemStats stats;
+  std::vector<sim::TraceEvent> trace;
+};
+
+/// Runs on tiles [0, tiles) of each IPU `programs` names its program (entry "s", $m0 = kParams),
+/// each tile's words from `words(ipu, tile)` at kParams.
+SystemBenchRun runSystemBench(const Env &env, const std::map<unsigned, std::string> &programs, unsigned tiles,
+                              const std::function<std::vector<uint32_t>(unsigned, unsigned)> &words) {
+  SystemBenchRun r;
+  r.system = std::make_unique<sim::System>(env.cfg, tiles);
+  r.system->setTracing(true, false);
+  std::map<std::string, std::unique_ptr<Program>> images; // one per text: the tiles share its decoding
+  for (const auto &[i, text] : programs) {
+    auto &image = images[text];
+    if (!image) image = std::make_unique<Program>(env, text);
+    for (unsigned t = 0; t < tiles; ++t) {
+      sim::Ipu &ipu = r.system->ipu(i);
+      image->load(ipu, t);
+      std::vector<uint32_t> w = words(i, t);
+      for (uint32_t k = 0; k < w.size(); ++k) putWord(ipu.tile(t), kParams + 4 * k, w[k]);
+      ipu.start(t, image->entry("s"), kParams);
+    }
+  }
+  r.stats = r.system->run(env.threads);
+  r.trace = r.system->takeTrace();
+  return r;
+}
+
+const char *kExternalWaiter = "  .supervisor\ns:\n  sync 4\n  br $lr\n";
+
+/// A program that sends `words` words from $m0 + 64 to the external exchange, then syncs GS1.
+std::string externalSender(uint32_t words) {
+  return "  .supervisor\ns:\n  add $m1, $m0, 64\n  put $OUTGOING_BASE, $m1\n" + sends(0, words, 4, 0, 64) +
+         "  sync 4\n  br $lr\n";
+}
+
+/// Tile t's packets for tile t of IPU `dst`: `count` of `payloadWords`, word k of packet p is
+/// payload(t, p * payloadWords + k), landing one after another from kIncoming.
+std::vector<uint32_t> packetsFor(unsigned dst, unsigned t, unsigned count, unsigned payloadWords) {
+  std::vector<uint32_t> w(16, 0);
+  for (unsigned p = 0; p < count; ++p) {
+    w.push_back(sim::packet::header(dst, t, payloadWords));
+    w.push_back(kIncoming + 4 * p * payloadWords);
+    for (unsigned k = 0; k < payloadWords; ++k) w.push_back(payload(t, p * payloadWords + k));
+  }
+  return w;
+}
+
+/// Link bandwidth and latency between ipu0 and ipu1 (the rung of an M2000).
+std::vector<Result> linkBench(const Env &env) {
+  const arch::Topology topology(env.cfg);
+  const int c = topology.connectionBetween(0, 1);
+  if (c < 0) throw BenchFailure("link: ipu0 and ipu1 are not neighbours in topology " + topology.kind());
+  const unsigned links = topology.connections()[size_t(c)].links;
+  const double clock = env.cfg.ipu.clockHz, perLink = env.cfg.links.bytesPerSecondPerDirection / 1e9;
+  std::vector<Result> out;
+  // Bandwidth: every tile of ipu0 sends 4 packets of 256 words (1 KiB, the largest) to its
+  // namesake on ipu1, whose tiles wait in the sync. Window: the first word leaving a tile to the
+  // last word written; bytes: the payload delivered.
+  constexpr unsigned kPackets = 4, kWords = sim::packet::kMaxPayloadWords;
+  {
+    const uint32_t words = kPackets * (kWords + sim::packet::kHeaderWords);
+    SystemBenchRun run = runSystemBench(env, {{0, externalSender(words)}, {1, kExternalWaiter}}, env.tiles,
+                                        [&](unsigned i, unsigned t) {
+                                          return i == 0 ? packetsFor(1, t, kPackets, kWords) : std::vector<uint32_t>{};
+                                        });
+    uint64_t first = UINT64_MAX, last = 0;
+    for (const sim::TraceEvent &e : run.trace) {
+      if (e.event == "link.packet") first = std::min(first, e.cycle);
+      if (e.event == "link.receive") last = std::max(last, fieldU64(e, "last_cycle"));
+    }
+    for (unsigned t = 0; t < env.tiles; t += std::max(1u, env.tiles / 7))
+      for (uint32_t k : {0u, kPackets * kWords - 1})
+        if (getWord(run.system->ipu(1).tile(t), kIncoming + 4 * k) != payload(t, k))
+          throw BenchFailure("link bandwidth: word " + std::to_string(k) + " of tile " + std::to_string(t) + " did not arrive");
+    const uint64_t bytes = run.stats.links.payloadBytes, cycles = last + 1 - first;
+    const double gbs = double(bytes) / double(cycles) * clock / 1e9, peak = perLink * links;
+    Result r;
+    r.id = "link.bandwidth";
+    r.json["metric"] = "IPU-Link bandwidth, ipu0 -> ipu1";
+    r.json["tiles"] = env.tiles;
+    r.json["links"] = links;
+    r.json["packets"] = run.stats.links.packets;
+    r.json["bytes"] = bytes;
+    r.json["cycles"] = cycles;
+    r.json["gb_per_s"] = gbs;
+    r.json["published_gb_per_s"] = peak;
+    r.json["ratio"] = gbs / peak;
+    r.json["source"] = "[D] S11: 16 GB/s each way a link";
+    const std::string what = "IPU-Link bandwidth ipu0 -> ipu1 (" + topology.connections()[size_t(c)].kind + ", " +
+                             std::to_string(links) + " links)";
+    r.rows.push_back({what, gbs, 2, "GB/s", peak, "[D] S11 x links (docs/systems.md)"});
+    r.rows.push_back({"IPU-Link bandwidth, per link", gbs / links, 2, "GB/s", perLink, "[D] S11: 320 GB/s / 10 links / 2 ways"});
+    out.push_back(std::move(r));
+  }
+  // Latency: tile 0 sends one 1-word packet; from its last word leaving (the packet event's cycle
+  // + 2: header words first) to its write.
+  {
+    SystemBenchRun run = runSystemBench(env, {{0, externalSender(3)}, {1, kExternalWaiter}}, 1, [&](unsigned i, unsigned t) {
+      return i == 0 ? packetsFor(1, t, 1, 1) : std::vector<uint32_t>{};
+    });
+    uint64_t sent = 0, written = 0;
+    for (const sim::TraceEvent &e : run.trace) {
+      if (e.event == "link.packet") sent = e.cycle + 2;
+      if (e.event == "link.receive") written = e.cycle;
+    }
+    if (!written || getWord(run.system->ipu(1).tile(0), kIncoming) != payload(0, 0))
+      throw BenchFailure("link latency: the word did not arrive");
+    Result r;
+    r.id = "link.latency";
+    r.json["metric"] = "IPU-Link latency, one hop, last word sent to written";
+    r.json["send_cycle"] = sent;
+    r.json["write_cycle"] = written;
+    r.json["cycles"] = written - sent;
+    r.json["published"] = nullptr;
+    r.json["source"] = "no Mk2 figure: links.latency_cycles and links.exchange_block_cycles are provisional";
+    r.rows.push_back({"IPU-Link latency, one hop, last word sent to written", double(written - sent), 0, "cycles",
+                      std::nullopt, "no Mk2 figure (provisional parameters, docs/systems.md)"});
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+/// External sync: every tile of every IPU counts down a different number of turns, then syncs
+/// GS1; the latency is the release less the last arrival (trace external_sync).
+Result externalSyncBench(const Env &env) {
+  std::map<unsigned, std::string> all;
+  for (unsigned i = 0; i < env.cfg.ipus; ++i) all[i] = "  .supervisor\ns:\n  ld32 $m1, $m0, 0\n1:\n  brnzdec $m1, 1b\n  sync 4\n  br $lr\n";
+  SystemBenchRun run = runSystemBench(env, all, std::min(env.tiles, 64u),
+                                      [](unsigned i, unsigned t) { return std::vector<uint32_t>{(i * 7 + t) % 13}; });
+  uint64_t arrival = 0, release = 0;
+  for (const sim::TraceEvent &e : run.trace)
+    if (e.event == "external_sync") {
+      arrival = fieldU64(e, "last_arrival_cycle");
+      release = e.cycle;
+    }
+  if (!release) throw BenchFailure("external sync: no external_sync event in the trace");
+  Result r;
+  r.id = "sync.external";
+  r.json["metric"] = "external sync latency (sync 4, GS1), last arrival to release";
+  r.json["ipus"] = env.cfg.ipus;
+  r.json["last_arrival_cycle"] = arrival;
+  r.json["release_cycle"] = release;
+  r.json["cycles"] = release - arrival;
+  r.json["published"] = kGlobalSyncCycles;
+  r.json["ratio"] = double(release - arrival) / kGlobalSyncCycles;
+  r.json["source"] = "[RE] S9 getGlobalSyncCycles, provisional: the model parameter sync.external_latency_cycles";
+  r.rows.push_back({"external sync latency (sync 4, GS1) over " + std::to_string(env.cfg.ipus) + " IPUs",
+                    double(release - arrival), 0, "cycles", double(kGlobalSyncCycles),
+                    "[RE] S9, provisional: the model parameter sync.external_latency_cycles"});
+  return r;
+}
+
+// Ring all-reduce over every IPU round ring-on-line, on every tile: each tile reduces a vector of
+// P chunks of 256 words with its namesakes on the other IPUs (reduce-scatter then all-gather, one
+// 1 KiB packet a tile a step; the additions on the supervisor). Bus bandwidth as NCCL defines it:
+// 2 (P - 1) / P x the vector bytes (all tiles') / the time, beside the ring's slowest connection.
+const char *kAllReduce = R"(
+  .supervisor
+s:
+  ld32 $m1, $m0, 0               // P
+  ld32 $m2, $m0, 1               // this IPU's ring position
+  ld32 $m3, $m0, 2               // the next IPU
+  add $m1, $m1, -1               // P - 1: mask and step count
+  get $m4, $TILE_ID
+  shl $m4, $m4, 18
+  shl $m3, $m3, 8
+  or $m4, $m4, $m3
+  or $m4, $m4, 255               // 256 payload words
+  or $m4, $m4, 0x40000000        // tile write
+  add $m5, $m0, 16               // the header words
+  st32 $m4, $m5, 0
+  put $OUTGOING_BASE, $mzero
+  setzi $m0, 0x80000             // the vector: P chunks of 1 KiB
+  sync 3
+  add $m6, $m1, -1
+  mov $m7, $m2
+1:
+  setzi $m3, 0xA0000             // the chunk from the previous IPU
+  st32 $m3, $m5, 1
+  sendoff $m5, 2, 0
+  and $m7, $m7, $m1
+  shl $m8, $m7, 10
+  add $m8, $m8, $m0
+  sendoff $m8, 64, 0
+  add $m9, $m8, 256
+  sendoff $m9, 64, 0
+  add $m9, $m8, 512
+  sendoff $m9, 64, 0
+  add $m9, $m8, 768
+  sendoff $m9, 64, 0
+  sync 4
+  add $m7, $m7, -1
+  and $m7, $m7, $m1
+  shl $m8, $m7, 10
+  add $m8, $m8, $m0
+  setzi $m9, 255
+2:
+  ld32 $m2, $m8, $mzero, $m9
+  ld32 $m4, $m3, $mzero, $m9
+  add $m2, $m2, $m4
+  st32 $m2, $m8, $mzero, $m9
+  brnzdec $m9, 2b
+  brnzdec $m6, 1b
+  add $m6, $m1, -1
+3:
+  and $m7, $m7, $m1
+  shl $m8, $m7, 10
+  add $m8, $m8, $m0
+  st32 $m8, $m5, 1
+  sendoff $m5, 2, 0
+  sendoff $m8, 64, 0
+  add $m9, $m8, 256
+  sendoff $m9, 64, 0
+  add $m9, $m8, 512
+  sendoff $m9, 64, 0
+  add $m9, $m8, 768
+  sendoff $m9, 64, 0
+  sync 4
+  add $m7, $m7, -1
+  brnzdec $m6, 3b
+  br $lr
+)";
+
+Result allReduceBench(const Env &env) {
+  const arch::Topology topology(env.cfg);
+  const std::vector<unsigned> ring = topology.rings("ring-on-line")[0];
+  const unsigned P = unsigned(ring.size());
+  if (P & (P - 1)) throw BenchFailure("all-reduce: the ring of " + std::to_string(P) + " IPUs is not a power of two");
+  std::vector<unsigned> position(P), next(P);
+  double slowest = 1e30;
+  for (unsigned k = 0; k < P; ++k) {
+    position[ring[k]] = k;
+    next[ring[k]] = ring[(k + 1) % P];
+    const int c = topology.connectionBetween(ring[k], ring[(k + 1) % P]);
+    slowest = std::min(slowest, topology.connections()[size_t(c)].links * env.cfg.links.bytesPerSecondPerDirection / 1e9);
+  }
+  constexpr uint32_t kChunkWords = 256;
+  sim::System system(env.cfg, env.tiles);
+  system.setTracing(true, false);
+  Program image(env, kAllReduce);
+  for (unsigned i = 0; i < P; ++i)
+    for (unsigned t = 0; t < env.tiles; ++t) {
+      sim::Tile &tile = system.ipu(i).tile(t);
+      image.load(system.ipu(i), t);
+      putWord(tile, kParams, P);
+      putWord(tile, kParams + 4, position[i]);
+      putWord(tile, kParams + 8, next[i]);
+      for (uint32_t k = 0; k < P * kChunkWords; ++k) putWord(tile, kOutgoing + 4 * k, i * 1000 + t + k);
+      system.ipu(i).start(t, image.entry("s"), kParams);
+    }
+  const sim::SystemStats stats = system.run(env.threads);
+  // The window: from the release of the tiles' first sync (sync 3) to the last tile's return.
+  uint64_t start = 0;
+  for (const sim::TraceEvent &e : system.takeTrace())
+    if (e.event == "sync" && !start) start = e.cycle;
+  for (unsigned t = 0; t < env.tiles; t += std::max(1u, env.tiles / 7))
+    for (uint32_t k : {0u, P * kChunkWords - 1}) {
+      const uint32_t want = 1000 * P * (P - 1) / 2 + P * (t + k);
+      if (getWord(system.ipu(ring[P / 2]).tile(t), kOutgoing + 4 * k) != want)
+        throw BenchFailure("all-reduce: element " + std::to_string(k) + " of tile " + std::to_string(t) + " is wrong");
+    }
+  const uint64_t bytes = uint64_t(env.tiles) * P * kChunkWords * 4, cycles = stats.cycles - start;
+  const double seconds = double(cycles) / env.cfg.ipu.clockHz;
+  const double bus = 2.0 * (P - 1) / P * double(bytes) / seconds / 1e9;
+  Result r;
+  r.id = "link.allreduce";
+  r.json["metric"] = "ring all-reduce bus bandwidth (ring-on-line)";
+  r.json["ipus"] = P;
+  r.json["tiles_per_ipu"] = env.tiles;
+  r.json["vector_bytes"] = bytes;
+  r.json["cycles"] = cycles;
+  r.json["bus_gb_per_s"] = bus;
+  r.json["published_gb_per_s"] = slowest;
+  r.json["ratio"] = bus / slowest;
+  r.json["source"] = "[D] S11: the ring's slowest connection, links x 16 GB/s";
+  r.rows.push_back({"ring all-reduce bus bandwidth, " + std::to_string(P) + " IPUs (ring-on-line)", bus, 2, "GB/s", slowest,
+                    "[D] S11: the ring's slowest connection (2 rail links)"});
+  return r;
+}
+
 // ============================== output ==============================
 
 std::string fixed(double v, int digits) {
@@ -819,6 +1114,16 @@ int runBench(const BenchOptions &o) {
     for (Result &r : latencyBench(env)) results.push_back(std::move(r));
     current = "sync.internal";
     results.push_back(syncBench(env));
+    if (env.cfg.ipus > 1) {
+      current = "link";
+      for (Result &r : linkBench(env)) results.push_back(std::move(r));
+      current = "sync.external";
+      results.push_back(externalSyncBench(env));
+      current = "link.allreduce";
+      results.push_back(allReduceBench(env));
+    } else {
+      env.skipped.push_back("link.*, sync.external: config '" + env.cfg.name + "' has one IPU (try --config m2000)");
+    }
   } catch (const sim::SimException &e) {
     std::fprintf(stderr, "ipusim bench: %s: simulated exception: %s\n", current.c_str(), e.what());
     return 2;

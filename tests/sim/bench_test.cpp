@@ -204,13 +204,49 @@ TEST(Bench, SmallConfigRunsWhatFitsAndSaysWhatItSkips) {
   EXPECT_TRUE(j["results"].contains("exchange.latency.same_pair"));
   EXPECT_FALSE(j["results"].contains("exchange.latency.next_row"));
   EXPECT_EQ(j["skipped"], (nlohmann::json{"exchange.latency.next_row: needs 2 supertile rows (128 tiles); the config has 64",
-                                          "exchange.latency.far_corner: needs 2 supertile rows (128 tiles); the config has 64"}));
+                                          "exchange.latency.far_corner: needs 2 supertile rows (128 tiles); the config has 64",
+                                          "link.*, sync.external: config 'row' has one IPU (try --config m2000)"}));
   // A config that is not whole rows is refused at load, saying why.
   const std::string bad = d.file("bad.toml", "inherits = \"mk2\"\nname = \"bad\"\n[ipu]\ntiles = 16\n");
   ToolResult b = run(tool("ipusim") + " bench --config " + bad);
   EXPECT_EQ(b.status, 1);
   EXPECT_EQ(b.err, bad + ":1:1: error: ipu.tiles = 16 is not a whole number of supertile rows (a multiple of 64); a "
                          "program may still use fewer tiles\n");
+}
+
+} // namespace
+
+namespace {
+
+// On an M2000 (docs/systems.md), 64 tiles an IPU:
+// - link.latency: a 1-word packet's last word leaves at S; it reaches the link interface at
+//   S + 1 + 64, takes the rung for ceil(12 B x 1.325e9 / 16e9) = 1 cycle and the hop's 1000, and
+//   is written 64 later: 1130 cycles.
+// - link.bandwidth: each tile sends 4 packets of 258 words (a 1 KiB payload) back to back from c0,
+//   packet p's last word at c0 + 258 (p + 1) - 1, ready at the interface 65 later. 256 packets
+//   take the rung's 6 links 86 cycles each (ceil(1032 x 1.325 / 16) = ceil(85.46)) without a gap
+//   (they come faster than the links carry them): the last starts at c0 + 322 + 42 x 86 and is
+//   written from 86 + 1000 + 64 later, its 256 words to c0 + 322 + 3612 + 1150 + 255: a window of
+//   5340 cycles for 64 x 4 KiB = 262144 bytes: 49.09 B/cycle = 65.05 GB/s (the fixed latencies
+//   weigh on so few tiles; all 1472 reach 0.967 of the 96 GB/s).
+// - sync.external: the model's parameter, 600.
+TEST(Bench, SystemBenchmarksOnAnM2000) {
+  ToolResult r = run(tool("ipusim") + " bench --json --config m2000 --tiles 64 --threads 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json &res = j["results"];
+  EXPECT_EQ(res["link.latency"]["cycles"], 1130);
+  EXPECT_EQ(res["link.bandwidth"]["bytes"], 262144);
+  EXPECT_EQ(res["link.bandwidth"]["cycles"], 5340);
+  EXPECT_EQ(res["link.bandwidth"]["links"], 6);
+  EXPECT_EQ(res["link.bandwidth"]["published_gb_per_s"], 96.0);
+  EXPECT_NEAR(res["link.bandwidth"]["gb_per_s"].get<double>(), 262144.0 / 5340 * 1.325, 1e-9);
+  EXPECT_EQ(res["sync.external"]["cycles"], 600);
+  EXPECT_EQ(res["link.allreduce"]["ipus"], 4);
+  EXPECT_EQ(res["link.allreduce"]["published_gb_per_s"], 32.0); // the ring's rails: 2 links
+  EXPECT_GT(res["link.allreduce"]["ratio"].get<double>(), 0.0);
+  EXPECT_LT(res["link.allreduce"]["ratio"].get<double>(), 1.0);
+  EXPECT_EQ(j["skipped"].size(), 0u);
 }
 
 } // namespace
