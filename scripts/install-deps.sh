@@ -8,6 +8,7 @@ packages=(
   libsystemc-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev dataset-fashion-mnist
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <iterator>
 #include <map>
+
+#include "ipusim/sim/SimException.h"
 
 namespace ipusim::sim {
 
@@ -31,6 +35,8 @@ System::System(const arch::SystemConfig &config, unsigned tilesPerIpu)
   }
   state_.assign(ipus_.size(), State::Running);
   outbox_.assign(ipus_.size(), {});
+  outgoing_.assign(ipus_.size(), {});
+  waitingTiles_.assign(ipus_.size(), {});
 }
 
 void System::setTracing(bool events, bool instructions) {
@@ -46,89 +52,229 @@ void System::newRun() {
   links_.resetStats();
   systemEvents_.clear();
   outbox_.assign(ipus_.size(), {});
+  outgoing_.assign(ipus_.size(), {});
   state_.assign(ipus_.size(), State::Running);
+  waitingTiles_.assign(ipus_.size(), {});
+}
+
+void System::parseOutbox(unsigned i) {
+  // Each tile's external words, in the order sent, are packets: a 2-word header, then the payload
+  // (Links.h packet::). A 64-bit item is two words, low first. The words are grouped by tile
+  // (stable: each tile's stay in the order sent).
+  Outgoing &out = outgoing_[i];
+  std::vector<Ipu::ExternalWord> &box = outbox_[i];
+  if (box.empty()) return;
+  if (!out.any) {
+    out.any = true;
+    out.firstTile = box[0].tile;
+    out.firstCycle = box[0].cycle;
+  }
+  std::stable_sort(box.begin(), box.end(), [](const auto &a, const auto &b) { return a.tile < b.tile; });
+  std::vector<std::pair<uint32_t, uint64_t>> words; // one tile's: value, cycle sent
+  for (size_t from = 0; from < box.size() && !out.error;) {
+    const unsigned tile = box[from].tile;
+    words.clear();
+    for (; from < box.size() && box[from].tile == tile; ++from) {
+      words.emplace_back(box[from].lo, box[from].cycle);
+      if (box[from].wide) words.emplace_back(box[from].hi, box[from].cycle);
+    }
+    for (size_t k = 0; k < words.size();) {
+      const uint32_t h = words[k].first;
+      auto fail = [&](const std::string &why) {
+        out.error = std::make_exception_ptr(ExchangeError("exchange: the packet " + at(i, tile) + " began at cycle " +
+                                                          std::to_string(words[k].second) + " " + why));
+      };
+      Packet p;
+      p.srcIpu = i;
+      p.srcTile = tile;
+      p.dstTile = (h >> 18) & 0x7FF;
+      p.dstIpu = (h >> 8) & 0x3FF;
+      const size_t n = (h & 0xFF) + 1;
+      if (h >> 29 != packet::kTileWrite)
+        fail("has header " + hex(h) + ", whose format " + std::to_string(h >> 29) + " is not " +
+             std::to_string(packet::kTileWrite) + " (tile write)");
+      else if (k + packet::kHeaderWords + n > words.size())
+        fail("announces " + std::to_string(n) + " payload words but the tile sent " +
+             std::to_string(words.size() - std::min(words.size(), k + packet::kHeaderWords)) + " before the external sync");
+      else if (p.dstIpu >= ipus_.size())
+        fail("is for ipu" + std::to_string(p.dstIpu) + ", but the system has " + std::to_string(ipus_.size()) + " IPUs");
+      else if (p.dstIpu == i)
+        fail("is for its own IPU: tiles of one IPU use the internal exchange");
+      if (out.error) break;
+      p.addr = words[k + 1].first;
+      p.payload.resize(n);
+      for (size_t j = 0; j < n; ++j) p.payload[j] = words[k + packet::kHeaderWords + j].first;
+      p.firstSend = words[k].second;
+      p.lastSend = words[k + packet::kHeaderWords + n - 1].second;
+      out.packets.push_back(std::move(p));
+      k += packet::kHeaderWords + n;
+    }
+  }
+  box.clear();
 }
 
 std::vector<Packet> System::packets() {
-  // Each tile's external words, in the order sent, are packets: a 2-word header, then the payload
-  // (Links.h packet::). A 64-bit item is two words, low first.
-  std::vector<Packet> out;
-  for (unsigned i = 0; i < ipus_.size(); ++i) {
-    std::map<unsigned, std::vector<Ipu::ExternalWord>> byTile;
-    for (const Ipu::ExternalWord &w : outbox_[i]) {
-      byTile[w.tile].push_back(w);
-      if (w.wide) byTile[w.tile].push_back({w.tile, w.cycle, w.hi, 0, false});
+  // In IPU order; a bad packet is reported as the first IPU with one (as one process would).
+  for (Outgoing &o : outgoing_)
+    if (o.error) std::rethrow_exception(o.error);
+  std::vector<Packet> all;
+  for (Outgoing &o : outgoing_) {
+    std::move(o.packets.begin(), o.packets.end(), std::back_inserter(all));
+    o = Outgoing{};
+  }
+  return all;
+}
+
+void System::runIpu(unsigned i, unsigned threads, uint64_t maxCycles) {
+  Ipu &ipu = *ipus_[i];
+  if (!ipu.takesPart()) {
+    state_[i] = State::Idle;
+    return;
+  }
+  for (;;) {
+    Ipu::Superstep s;
+    try {
+      s = ipu.compute(threads, maxCycles);
+    } catch (const ExchangeError &e) { // name the IPU, as the system's other errors do
+      throw ExchangeError(std::string(e.what()).replace(0, 10, "exchange: ipu" + std::to_string(i) + ": "));
     }
-    outbox_[i].clear();
-    for (auto &[tile, words] : byTile) {
-      for (size_t k = 0; k < words.size();) {
-        const uint32_t h = words[k].lo;
-        const std::string where = "the packet " + at(i, tile) + " began at cycle " + std::to_string(words[k].cycle);
-        if (h >> 29 != packet::kTileWrite)
-          throw ExchangeError("exchange: " + where + " has header " + hex(h) + ", whose format " +
-                              std::to_string(h >> 29) + " is not " + std::to_string(packet::kTileWrite) +
-                              " (tile write)");
-        Packet p;
+    std::vector<Ipu::ExternalWord> words = ipu.takeExternal();
+    outbox_[i].insert(outbox_[i].end(), words.begin(), words.end());
+    if (s.finished) {
+      state_[i] = State::Finished;
+      parseOutbox(i);
+      return;
+    }
+    if (!isExternalZone(s.zone)) {
+      ipu.release(s.lastArrival + ipu.syncLatency(s.zone));
+      continue;
+    }
+    state_[i] = State::Waiting;
+    waiting_[i] = s;
+    waitingTiles_[i] = ipu.waitingTileList();
+    parseOutbox(i);
+    return;
+  }
+}
+
+namespace {
+
+// The errors a rank passes on, rebuilt as their own types on the other ranks.
+enum class ErrorKind : uint8_t { None, Sim, Deadlock, Exchange, Other };
+
+void putError(ByteWriter &w, const std::exception_ptr &error) {
+  if (!error) {
+    w.put(ErrorKind::None);
+    return;
+  }
+  try {
+    std::rethrow_exception(error);
+  } catch (const SimException &e) {
+    w.put(ErrorKind::Sim).put(e.ipu).put(e.tile).put(e.context).put(e.pc).put(e.instruction).put(e.reason).put(e.source);
+  } catch (const DeadlockError &e) {
+    w.put(ErrorKind::Deadlock).put(std::string(e.what()));
+  } catch (const ExchangeError &e) {
+    w.put(ErrorKind::Exchange).put(std::string(e.what()));
+  } catch (const std::exception &e) {
+    w.put(ErrorKind::Other).put(std::string(e.what()));
+  }
+}
+
+std::exception_ptr getError(ByteReader &r) {
+  switch (r.get<ErrorKind>()) {
+  case ErrorKind::None: return nullptr;
+  case ErrorKind::Sim: {
+    const unsigned ipu = r.get<unsigned>(), tile = r.get<unsigned>(), context = r.get<unsigned>();
+    const uint32_t pc = r.get<uint32_t>();
+    std::string instruction = r.getString(), reason = r.getString(), source = r.getString();
+    return std::make_exception_ptr(SimException(ipu, tile, context, pc, instruction, reason, source));
+  }
+  case ErrorKind::Deadlock: return std::make_exception_ptr(DeadlockError(r.getString()));
+  case ErrorKind::Exchange: return std::make_exception_ptr(ExchangeError(r.getString()));
+  case ErrorKind::Other: return std::make_exception_ptr(std::runtime_error(r.getString()));
+  }
+  throw std::logic_error("partition: an unknown error kind");
+}
+
+} // namespace
+
+void System::share(std::vector<std::exception_ptr> &errors) {
+  ByteWriter w;
+  for (unsigned i = 0; i < ipuCount(); ++i) {
+    if (!owns(i)) continue;
+    w.put(i).put(state_[i]).put(waiting_[i].zone).put(waiting_[i].lastArrival).put(waitingTiles_[i]);
+    const Outgoing &o = outgoing_[i];
+    w.put(o.any).put(o.firstTile).put(o.firstCycle).put(uint64_t(o.packets.size()));
+    for (const Packet &p : o.packets) {
+      w.put(p.srcTile).put(p.dstIpu).put(p.dstTile).put(p.addr).put(p.firstSend).put(p.lastSend).put(uint64_t(p.payload.size()));
+      const size_t at = w.bytes.size();
+      w.bytes.resize(at + 4 * p.payload.size());
+      std::memcpy(w.bytes.data() + at, p.payload.data(), 4 * p.payload.size());
+    }
+    putError(w, o.error);
+    putError(w, errors[i]);
+  }
+  for (const std::vector<uint8_t> &message : partition_->allGather(w.bytes)) {
+    ByteReader r(message);
+    while (!r.done()) {
+      const unsigned i = r.get<unsigned>();
+      state_[i] = r.get<State>();
+      waiting_[i].zone = r.get<unsigned>();
+      waiting_[i].lastArrival = r.get<uint64_t>();
+      waitingTiles_[i] = r.getString();
+      Outgoing &o = outgoing_[i];
+      o.any = r.get<bool>();
+      o.firstTile = r.get<unsigned>();
+      o.firstCycle = r.get<uint64_t>();
+      o.packets.resize(size_t(r.get<uint64_t>()));
+      for (Packet &p : o.packets) {
         p.srcIpu = i;
-        p.srcTile = tile;
-        p.dstTile = (h >> 18) & 0x7FF;
-        p.dstIpu = (h >> 8) & 0x3FF;
-        const size_t n = (h & 0xFF) + 1;
-        if (k + packet::kHeaderWords + n > words.size())
-          throw ExchangeError("exchange: " + where + " announces " + std::to_string(n) + " payload words but the tile sent " +
-                              std::to_string(words.size() - std::min(words.size(), k + packet::kHeaderWords)) +
-                              " before the external sync");
-        if (p.dstIpu >= ipus_.size())
-          throw ExchangeError("exchange: " + where + " is for ipu" + std::to_string(p.dstIpu) + ", but the system has " +
-                              std::to_string(ipus_.size()) + " IPUs");
-        if (p.dstIpu == i)
-          throw ExchangeError("exchange: " + where + " is for its own IPU: tiles of one IPU use the internal exchange");
-        p.addr = words[k + 1].lo;
-        for (size_t j = 0; j < n; ++j) p.payload.push_back(words[k + packet::kHeaderWords + j].lo);
-        p.firstSend = words[k].cycle;
-        p.lastSend = words[k + packet::kHeaderWords + n - 1].cycle;
-        out.push_back(std::move(p));
-        k += packet::kHeaderWords + n;
+        p.srcTile = r.get<unsigned>();
+        p.dstIpu = r.get<unsigned>();
+        p.dstTile = r.get<unsigned>();
+        p.addr = r.get<uint32_t>();
+        p.firstSend = r.get<uint64_t>();
+        p.lastSend = r.get<uint64_t>();
+        p.payload.resize(size_t(r.get<uint64_t>()));
+        r.read(p.payload.data(), 4 * p.payload.size());
       }
+      o.error = getError(r);
+      std::exception_ptr e = getError(r);
+      if (!errors[i]) errors[i] = e;
     }
   }
-  return out;
+  // The lowest IPU's error, as one process running the IPUs in order would have stopped at.
+  for (const std::exception_ptr &e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+void System::agreeOnError(std::exception_ptr error) {
+  ByteWriter w;
+  putError(w, error);
+  for (const std::vector<uint8_t> &message : partition_->allGather(w.bytes)) {
+    ByteReader r(message);
+    if (std::exception_ptr e = getError(r)) std::rethrow_exception(e);
+  }
 }
 
 System::Step System::compute(unsigned threads, uint64_t maxCycles) {
   const unsigned n = ipuCount();
-  std::vector<uint64_t> finishedAt(n, 0);
   // Each IPU runs its supersteps, its INTERNAL syncs included, until it waits in an external zone
   // or its tiles return. IPUs touch only their own tiles until then, so the order is immaterial.
+  std::vector<std::exception_ptr> errors(n);
   for (unsigned i = 0; i < n; ++i) {
-    Ipu &ipu = *ipus_[i];
-    if (state_[i] != State::Running) continue;
-    if (!ipu.takesPart()) {
-      state_[i] = State::Idle;
+    if (!owns(i) || state_[i] != State::Running) continue;
+    if (!partition_) {
+      runIpu(i, threads, maxCycles);
       continue;
     }
-    for (;;) {
-      Ipu::Superstep s;
-      try {
-        s = ipu.compute(threads, maxCycles);
-      } catch (const ExchangeError &e) { // name the IPU, as the system's other errors do
-        throw ExchangeError(std::string(e.what()).replace(0, 10, "exchange: ipu" + std::to_string(i) + ": "));
-      }
-      std::vector<Ipu::ExternalWord> words = ipu.takeExternal();
-      outbox_[i].insert(outbox_[i].end(), words.begin(), words.end());
-      if (s.finished) {
-        state_[i] = State::Finished;
-        break;
-      }
-      if (!isExternalZone(s.zone)) {
-        ipu.release(s.lastArrival + ipu.syncLatency(s.zone));
-        continue;
-      }
-      state_[i] = State::Waiting;
-      waiting_[i] = s;
-      break;
+    try {
+      runIpu(i, threads, maxCycles);
+    } catch (...) { // passed on at the meeting below, so that no rank waits for this one forever
+      errors[i] = std::current_exception();
     }
   }
+  if (partition_) share(errors);
 
   std::vector<unsigned> waiting, finished;
   for (unsigned i = 0; i < n; ++i) {
@@ -138,9 +284,9 @@ System::Step System::compute(unsigned threads, uint64_t maxCycles) {
   Step step;
   if (waiting.empty()) {
     for (unsigned i = 0; i < n; ++i)
-      if (!outbox_[i].empty())
-        throw ExchangeError("exchange: tile " + std::to_string(outbox_[i][0].tile) + " of ipu" + std::to_string(i) +
-                            " sent words to the external exchange at cycle " + std::to_string(outbox_[i][0].cycle) +
+      if (outgoing_[i].any)
+        throw ExchangeError("exchange: tile " + std::to_string(outgoing_[i].firstTile) + " of ipu" + std::to_string(i) +
+                            " sent words to the external exchange at cycle " + std::to_string(outgoing_[i].firstCycle) +
                             " after the last external sync: no sync waits for them to arrive");
     step.finished = true;
     return pending_ = step;
@@ -150,7 +296,7 @@ System::Step System::compute(unsigned threads, uint64_t maxCycles) {
     std::string s;
     for (size_t k = 0; k < v.size(); ++k) {
       s += (k ? ", ipu" : "ipu") + std::to_string(v[k]);
-      if (state_[v[k]] == State::Waiting) s += " (tiles " + ipus_[v[k]]->waitingTileList() + ")";
+      if (state_[v[k]] == State::Waiting) s += " (tiles " + waitingTiles_[v[k]] + ")";
     }
     return s;
   };
@@ -179,12 +325,17 @@ System::Step System::compute(unsigned threads, uint64_t maxCycles) {
   } catch (const std::runtime_error &e) {
     throw ExchangeError(std::string("exchange: ") + e.what());
   }
+  std::exception_ptr deliveryError;
   for (const PacketDelivery &d : deliveries) {
     const Packet &p = *d.packet;
     const std::string what = "the packet " + at(p.srcIpu, p.srcTile) + " sent at cycle " + std::to_string(p.firstSend);
-    ipus_[p.dstIpu]->receiveExternal(p.dstTile, p.addr, p.payload, d.firstWrite, what);
+    if (owns(p.dstIpu) && !deliveryError) try {
+        ipus_[p.dstIpu]->receiveExternal(p.dstTile, p.addr, p.payload, d.firstWrite, what);
+      } catch (...) {
+        deliveryError = std::current_exception();
+      }
     step.release = std::max(step.release, d.firstWrite + p.payload.size());
-    if (tracing_) {
+    if (tracing_ && (!partition_ || partition_->rank() == 0)) {
       TraceEvent e;
       e.cycle = p.firstSend;
       e.event = "link.packet";
@@ -199,13 +350,15 @@ System::Step System::compute(unsigned threads, uint64_t maxCycles) {
       systemEvents_.push_back(std::move(e));
     }
   }
+  if (partition_) agreeOnError(deliveryError); // the first packet that failed, on every rank
+  else if (deliveryError) std::rethrow_exception(deliveryError);
   return pending_ = step;
 }
 
 void System::release(uint64_t release) {
   release = std::max(release, pending_.release);
   ++externalSyncs_;
-  if (tracing_) {
+  if (tracing_ && (!partition_ || partition_->rank() == 0)) {
     TraceEvent e;
     e.cycle = release;
     e.event = "external_sync";
@@ -215,7 +368,7 @@ void System::release(uint64_t release) {
   }
   for (unsigned i = 0; i < ipuCount(); ++i)
     if (state_[i] == State::Waiting) {
-      ipus_[i]->release(release);
+      if (owns(i)) ipus_[i]->release(release);
       state_[i] = State::Running;
     }
 }
@@ -229,15 +382,94 @@ SystemStats System::run(unsigned threads, uint64_t maxCycles) {
   return stats();
 }
 
+namespace {
+
+void putStats(ByteWriter &w, const IpuStats &s) {
+  w.put(s.cycles).put(s.syncs).put(s.computePhases).put(s.exchangePhases).put(s.computeCycles).put(s.exchangeCycles);
+  w.put(s.syncCycles).put(s.wordsSent).put(s.wordsReceived).put(uint64_t(s.tiles.size()));
+  for (const TileStats &t : s.tiles) w.put(t); // plain counters
+}
+
+IpuStats getStats(ByteReader &r) {
+  IpuStats s;
+  s.cycles = r.get<uint64_t>();
+  s.syncs = r.get<uint64_t>();
+  s.computePhases = r.get<uint64_t>();
+  s.exchangePhases = r.get<uint64_t>();
+  s.computeCycles = r.get<uint64_t>();
+  s.exchangeCycles = r.get<uint64_t>();
+  s.syncCycles = r.get<uint64_t>();
+  s.wordsSent = r.get<uint64_t>();
+  s.wordsReceived = r.get<uint64_t>();
+  s.tiles.resize(size_t(r.get<uint64_t>()));
+  for (TileStats &t : s.tiles) t = r.get<TileStats>();
+  return s;
+}
+
+} // namespace
+
 SystemStats System::stats() const {
   SystemStats s;
   s.externalSyncs = externalSyncs_;
   s.links = links_.stats();
-  for (const auto &ipu : ipus_) {
-    s.ipus.push_back(ipu->stats());
-    s.cycles = std::max(s.cycles, s.ipus.back().cycles);
+  for (const auto &ipu : ipus_) s.ipus.push_back(ipu->stats());
+  if (partition_) { // each IPU's from the rank that ran it
+    ByteWriter w;
+    for (unsigned i = 0; i < ipuCount(); ++i)
+      if (owns(i)) putStats(w.put(i), s.ipus[i]);
+    for (const std::vector<uint8_t> &message : partition_->allGather(w.bytes)) {
+      ByteReader r(message);
+      while (!r.done()) {
+        const unsigned i = r.get<unsigned>();
+        s.ipus[i] = getStats(r);
+      }
+    }
   }
+  for (const IpuStats &ipu : s.ipus) s.cycles = std::max(s.cycles, ipu.cycles);
   return s;
+}
+
+std::vector<std::string> System::takeTraceLines() {
+  std::vector<std::string> lines;
+  if (!partition_) {
+    for (const TraceEvent &e : takeTrace()) lines.push_back(formatTraceEvent(e));
+    return lines;
+  }
+  // Each rank's events (its IPUs', and rank 0's system events) with their order keys; rank 0
+  // merges them as takeTrace() orders one process's: by cycle, then the system, then IPU order.
+  const unsigned self = partition_->rank();
+  ByteWriter w;
+  for (TraceEvent &e : takeTrace()) {
+    unsigned source = 0;
+    if (e.where.compare(0, 3, "ipu") == 0) source = 1 + unsigned(std::stoul(e.where.substr(3)));
+    w.put(e.cycle).put(source).put(formatTraceEvent(e));
+  }
+  std::vector<std::vector<uint8_t>> all = partition_->allGather(w.bytes);
+  if (self != 0) return lines;
+  struct Keyed {
+    uint64_t cycle;
+    unsigned source, rank;
+    size_t order;
+    std::string line;
+  };
+  std::vector<Keyed> keyed;
+  for (unsigned rank = 0; rank < all.size(); ++rank) {
+    ByteReader r(all[rank]);
+    while (!r.done()) {
+      Keyed k;
+      k.cycle = r.get<uint64_t>();
+      k.source = r.get<unsigned>();
+      k.rank = rank;
+      k.order = keyed.size();
+      k.line = r.getString();
+      keyed.push_back(std::move(k));
+    }
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed &a, const Keyed &b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.source < b.source;
+  });
+  for (Keyed &k : keyed) lines.push_back(std::move(k.line));
+  return lines;
 }
 
 std::vector<TraceEvent> System::takeTrace() {

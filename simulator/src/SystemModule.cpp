@@ -16,13 +16,13 @@ void SystemModule::run() {
   try {
     for (;;) {
       System::Step s = system_.compute(threads_, maxCycles_);
-      if (onTrace) onTrace(system_.takeTrace());
+      if (onTraceLines) onTraceLines(system_.takeTraceLines());
       if (onProgress) onProgress(s.release, ++steps_);
       if (s.finished) break;
       waitUntil(s.release);
       system_.release(s.release);
     }
-    if (onTrace) onTrace(system_.takeTrace());
+    if (onTraceLines) onTraceLines(system_.takeTraceLines());
     stats_ = system_.stats();
     waitUntil(stats_.cycles);
     done.notify();

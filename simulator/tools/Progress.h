@@ -14,7 +14,10 @@ namespace ipusim::tools {
 
 class Progress {
 public:
-  explicit Progress(std::string label) : label_(std::move(label)), start_(Clock::now()), last_(start_) {}
+  /// `show` false: never draws (an MPI rank other than 0).
+  explicit Progress(std::string label, bool show = true) : label_(std::move(label)), start_(Clock::now()), last_(start_) {
+    terminal_ = terminal_ && show;
+  }
   ~Progress() { finish(); }
 
   /// Host seconds since the start.

@@ -13,6 +13,7 @@
 #include "ipusim/sim/Ipu.h"
 #include "ipusim/sim/IpuModule.h"
 #include "ipusim/sim/SystemModule.h"
+#include "ipusim/sim/MpiPartition.h"
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -266,15 +267,26 @@ int reportRunError(std::exception_ptr error) {
 }
 
 int runProgram(const RunProgramOptions &o) {
+  // Under mpirun the IPUs are split over the ranks (docs/systems.md "Several processes"); rank 0
+  // alone prints, writes the trace and the statistics, and each rank writes the dumps of its IPUs.
+  std::unique_ptr<sim::Partition> partition = sim::mpiPartition();
+  const bool speaks = !partition || partition->rank() == 0;
   try {
     Manifest m(o.manifest);
     arch::SystemConfig cfg = arch::loadNamedConfig(m.config);
+    if (partition && partition->size() > cfg.ipus)
+      throw BadInput("ipusim: error: " + std::to_string(partition->size()) + " MPI ranks for the " + std::to_string(cfg.ipus) +
+                     " IPU" + (cfg.ipus == 1 ? "" : "s") + " of config '" + cfg.name + "': a rank runs whole IPUs");
     // A config of one IPU runs it alone; a system (m2000, pod16 ...) runs all its IPUs, joined by
     // IPU-Links and external syncs (docs/systems.md).
     std::unique_ptr<sim::Ipu> single;
     std::unique_ptr<sim::System> system;
     if (cfg.ipus == 1) single = std::make_unique<sim::Ipu>(cfg, m.tiles);
-    else system = std::make_unique<sim::System>(cfg, m.tiles);
+    else {
+      system = std::make_unique<sim::System>(cfg, m.tiles);
+      system->setPartition(partition.get());
+    }
+    const auto mine = [&](unsigned ipu) { return !system || system->owns(ipu); };
     const std::function<sim::Ipu &(unsigned)> ipuAt = [&](unsigned i) -> sim::Ipu & { return single ? *single : system->ipu(i); };
     const bool tracing = !o.trace.empty();
     if (single) single->setTracing(tracing, tracing && o.traceInstructions);
@@ -297,13 +309,15 @@ int runProgram(const RunProgramOptions &o) {
           throw located(w.imageAt, "image " + w.image, e.what());
         }
       sim::Tile &tile = ipu.tile(t);
-      try {
-        sim::loadImage(tile, *img, w.image);
-      } catch (const std::exception &e) {
-        throw located(w.imageAt, "image " + w.image, e.what());
+      if (mine(w.ipu)) {
+        try {
+          sim::loadImage(tile, *img, w.image);
+        } catch (const std::exception &e) {
+          throw located(w.imageAt, "image " + w.image, e.what());
+        }
+        if (auto it = firstTile.find(w.image); it != firstTile.end()) tile.shareDecodeCache(it->second->decodeCache());
+        else firstTile[w.image] = &tile;
       }
-      if (auto it = firstTile.find(w.image); it != firstTile.end()) tile.shareDecodeCache(it->second->decodeCache());
-      else firstTile[w.image] = &tile;
       for (size_t l = 0; l < w.loads.size(); ++l) {
         const auto &[file, addr] = w.loads[l];
         // Each file is read once, however many tiles load it.
@@ -324,7 +338,7 @@ int runProgram(const RunProgramOptions &o) {
                         tile.memory().base(), tile.memory().end());
           throw BadInput(w.loadAt[l] + ": error: load " + file + ": " + range);
         }
-        std::copy(bytes.begin(), bytes.end(), tile.memory().at(addr));
+        if (mine(w.ipu)) std::copy(bytes.begin(), bytes.end(), tile.memory().at(addr));
       }
       int sym = img->findSymbol(w.entry);
       if (sym < 0) throw BadInput(w.entryAt + ": error: entry '" + w.entry + "': no such symbol in " + w.image);
@@ -336,6 +350,7 @@ int runProgram(const RunProgramOptions &o) {
         throw BadInput(w.entryAt + ": error: " + why);
       }
       uint32_t pc = img->symbols[size_t(sym)].value;
+      if (!mine(w.ipu)) continue;
       if (w.mode == "supervisor") ipu.start(t, pc, w.vertexBase);
       else ipu.start(t, tile.installWorkerLauncher(pc, w.vertexBase, w.mode == "multi"), 0);
     }
@@ -344,12 +359,12 @@ int runProgram(const RunProgramOptions &o) {
     for (const std::string &spec : o.dumps) dumps.push_back(parseDump(spec, ipuAt, cfg.ipus, m.tiles));
     unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
     std::ofstream trace;
-    if (tracing) {
+    if (tracing && speaks) {
       trace.open(o.trace);
       if (!trace) throw BadInput(o.trace + ": error: cannot write file");
       trace << sim::formatTraceHeader({cfg.name, cfg.ipu.clockHz, cfg.ipus, m.tiles});
     }
-    Progress progress("ipusim run");
+    Progress progress("ipusim run", speaks);
     auto onProgress = [&](uint64_t cycle, uint64_t supersteps) { progress.update(cycle, int64_t(supersteps)); };
     Stats j;
     double seconds = 0;
@@ -372,15 +387,15 @@ int runProgram(const RunProgramOptions &o) {
     } else {
       sim::SystemModule module("system", *system, threads, o.maxCycles);
       if (tracing)
-        module.onTrace = [&trace](std::vector<sim::TraceEvent> &&events) {
-          for (const sim::TraceEvent &e : events) trace << sim::formatTraceEvent(e) << '\n';
+        module.onTraceLines = [&trace](std::vector<std::string> &&lines) {
+          for (const std::string &l : lines) trace << l << '\n';
         };
       module.onProgress = onProgress;
       sc_core::sc_start();
       seconds = progress.seconds();
       progress.finish();
       if (tracing && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
-      if (std::exception_ptr error = module.error()) return reportRunError(error);
+      if (std::exception_ptr error = module.error()) return speaks ? reportRunError(error) : 2;
       const sim::SystemStats &stats = module.stats();
       cycles = stats.cycles;
       j.add("system.cycles", stats.cycles);
@@ -399,12 +414,14 @@ int runProgram(const RunProgramOptions &o) {
       for (const auto &[ipu, tiles] : tilesOf) addIpuStats(j, ipu, stats.ipus[ipu], tiles);
     }
     for (const Dump &d : dumps) {
+      if (!mine(d.ipu)) continue;
       const sim::TileMemory &mem = ipuAt(d.ipu).tile(d.tile).memory();
       std::ofstream out(d.file, std::ios::binary);
       out.write(reinterpret_cast<const char *>(mem.at(d.addr)), std::streamsize(d.len));
       if (!out) throw BadInput(d.file + ": error: cannot write file");
     }
     j.addHost(seconds, cycles);
+    if (!speaks) return 0;
     std::string text = j.dump();
     if (o.stats.empty()) std::fputs(text.c_str(), stdout);
     else {
@@ -415,7 +432,7 @@ int runProgram(const RunProgramOptions &o) {
     return 0;
   } catch (const std::exception &e) {
     std::string msg = e.what();
-    std::fprintf(stderr, "%s%s", msg.c_str(), !msg.empty() && msg.back() == '\n' ? "" : "\n");
+    if (speaks) std::fprintf(stderr, "%s%s", msg.c_str(), !msg.empty() && msg.back() == '\n' ? "" : "\n");
     return 1;
   }
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 using namespace ipusim;
 using test::run;
@@ -585,6 +586,87 @@ TEST(RunProgram, SystemManifestErrors) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "ipusim: deadlock: ipu0 (tiles 0) wait in sync 4 (EXTERNAL GS1) from cycle 0, which ipu1 never reaches "
                    "(its tiles returned)\n");
+}
+
+} // namespace
+
+// MPI scale-out (docs/systems.md "Several processes"): `mpirun -np K ipusim run` splits the IPUs
+// over K ranks, which meet at the external syncs; what comes out is the one-process run's, byte
+// for byte (statistics but the host's timing, traces, dumps, errors).
+namespace {
+
+std::string mpirun(unsigned ranks) {
+  // Root may run MPI programs here (CI runs as root); --oversubscribe: more ranks than cores.
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np " +
+         std::to_string(ranks) + " ";
+}
+
+std::string withoutHost(const std::string &json) {
+  std::string out;
+  std::istringstream in(json);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("\"host.") == std::string::npos) out += line + "\n";
+  return out;
+}
+
+TEST(RunProgram, MpiRanksGiveTheOneProcessRunByteForByte) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/compute_exchange.S", "compute_exchange");
+  std::string m = exampleManifest(dir, "compute_exchange_m2000", "compute_exchange.elf", elf);
+  // 8 tiles an IPU keep the test short.
+  std::string text = readText(m);
+  for (size_t at; (at = text.find("\"0-1471\"")) != std::string::npos;) text.replace(at, 8, "\"0-7\"");
+  text.replace(text.find("tiles = 1472"), 12, "tiles = 8");
+  m = dir.file("small.toml", text);
+  auto runWith = [&](const std::string &launch, const std::string &tag) {
+    auto r = run(launch + tool("ipusim") + " run " + m + " --threads 1 --trace " + dir.file(tag + ".trace") +
+                 " --dump ipu3.7:0x70010:4:" + dir.file(tag + ".bin"));
+    EXPECT_EQ(r.status, 0) << tag << " " << r.err;
+    EXPECT_EQ(r.err, "") << tag;
+    return withoutHost(r.out);
+  };
+  const std::string one = runWith("", "one");
+  for (unsigned ranks : {2u, 4u}) {
+    const std::string tag = "mpi" + std::to_string(ranks);
+    EXPECT_EQ(runWith(mpirun(ranks), tag), one) << tag;
+    // (Not EXPECT_EQ on the texts: a failure would print both traces whole.)
+    EXPECT_TRUE(readText(dir.file(tag + ".trace")) == readText(dir.file("one.trace"))) << tag << ": the traces differ";
+    EXPECT_EQ(readText(dir.file(tag + ".bin")), readText(dir.file("one.bin"))) << tag;
+  }
+  EXPECT_NE(one.find("\"system.external_syncs\": 8"), std::string::npos) << one;
+  EXPECT_NE(readText(dir.file("one.trace")).find(" link.packet system.links from=ipu2.tile5 to=ipu3.tile5 "), std::string::npos);
+}
+
+TEST(RunProgram, MpiErrorsAreTheOneProcessErrors) {
+  test::TempDir dir;
+  dir.file("w.S", "  .supervisor\n  .globl w\nw:\n  sync 4\n  br $lr\n  .globl q\nq:\n  br $lr\n"
+                  "  .globl bad\nbad:\n  ld32 $m1, $mzero, 0\n  br $lr\n");
+  ASSERT_EQ(run(tool("ipu-as") + " " + dir.file("w.S") + " -o " + dir.file("w.o")).status, 0);
+  ASSERT_EQ(run(tool("ipu-ld") + " -o " + dir.file("w.elf") + " " + dir.file("w.o")).status, 0);
+  // ipu0 waits in GS1; ipu3 (on the other rank) returns; ipu2 (the other rank too) faults.
+  const std::string deadlock = dir.file("d.toml", "config = \"m2000\"\ntiles = 1\n" + tileWork("0", "w.elf", "w") +
+                                                      "ipu = 0\n" + tileWork("0", "w.elf", "q") + "ipu = 3\n");
+  const std::string fault = dir.file("f.toml", "config = \"m2000\"\ntiles = 1\n" + tileWork("0", "w.elf", "w") +
+                                                   "ipu = 0\n" + tileWork("0", "w.elf", "bad") + "ipu = 2\n");
+  for (const std::string &m : {deadlock, fault}) {
+    auto one = run(tool("ipusim") + " run " + m);
+    auto two = run(mpirun(2) + tool("ipusim") + " run " + m);
+    EXPECT_EQ(one.status, 2);
+    EXPECT_EQ(two.status, 2);
+    // mpirun adds its own notice of a rank's non-zero exit after ipusim's message.
+    EXPECT_EQ(two.err.substr(0, one.err.size()), one.err);
+    EXPECT_EQ(two.out, "");
+  }
+  EXPECT_EQ(run(tool("ipusim") + " run " + deadlock).err,
+            "ipusim: deadlock: ipu0 (tiles 0) wait in sync 4 (EXTERNAL GS1) from cycle 0, which ipu3 never reaches (its "
+            "tiles returned)\n");
+  EXPECT_NE(run(tool("ipusim") + " run " + fault).err.find("ipusim: simulated exception: ipu 2, tile 0, context 0"),
+            std::string::npos);
+  // More ranks than IPUs: a rank runs whole IPUs.
+  auto five = run(mpirun(5) + tool("ipusim") + " run " + deadlock);
+  EXPECT_EQ(five.status, 1);
+  const std::string want = "ipusim: error: 5 MPI ranks for the 4 IPUs of config 'm2000': a rank runs whole IPUs\n";
+  EXPECT_EQ(five.err.substr(0, want.size()), want);
 }
 
 } // namespace

@@ -9,6 +9,10 @@
 #include "ipusim/arch/Topology.h"
 #include "ipusim/sim/Ipu.h"
 #include "ipusim/sim/Links.h"
+#include "ipusim/sim/Partition.h"
+
+#include <exception>
+#include <string>
 
 #include <memory>
 #include <vector>
@@ -32,6 +36,13 @@ public:
   const arch::Topology &topology() const { return topology_; }
   const arch::SystemConfig &config() const { return config_; }
   void setTracing(bool events, bool instructions);
+  /// Splits the IPUs over the ranks of `partition` (docs/systems.md "Several processes"): this
+  /// process runs only the IPUs it owns (load and start only those); compute(), stats() and
+  /// takeTraceLines() then meet the other ranks, and every rank sees the same steps, errors and
+  /// statistics. nullptr: this process runs every IPU.
+  void setPartition(Partition *partition) { partition_ = partition; }
+  /// True when this process runs IPU `ipu`.
+  bool owns(unsigned ipu) const { return !partition_ || partition_->owner(ipu, ipuCount()) == partition_->rank(); }
   /// Forgets the last run's statistics on every IPU (memory stays).
   void newRun();
 
@@ -55,12 +66,25 @@ public:
   SystemStats stats() const;
 
   /// Every IPU's trace events since the last call, merged in the canonical order: by cycle, then
-  /// by IPU (docs/trace-format.md).
+  /// by IPU (docs/trace-format.md). This process's IPUs only, when partitioned.
   std::vector<TraceEvent> takeTrace();
+  /// The same as formatted lines; when partitioned, rank 0 gets every rank's, merged in the same
+  /// order, and the other ranks none.
+  std::vector<std::string> takeTraceLines();
 
 private:
-  /// The external words sent since the last external sync, as packets (errors for bad headers).
+  /// IPU i's external words since the last external sync, parsed into its packets (or its error).
+  void parseOutbox(unsigned i);
+  /// Every IPU's packets of the phase, in IPU order (throws the first IPU's bad packet), taken.
   std::vector<Packet> packets();
+  /// Runs IPU i to its next external sync or its end.
+  void runIpu(unsigned i, unsigned threads, uint64_t maxCycles);
+  /// Partitioned: tells every rank what this rank's IPUs did (state, sync, packets, error) and
+  /// learns theirs; then throws the lowest IPU's error, if any, on every rank.
+  void share(std::vector<std::exception_ptr> &errors);
+  /// Partitioned: every rank learns the other ranks' errors (of delivering packets to their
+  /// IPUs) and throws the first, so all ranks stop together.
+  void agreeOnError(std::exception_ptr error);
 
   enum class State { Running, Waiting, Finished, Idle }; ///< Idle: no tile started
   arch::SystemConfig config_;
@@ -69,7 +93,17 @@ private:
   Links links_;
   std::vector<Ipu::Superstep> waiting_; ///< each IPU's pending external sync
   std::vector<State> state_;
-  std::vector<std::vector<Ipu::ExternalWord>> outbox_; ///< per IPU, since the last external sync
+  std::vector<std::string> waitingTiles_; ///< per IPU in an external sync, its waiting tiles
+  Partition *partition_ = nullptr;
+  std::vector<std::vector<Ipu::ExternalWord>> outbox_; ///< per IPU, words not yet parsed
+  struct Outgoing {
+    std::vector<Packet> packets;
+    std::exception_ptr error; ///< the first bad packet
+    bool any = false;         ///< a word was sent since the last external sync
+    unsigned firstTile = 0;   ///< who sent the first, and when
+    uint64_t firstCycle = 0;
+  };
+  std::vector<Outgoing> outgoing_; ///< per IPU, since the last external sync
   Step pending_;
   uint64_t externalSyncs_ = 0;
   std::vector<TraceEvent> systemEvents_;

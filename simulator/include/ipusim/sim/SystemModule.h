@@ -16,8 +16,9 @@ public:
   SC_HAS_PROCESS(SystemModule);
   SystemModule(sc_core::sc_module_name name, System &system, unsigned threads, uint64_t maxCycles = 1ull << 34);
 
-  /// Called after each system step with its trace events in the canonical order (when tracing).
-  std::function<void(std::vector<TraceEvent> &&)> onTrace;
+  /// Called after each system step with its trace lines in the canonical order (when set; with a
+  /// partition, set it on every rank: rank 0 gets all ranks' lines, the others none).
+  std::function<void(std::vector<std::string> &&)> onTraceLines;
   /// Called after each step with the release cycle and the steps so far (a progress display).
   std::function<void(uint64_t cycle, uint64_t steps)> onProgress;
   sc_core::sc_event done;
