@@ -162,6 +162,8 @@ const std::map<std::string, KeySpec> &schema() {
            [](SystemConfig &c) -> double & { return c.host.bytesPerSecondPerDirection; });
     integer("host.latency_cycles", 0, 100000000,
             [](SystemConfig &c) -> unsigned & { return c.host.latencyCycles; });
+    number("host.streaming_memory_bytes", 0, 1e15,
+           [](SystemConfig &c) -> double & { return c.host.streamingMemoryBytes; });
     return k;
   }();
   return keys;

@@ -19,8 +19,13 @@ void SystemModule::run() {
       if (onTraceLines) onTraceLines(system_.takeTraceLines());
       if (onProgress) onProgress(s.release, ++steps_);
       if (s.finished) break;
-      waitUntil(s.release);
-      system_.release(s.release);
+      uint64_t release = s.release;
+      if (onHostSync && isHostSyncZone(s.zone)) {
+        waitUntil(s.lastArrival + system_.config().sync.externalLatencyCycles);
+        release = std::max(release, onHostSync(s));
+      }
+      waitUntil(release);
+      system_.release(release);
     }
     if (onTraceLines) onTraceLines(system_.takeTraceLines());
     stats_ = system_.stats();

@@ -14,6 +14,7 @@
 #include "ipusim/sim/IpuModule.h"
 #include "ipusim/sim/SystemModule.h"
 #include "ipusim/sim/MpiPartition.h"
+#include "ipusim/sim/HostLink.h"
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -22,6 +23,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -52,6 +55,23 @@ struct TileWork {
 /// Where work runs: an IPU of the system and a tile of it.
 using TileId = std::pair<unsigned, unsigned>;
 
+/// A transfer the host makes at one of the program's host syncs (docs/systems.md "The host").
+struct HostStep {
+  enum Kind { Write, Read, RemoteWrite, RemoteRead } kind = Write; ///< host->tile, tile->host, tile->buffer, buffer->tile
+  unsigned sync = 0;   ///< the program's n-th host sync (1-based)
+  std::string file;    ///< Write: the bytes to send; Read: where the bytes go
+  std::string buffer;  ///< the remote buffer (RemoteWrite, RemoteRead)
+  unsigned ipu = 0, tile = 0;
+  uint32_t addr = 0;
+  uint64_t bytes = 0, offset = 0;
+  std::string at;      ///< "manifest.toml:LINE:COL"
+};
+
+struct RemoteBufferSpec {
+  std::string name, at;
+  uint64_t bytes = 0;
+};
+
 /// An error about a file the manifest names, at the manifest's line: "AT: error: WHAT: WHY",
 /// where `error` is the file's own message ("FILE: error: WHY").
 BadInput located(const std::string &at, const std::string &what, const std::string &error) {
@@ -77,6 +97,8 @@ public:
       if (k == "config") config = str(node, "config");
       else if (k == "tiles") tiles = unsigned(integer(node, "tiles", 1, 1472));
       else if (k == "tile") readTiles(node);
+      else if (k == "host") readHostSteps(node);
+      else if (k == "remote_buffer") readRemoteBuffers(node);
       else fail(key.source(), "unknown key '" + k + "'");
     }
     if (tiles == 0) fail(t.source(), "missing key 'tiles'");
@@ -88,6 +110,8 @@ public:
   std::string config = "mk2";
   unsigned tiles = 0;
   const std::map<TileId, TileWork> &work() const { return work_; }
+  std::vector<HostStep> hostSteps;
+  std::vector<RemoteBufferSpec> remoteBuffers;
   std::string resolve(const std::string &file) const { return fs::path(file).is_absolute() ? file : (dir_ / file).string(); }
 
 private:
@@ -112,6 +136,60 @@ private:
       fail(n.source(), "key '" + key + "' is out of range: " + std::to_string(v) + " is not in [" + std::to_string(lo) +
                            ", " + std::to_string(hi) + "]");
     return v;
+  }
+  const toml::table &tableIn(const toml::node &elem) const { return *elem.as_table(); }
+  void readHostSteps(const toml::node &node) {
+    const toml::array *arr = node.as_array();
+    if (!arr || !arr->is_array_of_tables()) fail(node.source(), "'host' must be an array of tables ([[host]])");
+    for (const toml::node &elem : *arr) {
+      const toml::table &t = tableIn(elem);
+      HostStep h;
+      h.at = at(t.source());
+      int kinds = 0;
+      for (auto &&[key, n] : t) {
+        const std::string k(key.str());
+        if (k == "sync") h.sync = unsigned(integer(n, "host.sync", 1, 1 << 30));
+        else if (k == "write" || k == "read") {
+          h.kind = k == "write" ? HostStep::Write : HostStep::Read;
+          // What the host sends is found beside the manifest; what it receives goes where it
+          // says from the current folder, as --dump's files do.
+          h.file = k == "write" ? resolve(str(n, "host." + k)) : str(n, "host." + k);
+          ++kinds;
+        } else if (k == "remote_write" || k == "remote_read") {
+          h.kind = k == "remote_write" ? HostStep::RemoteWrite : HostStep::RemoteRead;
+          h.buffer = str(n, "host." + k);
+          ++kinds;
+        } else if (k == "ipu") h.ipu = unsigned(integer(n, "host.ipu", 0, 1023));
+        else if (k == "tile") h.tile = unsigned(integer(n, "host.tile", 0, 1471));
+        else if (k == "addr") h.addr = uint32_t(integer(n, "host.addr", 0, 0x1FFFFF));
+        else if (k == "bytes") h.bytes = uint64_t(integer(n, "host.bytes", 1, 1 << 30));
+        else if (k == "offset") h.offset = uint64_t(integer(n, "host.offset", 0, int64_t(1) << 40));
+        else fail(key.source(), "unknown key 'host." + k + "'");
+      }
+      if (!h.sync) fail(t.source(), "a [[host]] step needs 'sync' (which host sync of the program it runs at)");
+      if (kinds != 1) fail(t.source(), "a [[host]] step needs one of 'write', 'read', 'remote_write', 'remote_read'");
+      if (h.kind != HostStep::Write && !h.bytes) fail(t.source(), "a [[host]] step that reads or uses a remote buffer needs 'bytes'");
+      hostSteps.push_back(h);
+    }
+  }
+  void readRemoteBuffers(const toml::node &node) {
+    const toml::array *arr = node.as_array();
+    if (!arr || !arr->is_array_of_tables()) fail(node.source(), "'remote_buffer' must be an array of tables ([[remote_buffer]])");
+    for (const toml::node &elem : *arr) {
+      const toml::table &t = tableIn(elem);
+      RemoteBufferSpec b;
+      b.at = at(t.source());
+      for (auto &&[key, n] : t) {
+        const std::string k(key.str());
+        if (k == "name") b.name = str(n, "remote_buffer.name");
+        else if (k == "bytes") b.bytes = uint64_t(integer(n, "remote_buffer.bytes", 1, int64_t(1) << 40));
+        else fail(key.source(), "unknown key 'remote_buffer." + k + "'");
+      }
+      if (b.name.empty() || !b.bytes) fail(t.source(), "a [[remote_buffer]] needs 'name' and 'bytes'");
+      for (const RemoteBufferSpec &o : remoteBuffers)
+        if (o.name == b.name) fail(t.source(), "remote buffer '" + b.name + "' is declared twice");
+      remoteBuffers.push_back(b);
+    }
   }
   void readTiles(const toml::node &node) {
     const toml::array *arr = node.as_array();
@@ -274,6 +352,8 @@ int runProgram(const RunProgramOptions &o) {
   try {
     Manifest m(o.manifest);
     arch::SystemConfig cfg = arch::loadNamedConfig(m.config);
+    if (partition && !m.remoteBuffers.empty())
+      throw BadInput("ipusim: error: remote buffers need one process (each MPI rank would hold its own copy)");
     if (partition && partition->size() > cfg.ipus)
       throw BadInput("ipusim: error: " + std::to_string(partition->size()) + " MPI ranks for the " + std::to_string(cfg.ipus) +
                      " IPU" + (cfg.ipus == 1 ? "" : "s") + " of config '" + cfg.name + "': a rank runs whole IPUs");
@@ -281,7 +361,9 @@ int runProgram(const RunProgramOptions &o) {
     // IPU-Links and external syncs (docs/systems.md).
     std::unique_ptr<sim::Ipu> single;
     std::unique_ptr<sim::System> system;
-    if (cfg.ipus == 1) single = std::make_unique<sim::Ipu>(cfg, m.tiles);
+    // Host steps need the system's host link, even on one IPU.
+    const bool hostSteps = !m.hostSteps.empty() || !m.remoteBuffers.empty();
+    if (cfg.ipus == 1 && !hostSteps) single = std::make_unique<sim::Ipu>(cfg, m.tiles);
     else {
       system = std::make_unique<sim::System>(cfg, m.tiles);
       system->setPartition(partition.get());
@@ -354,6 +436,39 @@ int runProgram(const RunProgramOptions &o) {
       if (w.mode == "supervisor") ipu.start(t, pc, w.vertexBase);
       else ipu.start(t, tile.installWorkerLauncher(pc, w.vertexBase, w.mode == "multi"), 0);
     }
+    // The host steps are checked before the run too: IPU, tile, addresses, files, buffers.
+    std::map<std::string, std::vector<uint8_t>> sendData; // per write step's file
+    for (const HostStep &h : m.hostSteps) {
+      if (h.ipu >= cfg.ipus)
+        throw BadInput(h.at + ": error: host step: ipu " + std::to_string(h.ipu) + " is beyond the " + std::to_string(cfg.ipus) +
+                       " IPUs of config '" + cfg.name + "'");
+      if (h.tile >= m.tiles)
+        throw BadInput(h.at + ": error: host step: tile " + std::to_string(h.tile) + " is beyond 'tiles' = " + std::to_string(m.tiles));
+      uint64_t bytes = h.bytes;
+      if (h.kind == HostStep::Write) {
+        if (const std::string bad = arch::unreadableFile(h.file, "a data file"); !bad.empty())
+          throw located(h.at, "host step write " + h.file, bad);
+        std::ifstream in(h.file, std::ios::binary);
+        std::vector<uint8_t> &d = sendData[h.file];
+        d.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        bytes = d.size();
+        if (!bytes) throw BadInput(h.at + ": error: host step write " + h.file + ": the file is empty");
+      }
+      if (uint64_t(h.addr) + bytes > cfg.tile.memoryEnd() || h.addr < cfg.tile.memoryBase) {
+        char range[96];
+        std::snprintf(range, sizeof range, "0x%x..0x%llx is outside tile memory 0x%x..0x%x", h.addr,
+                      static_cast<unsigned long long>(uint64_t(h.addr) + bytes), cfg.tile.memoryBase, cfg.tile.memoryEnd());
+        throw BadInput(h.at + ": error: host step: " + range);
+      }
+      if (h.kind == HostStep::RemoteWrite || h.kind == HostStep::RemoteRead) {
+        auto b = std::find_if(m.remoteBuffers.begin(), m.remoteBuffers.end(),
+                              [&](const RemoteBufferSpec &r) { return r.name == h.buffer; });
+        if (b == m.remoteBuffers.end()) throw BadInput(h.at + ": error: host step: no remote buffer '" + h.buffer + "'");
+        if (h.offset + bytes > b->bytes)
+          throw BadInput(h.at + ": error: host step: bytes " + std::to_string(h.offset) + ".." + std::to_string(h.offset + bytes) +
+                         " are beyond remote buffer '" + h.buffer + "' of " + std::to_string(b->bytes) + " bytes");
+      }
+    }
     // The dumps are checked before the run, not after it.
     std::vector<Dump> dumps;
     for (const std::string &spec : o.dumps) dumps.push_back(parseDump(spec, ipuAt, cfg.ipus, m.tiles));
@@ -386,6 +501,63 @@ int runProgram(const RunProgramOptions &o) {
       addIpuStats(j, 0, module.stats(), tilesOf[0]);
     } else {
       sim::SystemModule module("system", *system, threads, o.maxCycles);
+      // The host (docs/systems.md "The host"): its link as TLM-2.0 transactions; at each host
+      // sync the manifest's steps for it run in order, and the tiles wait for the last.
+      sim::HostLink hostLink("host_link", *system);
+      sim::HostPort hostPort("host");
+      hostPort.socket.bind(hostLink.socket);
+      std::map<std::string, unsigned> buffers;
+      for (const RemoteBufferSpec &b : m.remoteBuffers) try {
+          buffers[b.name] = hostLink.addRemoteBuffer(b.name, b.bytes);
+        } catch (const std::exception &e) {
+          throw BadInput(b.at + ": error: " + e.what());
+        }
+      unsigned hostSyncs = 0;
+      std::string hostError;
+      module.onHostSync = [&](const sim::System::Step &) -> uint64_t {
+        ++hostSyncs;
+        const double clock = cfg.ipu.clockHz;
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        uint64_t done = 0;
+        for (const HostStep &h : m.hostSteps) {
+          if (h.sync != hostSyncs || !hostError.empty()) continue;
+          const uint64_t tileAddr = sim::HostAddress::tile(h.ipu, h.tile, h.addr);
+          sc_core::sc_time took;
+          try {
+            if (h.kind == HostStep::Write) {
+              std::vector<uint8_t> &d = sendData[h.file];
+              took = hostPort.transfer(true, tileAddr, d.data(), unsigned(d.size()), hostLink);
+            } else {
+              std::vector<uint8_t> d(h.bytes);
+              if (h.kind == HostStep::RemoteRead) hostPort.transfer(false, sim::HostAddress::remote(buffers[h.buffer], h.offset), d.data(), unsigned(d.size()), hostLink);
+              took = hostPort.transfer(h.kind == HostStep::RemoteRead, tileAddr, d.data(), unsigned(d.size()), hostLink);
+              if (h.kind == HostStep::RemoteWrite) hostPort.transfer(true, sim::HostAddress::remote(buffers[h.buffer], h.offset), d.data(), unsigned(d.size()), hostLink);
+              if (h.kind == HostStep::Read && system->owns(h.ipu)) {
+                std::ofstream out(h.file, std::ios::binary);
+                out.write(reinterpret_cast<const char *>(d.data()), std::streamsize(d.size()));
+                if (!out) hostError = h.file + ": error: cannot write file";
+              }
+            }
+          } catch (const std::exception &e) {
+            hostError = h.at + ": error: host step: " + e.what();
+            continue;
+          }
+          const uint64_t end = uint64_t(std::llround((now + took).to_seconds() * clock));
+          done = std::max(done, end);
+          sim::TraceEvent e;
+          e.cycle = uint64_t(std::llround(now.to_seconds() * clock));
+          e.event = "host.transfer";
+          e.where = "system.host";
+          static const char *const kinds[] = {"write", "read", "remote_write", "remote_read"};
+          e.add("kind", kinds[h.kind])
+              .add("tile", "ipu" + std::to_string(h.ipu) + ".tile" + std::to_string(h.tile))
+              .addHex("addr", h.addr)
+              .add("bytes", h.kind == HostStep::Write ? uint64_t(sendData[h.file].size()) : h.bytes)
+              .add("end_cycle", end);
+          system->traceEvent(std::move(e));
+        }
+        return done;
+      };
       if (tracing)
         module.onTraceLines = [&trace](std::vector<std::string> &&lines) {
           for (const std::string &l : lines) trace << l << '\n';
@@ -396,6 +568,14 @@ int runProgram(const RunProgramOptions &o) {
       progress.finish();
       if (tracing && !trace.flush()) throw BadInput(o.trace + ": error: cannot write file");
       if (std::exception_ptr error = module.error()) return speaks ? reportRunError(error) : 2;
+      for (const HostStep &h : m.hostSteps)
+        if (hostError.empty() && h.sync > hostSyncs)
+          hostError = h.at + ": error: host step: it waits for host sync " + std::to_string(h.sync) + ", but the program made " +
+                      std::to_string(hostSyncs) + " (sync 5 or 7)";
+      if (!hostError.empty()) {
+        if (speaks) std::fprintf(stderr, "ipusim: %s\n", hostError.c_str());
+        return 2;
+      }
       const sim::SystemStats &stats = module.stats();
       cycles = stats.cycles;
       j.add("system.cycles", stats.cycles);
@@ -403,6 +583,8 @@ int runProgram(const RunProgramOptions &o) {
       j.add("system.links.packets", stats.links.packets);
       j.add("system.links.payload_bytes", stats.links.payloadBytes);
       j.add("system.links.link_bytes", stats.links.linkBytes);
+      j.add("system.host.syncs", hostSyncs);
+      j.add("system.host.bytes", hostLink.bytesMoved());
       const auto &connections = system->topology().connections();
       for (size_t c = 0; c < connections.size(); ++c)
         for (unsigned dir = 0; dir < 2; ++dir)

@@ -670,3 +670,81 @@ TEST(RunProgram, MpiErrorsAreTheOneProcessErrors) {
 }
 
 } // namespace
+
+// The host (docs/systems.md "The host"): host steps at host syncs over the host link's TLM
+// transactions, and remote buffers in Streaming Memory.
+namespace {
+
+// examples/programs/host_round_trip.S on tile 5 of ipu1 of an M2000 (gateway link: 25 GB/s each
+// way, 4000 cycles latency). 256 bytes take ceil(256 x 1.325e9 / 25e9) = ceil(13.57) = 14 cycles.
+// Host sync 1: the tile enters sync 5 at 7 (ld32 0, setzi 1, add 6 waits for the load, sync 7);
+// the host hears at 7 + 600 = 607 and writes 64 words: done at 607 + 14 + 4000 = 4621, the
+// release. The loop (64 words, 25 cycles a word but the last's 20: ld32, shl 6 later, add, st32,
+// brnzdec, the taken branch's refill) reaches sync 2 at 4621 + 1595 = 6216; the host, at 6816,
+// reads 256 bytes (to 6830 on the link, done 10830) and copies them to the remote buffer, a
+// second read of the tile behind the first on the same link and direction (6830..6844, done
+// 10844): release 10844. Host sync 3 at once (10844): the copy back, a write, from 11444: done
+// 15458. br $lr: 15464.
+TEST(RunProgram, HostRoundTripAndRemoteBufferOverTheGateway) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/host_round_trip.S", "host_round_trip");
+  const std::string m = exampleManifest(dir, "host_round_trip", "host_round_trip.elf", elf);
+  auto r = run("cd " + dir.path.string() + " && " + tool("ipusim") + " run " + m + " --trace t.trace --dump ipu1.5:0x72000:256:back.bin");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["system.cycles"], 15464);
+  EXPECT_EQ(j["system.host.syncs"], 3);
+  EXPECT_EQ(j["system.host.bytes"], 4 * 256);
+  const std::vector<uint32_t> out = readWords(dir.file("host_out.bin"), 64), back = readWords(dir.file("back.bin"), 64);
+  for (uint32_t k = 0; k < 64; ++k) {
+    EXPECT_EQ(out[k], 2 * (1000 + k) + 1) << k;
+    EXPECT_EQ(back[k], 2 * (1000 + k) + 1) << k;
+  }
+  std::string transfers;
+  std::istringstream trace(readText(dir.file("t.trace")));
+  for (std::string line; std::getline(trace, line);)
+    if (line.find(" host.transfer ") != std::string::npos || line.find(" external_sync ") != std::string::npos)
+      transfers += line + "\n";
+  EXPECT_EQ(transfers,
+            "607 host.transfer system.host kind=write tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=4621\n"
+            "4621 external_sync system.sync zone=5 index=0 last_arrival_cycle=7\n"
+            "6816 host.transfer system.host kind=read tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=10830\n"
+            "6816 host.transfer system.host kind=remote_write tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=10844\n"
+            "10844 external_sync system.sync zone=5 index=1 last_arrival_cycle=6216\n"
+            "11444 host.transfer system.host kind=remote_read tile=ipu1.tile5 addr=0x72000 bytes=256 end_cycle=15458\n"
+            "15458 external_sync system.sync zone=5 index=2 last_arrival_cycle=10844\n");
+}
+
+TEST(RunProgram, HostStepErrors) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/host_round_trip.S", "h");
+  writeWords(dir.file("n.bin"), {4});
+  writeWords(dir.file("in.bin"), {1, 2, 3, 4});
+  const std::string head = "config = \"m2000\"\ntiles = 2\n[[tile]]\ntiles = 0\nimage = \"" + elf +
+                           "\"\nentry = \"host_round_trip\"\nvertex_base = 0x70000\nload = [\"n.bin@0x70000\"]\n";
+  auto err = [&](const std::string &text, int status = 1, const std::string &config = "") {
+    std::string t = text;
+    if (!config.empty()) t.replace(t.find("m2000"), 5, config);
+    auto r = run(tool("ipusim") + " run " + dir.file("p.toml", t));
+    EXPECT_EQ(r.status, status) << r.err;
+    return r.err.substr(r.err.find("p.toml") == std::string::npos ? 0 : r.err.find("p.toml"));
+  };
+  const std::string step = "[[host]]\nsync = 1\nwrite = \"in.bin\"\nipu = 0\ntile = 0\n";
+  EXPECT_EQ(err(head + step + "addr = 0xe7ff8\n"),
+            "p.toml:9:1: error: host step: 0xe7ff8..0xe8008 is outside tile memory 0x4c000..0xe8000\n");
+  EXPECT_EQ(err(head + "[[host]]\nsync = 1\nipu = 0\n"),
+            "p.toml:9:1: error: a [[host]] step needs one of 'write', 'read', 'remote_write', 'remote_read'\n");
+  EXPECT_EQ(err(head + "[[remote_buffer]]\nname = \"b\"\nbytes = 64\n[[host]]\nsync = 1\nremote_read = \"b\"\noffset = 32\n"
+                       "bytes = 64\nipu = 0\ntile = 0\naddr = 0x71000\n"),
+            "p.toml:12:1: error: host step: bytes 32..96 are beyond remote buffer 'b' of 64 bytes\n");
+  EXPECT_EQ(err(head + "[[host]]\nsync = 1\nremote_read = \"nope\"\nbytes = 4\nipu = 0\ntile = 0\naddr = 0x71000\n"),
+            "p.toml:9:1: error: host step: no remote buffer 'nope'\n");
+  EXPECT_EQ(err(head + "[[remote_buffer]]\nname = \"b\"\nbytes = 64\n", 1, "mk2"),
+            "p.toml:9:1: error: remote buffer 'b': config 'mk2' has no Streaming Memory (host.streaming_memory_bytes = "
+            "0: the host is a PCIe card)\n");
+  // The program makes 3 host syncs; a step at the 4th never runs: after the run, status 2.
+  EXPECT_EQ(err(head + "[[host]]\nsync = 4\nwrite = \"in.bin\"\nipu = 0\ntile = 0\naddr = 0x71000\n", 2),
+            "p.toml:9:1: error: host step: it waits for host sync 4, but the program made 3 (sync 5 or 7)\n");
+}
+
+} // namespace

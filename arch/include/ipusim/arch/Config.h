@@ -96,6 +96,7 @@ struct HostConfig {
   std::string kind;                  ///< "pcie" (a PCIe card) or "gateway" (M2000 / POD)
   double bytesPerSecondPerDirection = 0;
   unsigned latencyCycles = 0;        ///< provisional
+  double streamingMemoryBytes = 0;   ///< remote buffers in the gateway's DRAM (0: none, a PCIe card)
 };
 
 struct SystemConfig {

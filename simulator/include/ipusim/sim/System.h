@@ -19,6 +19,10 @@
 
 namespace ipusim::sim {
 
+/// The EXTERNAL zones the host takes part in: GS1 and GS2 with the host, slave and master
+/// ([RE] S8 zones 5, 7, 13, 15; ipu-facts §4.5).
+inline bool isHostSyncZone(unsigned zone) { return zone == 5 || zone == 7 || zone == 13 || zone == 15; }
+
 struct SystemStats {
   uint64_t cycles = 0;         ///< when the last tile of any IPU returned
   uint64_t externalSyncs = 0;  ///< external syncs completed (each counts once, not once per IPU)
@@ -71,6 +75,10 @@ public:
   /// The same as formatted lines; when partitioned, rank 0 gets every rank's, merged in the same
   /// order, and the other ranks none.
   std::vector<std::string> takeTraceLines();
+  /// Adds an event of the system's own (the host's transfers ...) to the trace (rank 0 only).
+  void traceEvent(TraceEvent &&event) {
+    if (tracing_ && (!partition_ || partition_->rank() == 0)) systemEvents_.push_back(std::move(event));
+  }
 
 private:
   /// IPU i's external words since the last external sync, parsed into its packets (or its error).

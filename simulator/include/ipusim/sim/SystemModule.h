@@ -21,6 +21,11 @@ public:
   std::function<void(std::vector<std::string> &&)> onTraceLines;
   /// Called after each step with the release cycle and the steps so far (a progress display).
   std::function<void(uint64_t cycle, uint64_t steps)> onProgress;
+  /// Called at each sync the host takes part in (isHostSyncZone), at the cycle the sync reaches
+  /// the host (the last arrival plus sync.external_latency_cycles, SystemC time there); returns
+  /// the cycle the host is done (its transfers over the host link), before which the tiles are
+  /// not released.
+  std::function<uint64_t(const System::Step &)> onHostSync;
   sc_core::sc_event done;
   /// The error that stopped the run (SimException, DeadlockError, ExchangeError), if any.
   std::exception_ptr error() const { return error_; }

@@ -1,0 +1,83 @@
+// The host's path to the IPUs as TLM-2.0 transactions (docs/systems.md "The host"): PCIe Gen4 x16
+// to each IPU of a card, or, in an M2000, the IPU-Gateway's link shared by its four IPUs, with the
+// Streaming Memory (remote buffers in the gateway's DRAM) behind it. A transaction moves bytes
+// between host memory (or a remote buffer) and one tile's memory while the tiles wait in a host
+// sync; it takes host.latency_cycles plus its bytes at host.bytes_per_second_per_direction, and
+// transactions in one direction of one link go one after another.
+#pragma once
+
+#include "ipusim/sim/System.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ipusim::sim {
+
+/// Where a transaction goes: a tile's memory, or a remote buffer (Streaming Memory).
+struct HostAddress {
+  static constexpr uint64_t kRemote = uint64_t(1) << 63;
+  /// Tile memory: ipu << 40 | tile << 24 | byte address.
+  static uint64_t tile(unsigned ipu, unsigned tile, uint32_t addr) {
+    return uint64_t(ipu) << 40 | uint64_t(tile) << 24 | addr;
+  }
+  /// A remote buffer: kRemote | buffer << 40 | byte offset.
+  static uint64_t remote(unsigned buffer, uint64_t offset) { return kRemote | uint64_t(buffer) << 40 | offset; }
+};
+
+/// The device side: the links to the IPUs and the gateway's remote buffers.
+class HostLink : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<HostLink> socket;
+
+  HostLink(sc_core::sc_module_name name, System &system);
+  /// A remote buffer of `bytes` in Streaming Memory; its index for HostAddress::remote. Throws
+  /// std::runtime_error when the host has no Streaming Memory (a PCIe card) or it is full.
+  unsigned addRemoteBuffer(const std::string &name, uint64_t bytes);
+  const std::vector<uint8_t> &remoteBuffer(unsigned i) const { return remote_.at(i).bytes; }
+  /// The link a transaction for `ipu` takes: its own PCIe link, or its M2000's gateway.
+  unsigned linkOf(unsigned ipu) const;
+  uint64_t bytesMoved() const { return bytes_; }
+
+private:
+  /// A write moves the payload into the tile (or a remote buffer); a read fills it from there.
+  /// `delay` grows by the wait for the link, the latency and the bytes' time on the link. A
+  /// tile out of range, an address outside its memory or past a remote buffer's end is a
+  /// TLM_ADDRESS_ERROR_RESPONSE with the reason in error().
+  void b_transport(tlm::tlm_generic_payload &payload, sc_core::sc_time &delay);
+
+public:
+  /// The reason of the last failed transaction.
+  const std::string &error() const { return error_; }
+
+private:
+  struct Remote {
+    std::string name;
+    std::vector<uint8_t> bytes;
+  };
+  System &system_;
+  const arch::SystemConfig &config_;
+  std::vector<Remote> remote_;
+  uint64_t remoteBytes_ = 0;
+  std::map<std::pair<unsigned, bool>, sc_core::sc_time> busyUntil_; ///< per link and direction
+  uint64_t bytes_ = 0;
+  std::string error_;
+};
+
+/// The host program's side of the link.
+class HostPort : public sc_core::sc_module {
+public:
+  tlm_utils::simple_initiator_socket<HostPort> socket;
+  explicit HostPort(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {}
+  /// One transaction from the current SystemC time; returns when the last byte is through
+  /// (the local time annotation of b_transport, not waited on: the caller waits). Throws
+  /// std::runtime_error with the link's reason for an address error.
+  sc_core::sc_time transfer(bool write, uint64_t address, uint8_t *data, unsigned bytes, const HostLink &link);
+};
+
+} // namespace ipusim::sim

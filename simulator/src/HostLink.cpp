@@ -1,0 +1,109 @@
+// The host link as TLM-2.0 transactions. See ipusim/sim/HostLink.h and docs/systems.md.
+#include "ipusim/sim/HostLink.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace ipusim::sim {
+
+HostLink::HostLink(sc_core::sc_module_name name, System &system)
+    : sc_core::sc_module(name), socket("socket"), system_(system), config_(system.config()) {
+  socket.register_b_transport(this, &HostLink::b_transport);
+}
+
+unsigned HostLink::addRemoteBuffer(const std::string &name, uint64_t bytes) {
+  if (config_.host.streamingMemoryBytes == 0)
+    throw std::runtime_error("remote buffer '" + name + "': config '" + config_.name +
+                             "' has no Streaming Memory (host.streaming_memory_bytes = 0: the host is a PCIe card)");
+  // host.streaming_memory_bytes is each gateway's (each M2000's) DRAM.
+  const double capacity = config_.host.streamingMemoryBytes * (config_.ipus / config_.ipusPerChassis);
+  if (double(remoteBytes_ + bytes) > capacity)
+    throw std::runtime_error("remote buffer '" + name + "' of " + std::to_string(bytes) + " bytes does not fit: " +
+                             std::to_string(remoteBytes_) + " of the " + std::to_string(uint64_t(capacity)) +
+                             " bytes of Streaming Memory are taken");
+  remoteBytes_ += bytes;
+  remote_.push_back({name, std::vector<uint8_t>(size_t(bytes), 0)});
+  return unsigned(remote_.size() - 1);
+}
+
+unsigned HostLink::linkOf(unsigned ipu) const {
+  // [F] S13: an M2000's IPUs reach the host through its one IPU-Gateway; a PCIe card per IPU.
+  return config_.host.kind == "gateway" ? ipu / config_.ipusPerChassis : ipu;
+}
+
+void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) {
+  const uint64_t a = p.get_address();
+  const unsigned bytes = p.get_data_length();
+  const bool write = p.get_command() == tlm::TLM_WRITE_COMMAND;
+  uint8_t *data = p.get_data_ptr();
+  auto fail = [&](const std::string &why) {
+    error_ = why;
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  };
+  unsigned link = 0;
+  if (a & HostAddress::kRemote) {
+    const unsigned buffer = unsigned((a >> 40) & 0x3FFFFF);
+    const uint64_t offset = a & ((uint64_t(1) << 40) - 1);
+    if (buffer >= remote_.size()) return fail("no remote buffer " + std::to_string(buffer));
+    Remote &r = remote_[buffer];
+    if (offset + bytes > r.bytes.size())
+      return fail("bytes " + std::to_string(offset) + ".." + std::to_string(offset + bytes) + " are beyond remote buffer '" +
+                  r.name + "' of " + std::to_string(r.bytes.size()) + " bytes");
+    // The gateway's DRAM side of a copy between a tile and a remote buffer: the copy's time is its
+    // tile side's, on the IPU's link ([I]: the DRAM is taken not to be the bottleneck).
+    if (write) std::memcpy(r.bytes.data() + offset, data, bytes);
+    else std::memcpy(data, r.bytes.data() + offset, bytes);
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  {
+    const unsigned ipu = unsigned(a >> 40), tile = unsigned((a >> 24) & 0xFFFF);
+    const uint32_t addr = uint32_t(a & 0xFFFFFF);
+    if (ipu >= system_.ipuCount() || tile >= system_.ipu(ipu).tileCount())
+      return fail("tile " + std::to_string(tile) + " of ipu" + std::to_string(ipu) + " is not in the system");
+    TileMemory &m = system_.ipu(ipu).tile(tile).memory();
+    if (!m.contains(addr, bytes)) {
+      char range[96];
+      std::snprintf(range, sizeof range, "0x%x..0x%llx is outside tile memory 0x%x..0x%x", addr,
+                    static_cast<unsigned long long>(uint64_t(addr) + bytes), m.base(), m.end());
+      return fail(std::string("tile ") + std::to_string(tile) + " of ipu" + std::to_string(ipu) + ": " + range);
+    }
+    // With MPI, the rank that runs the IPU holds its memory; the timing is every rank's.
+    if (system_.owns(ipu)) {
+      if (write) std::memcpy(m.at(addr), data, bytes);
+      else std::memcpy(data, m.at(addr), bytes);
+    }
+    link = linkOf(ipu);
+  }
+  // [D] S11 / [F] S12-S13: the bytes at the link's rate each way, after its latency
+  // (host.latency_cycles, provisional); one transaction at a time each way on a link.
+  const double clock = config_.ipu.clockHz;
+  const sc_core::sc_time busy(std::ceil(double(bytes) * clock / config_.host.bytesPerSecondPerDirection) / clock,
+                              sc_core::SC_SEC);
+  sc_core::sc_time &free = busyUntil_[{link, write}];
+  const sc_core::sc_time start = std::max(sc_core::sc_time_stamp() + delay, free);
+  free = start + busy;
+  delay = free + sc_core::sc_time(double(config_.host.latencyCycles) / clock, sc_core::SC_SEC) - sc_core::sc_time_stamp();
+  bytes_ += bytes;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+sc_core::sc_time HostPort::transfer(bool write, uint64_t address, uint8_t *data, unsigned bytes, const HostLink &link) {
+  tlm::tlm_generic_payload p;
+  p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(address);
+  p.set_data_ptr(data);
+  p.set_data_length(bytes);
+  p.set_streaming_width(bytes);
+  p.set_byte_enable_ptr(nullptr);
+  p.set_dmi_allowed(false);
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  socket->b_transport(p, delay);
+  if (p.is_response_error()) throw std::runtime_error(link.error());
+  return delay;
+}
+
+} // namespace ipusim::sim
