@@ -4,7 +4,8 @@
 # workers) and runs it on a simulated tile, printing the cycle-level statistics; then runs the
 # example programs of examples/programs on one IPU (docs/program-manifest.md): a ring shift over
 # the exchange on four tiles, a broadcast and an all-to-all on 16, and the vector add on all 1472
-# tiles (elementwise.toml); then builds a Poplar program of ours the way Poplar users build
+# tiles (elementwise.toml); then a system of IPUs (an M2000: its topology, a ring all-reduce over
+# IPU-Links, a host round trip); then builds a Poplar program of ours the way Poplar users build
 # theirs (examples/poplar/matvec.cpp against build/enable.sh) and runs it on the simulated IPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,20 @@ build/bin/ipusim run examples/programs/elementwise.toml --stats "$out/elementwis
 grep -E '"ipu0\.(cycles|sync|phase|exchange)|"ipu0\.tile(0|1471)\.' "$out/elementwise.json"
 echo "tile 1471, out[0..3] = in0 + in1:"
 od -An -tf4 "$out/elementwise_tile1471.bin"
+
+# A system of IPUs (docs/systems.md): the M2000's IPU-Link topology, a ring all-reduce over its
+# four IPUs as inter-IPU packets and external syncs, and a host <-> IPU round trip through the
+# IPU-Gateway and Streaming Memory.
+echo
+build/bin/ipusim info m2000
+echo "ipusim run: examples/programs/ring_allreduce_m2000.toml (every element: 10000 + 4 k^2)"
+build/bin/ipusim run examples/programs/ring_allreduce_m2000.toml --stats "$out/ring_allreduce.json" \
+  --dump "ipu3.0:0x71000:16:$out/allreduce_ipu3.bin"
+grep -E '"system\.' "$out/ring_allreduce.json"
+od -An -tu4 "$out/allreduce_ipu3.bin"
+echo "ipusim run: examples/programs/host_round_trip.toml (the host gets 2 x + 1 for x = 1000 ..)"
+(cd "$out" && ../bin/ipusim run ../../examples/programs/host_round_trip.toml --stats host_round_trip.json &&
+  od -An -tu4 -N16 host_out.bin)
 
 # A C++ codelet compiled by ipu-cc (clang in process, LLVM's optimiser, ipusim's backend): its
 # vertex-state layout, the inner loop it becomes, and a run of it on one worker of a tile.

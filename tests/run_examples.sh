@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Every example manifest runs right after the build, from any folder (here: /), with the images
-# the build made (examples/CMakeLists.txt). The ring shift's result is checked word for word.
+# Every example manifest runs right after the build, from any folder (here: a temporary one, where
+# host_round_trip.toml's host writes its file), with the images the build made
+# (examples/CMakeLists.txt). The ring shift's result is checked word for word.
 #   run_examples.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cd /
+cd "$work"
 for m in "$src"/examples/programs/*.toml; do
   if ! "$build/bin/ipusim" run "$m" --stats "$work/stats.json" --threads 2 2> "$work/err.txt"; then
-    echo "run_examples.sh: $m failed from /: $(cat "$work/err.txt")" >&2
+    echo "run_examples.sh: $m failed from $work: $(cat "$work/err.txt")" >&2
     exit 1
   fi
 done
