@@ -1,4 +1,5 @@
 #include "ipusim/sim/Ipu.h"
+#include "Hex.h"
 
 #include <algorithm>
 #include <iterator>
@@ -9,16 +10,6 @@
 #include <thread>
 
 namespace ipusim::sim {
-
-namespace {
-
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%x", v);
-  return b;
-}
-
-} // namespace
 
 bool isIpuSyncZone(unsigned zone) { return zone == 3 || (zone >= 4 && zone <= 7) || (zone >= 12 && zone <= 15); }
 

@@ -1,6 +1,7 @@
 // A system of IPUs: external syncs across IPUs and inter-IPU packets over the IPU-Links. See
 // ipusim/sim/System.h and docs/systems.md.
 #include "ipusim/sim/System.h"
+#include "Hex.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,12 +14,6 @@
 namespace ipusim::sim {
 
 namespace {
-
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%x", v);
-  return b;
-}
 
 std::string at(unsigned ipu, unsigned tile) { return "tile " + std::to_string(tile) + " of ipu" + std::to_string(ipu); }
 
@@ -218,23 +213,14 @@ void System::share(std::vector<std::exception_ptr> &errors) {
     ByteReader r(message);
     while (!r.done()) {
       const unsigned i = r.get<unsigned>();
-      state_[i] = r.get<State>();
-      waiting_[i].zone = r.get<unsigned>();
-      waiting_[i].lastArrival = r.get<uint64_t>();
+      r.get(state_[i]).get(waiting_[i].zone).get(waiting_[i].lastArrival);
       waitingTiles_[i] = r.getString();
       Outgoing &o = outgoing_[i];
-      o.any = r.get<bool>();
-      o.firstTile = r.get<unsigned>();
-      o.firstCycle = r.get<uint64_t>();
+      r.get(o.any).get(o.firstTile).get(o.firstCycle);
       o.packets.resize(size_t(r.get<uint64_t>()));
       for (Packet &p : o.packets) {
         p.srcIpu = i;
-        p.srcTile = r.get<unsigned>();
-        p.dstIpu = r.get<unsigned>();
-        p.dstTile = r.get<unsigned>();
-        p.addr = r.get<uint32_t>();
-        p.firstSend = r.get<uint64_t>();
-        p.lastSend = r.get<uint64_t>();
+        r.get(p.srcTile).get(p.dstIpu).get(p.dstTile).get(p.addr).get(p.firstSend).get(p.lastSend);
         p.payload.resize(size_t(r.get<uint64_t>()));
         r.read(p.payload.data(), 4 * p.payload.size());
       }
@@ -392,15 +378,8 @@ void putStats(ByteWriter &w, const IpuStats &s) {
 
 IpuStats getStats(ByteReader &r) {
   IpuStats s;
-  s.cycles = r.get<uint64_t>();
-  s.syncs = r.get<uint64_t>();
-  s.computePhases = r.get<uint64_t>();
-  s.exchangePhases = r.get<uint64_t>();
-  s.computeCycles = r.get<uint64_t>();
-  s.exchangeCycles = r.get<uint64_t>();
-  s.syncCycles = r.get<uint64_t>();
-  s.wordsSent = r.get<uint64_t>();
-  s.wordsReceived = r.get<uint64_t>();
+  r.get(s.cycles).get(s.syncs).get(s.computePhases).get(s.exchangePhases).get(s.computeCycles).get(s.exchangeCycles);
+  r.get(s.syncCycles).get(s.wordsSent).get(s.wordsReceived);
   s.tiles.resize(size_t(r.get<uint64_t>()));
   for (TileStats &t : s.tiles) t = r.get<TileStats>();
   return s;

@@ -1,5 +1,6 @@
 // Control flow, worker exit, CSRs, starting workers and sync ([F] S2, S3; asm-dialect §3.1).
 #include "../Semantics.h"
+#include "../Hex.h"
 #include "ipusim/sim/Ipu.h"
 
 #include <algorithm>
@@ -18,11 +19,6 @@ void exitWorker(Tile &t, Context &c, bool status) {
   c.running = false;
   c.exitCycle = t.now();
   if (t.tracing()) t.traceEvent(t.now(), c.id, "vertex.end").add("status", uint64_t(c.exitStatus));
-}
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%x", v);
-  return b;
 }
 } // namespace
 

@@ -52,6 +52,11 @@ public:
     at_ += sizeof(T);
     return v;
   }
+  /// Reads the next value into `v` (chains: r.get(a).get(b)).
+  template <class T> ByteReader &get(T &v) {
+    v = get<T>();
+    return *this;
+  }
   std::string getString() {
     const size_t n = size_t(get<uint64_t>());
     need(n);
