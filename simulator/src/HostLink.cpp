@@ -80,12 +80,11 @@ void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
   // [D] S11 / [F] S12-S13: the bytes at the link's rate each way, after its latency
   // (host.latency_cycles, provisional); one transaction at a time each way on a link.
   const double clock = config_.ipu.clockHz;
-  const sc_core::sc_time busy(std::ceil(double(bytes) * clock / config_.host.bytesPerSecondPerDirection) / clock,
-                              sc_core::SC_SEC);
-  sc_core::sc_time &free = busyUntil_[{link, write}];
-  const sc_core::sc_time start = std::max(sc_core::sc_time_stamp() + delay, free);
-  free = start + busy;
-  delay = free + sc_core::sc_time(double(config_.host.latencyCycles) / clock, sc_core::SC_SEC) - sc_core::sc_time_stamp();
+  const uint64_t busy = uint64_t(std::ceil(double(bytes) * clock / config_.host.bytesPerSecondPerDirection - 1e-9));
+  const uint64_t now = uint64_t(std::llround((sc_core::sc_time_stamp() + delay).to_seconds() * clock));
+  uint64_t &free = busyUntil_[{link, write}];
+  free = std::max(now, free) + busy;
+  delay += sc_core::sc_time(double(free + config_.host.latencyCycles - now) / clock, sc_core::SC_SEC);
   bytes_ += bytes;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

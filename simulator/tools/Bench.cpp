@@ -20,6 +20,7 @@
 #include "ipusim/sim/Ipu.h"
 #include "ipusim/sim/SimException.h"
 #include "ipusim/sim/System.h"
+#include "ipusim/sim/HostLink.h"
 
 #include <nlohmann/json.hpp>
 
@@ -1018,6 +1019,56 @@ Result allReduceBench(const Env &env) {
   return r;
 }
 
+// ============================== the host link ==============================
+//
+// The host's transactions over its link (sim/HostLink.h, TLM-2.0) as a host sync makes them: 4 KiB
+// to (or from) each tile of ipu0, one after another; on a gateway config also each tile's 4 KiB
+// into a remote buffer. Bandwidth: the bytes over the time from the first transaction's start to
+// the last one's end (its latency included once).
+std::vector<Result> hostBench(const Env &env) {
+  sim::System system(env.cfg, env.tiles);
+  sim::HostLink link("bench_host_link", system);
+  sim::HostPort port("bench_host");
+  port.socket.bind(link.socket);
+  const bool gateway = env.cfg.host.streamingMemoryBytes > 0;
+  constexpr unsigned kBytes = 4096;
+  const unsigned buffer = gateway ? link.addRemoteBuffer("bench", uint64_t(kBytes) * env.tiles) : 0;
+  const double peak = env.cfg.host.bytesPerSecondPerDirection / 1e9, clock = env.cfg.ipu.clockHz;
+  std::vector<uint8_t> data(kBytes);
+  std::vector<Result> out;
+  auto measure = [&](const std::string &id, const std::string &metric, bool write, bool remote) {
+    link.resetTiming();
+    sc_core::sc_time last = sc_core::SC_ZERO_TIME;
+    for (unsigned t = 0; t < env.tiles; ++t) {
+      for (unsigned k = 0; k < kBytes; ++k) data[k] = uint8_t(t + k);
+      last = std::max(last, port.transfer(write, sim::HostAddress::tile(0, t, kIncoming), data.data(), kBytes, link));
+      if (remote) port.transfer(true, sim::HostAddress::remote(buffer, uint64_t(kBytes) * t), data.data(), kBytes, link);
+    }
+    if (write && getWord(system.ipu(0).tile(env.tiles - 1), kIncoming) != (uint32_t(env.tiles - 1) & 0xFF) * 0x01010101u + 0x03020100u)
+      throw BenchFailure("host: the last tile did not get its bytes");
+    const uint64_t bytes = uint64_t(kBytes) * env.tiles, cycles = uint64_t(std::llround(last.to_seconds() * clock));
+    const double gbs = double(bytes) / last.to_seconds() / 1e9;
+    Result r;
+    r.id = id;
+    r.json["metric"] = metric;
+    r.json["tiles"] = env.tiles;
+    r.json["bytes"] = bytes;
+    r.json["cycles"] = cycles;
+    r.json["gb_per_s"] = gbs;
+    r.json["published_gb_per_s"] = peak;
+    r.json["ratio"] = gbs / peak;
+    const std::string source = gateway ? "[F] S12, S13: 2 x 100 Gb/s GW-Links per M2000" : "[D] S11: PCIe Gen4 x16, 32 GB/s each way";
+    r.json["source"] = source;
+    r.rows.push_back({metric, gbs, 2, "GB/s", peak, source});
+    out.push_back(std::move(r));
+  };
+  measure("host.write", "host -> IPU bandwidth (4 KiB a tile)", true, false);
+  measure("host.read", "IPU -> host bandwidth (4 KiB a tile)", false, false);
+  if (gateway) measure("host.streaming_memory", "tile -> Streaming Memory bandwidth (4 KiB a tile)", false, true);
+  else env.skipped.push_back("host.streaming_memory: config '" + env.cfg.name + "' has no Streaming Memory (try --config m2000)");
+  return out;
+}
+
 // ============================== output ==============================
 
 std::string fixed(double v, int digits) {
@@ -1103,6 +1154,8 @@ int runBench(const BenchOptions &o) {
     for (Result &r : latencyBench(env)) results.push_back(std::move(r));
     current = "sync.internal";
     results.push_back(syncBench(env));
+    current = "host";
+    for (Result &r : hostBench(env)) results.push_back(std::move(r));
     if (env.cfg.ipus > 1) {
       current = "link";
       for (Result &r : linkBench(env)) results.push_back(std::move(r));

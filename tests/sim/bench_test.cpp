@@ -205,6 +205,7 @@ TEST(Bench, SmallConfigRunsWhatFitsAndSaysWhatItSkips) {
   EXPECT_FALSE(j["results"].contains("exchange.latency.next_row"));
   EXPECT_EQ(j["skipped"], (nlohmann::json{"exchange.latency.next_row: needs 2 supertile rows (128 tiles); the config has 64",
                                           "exchange.latency.far_corner: needs 2 supertile rows (128 tiles); the config has 64",
+                                          "host.streaming_memory: config 'row' has no Streaming Memory (try --config m2000)",
                                           "link.*, sync.external: config 'row' has one IPU (try --config m2000)"}));
   // A config that is not whole rows is refused at load, saying why.
   const std::string bad = d.file("bad.toml", "inherits = \"mk2\"\nname = \"bad\"\n[ipu]\ntiles = 16\n");
@@ -230,6 +231,9 @@ namespace {
 //   5340 cycles for 64 x 4 KiB = 262144 bytes: 49.09 B/cycle = 65.05 GB/s (the fixed latencies
 //   weigh on so few tiles; all 1472 reach 0.967 of the 96 GB/s).
 // - sync.external: the model's parameter, 600.
+// - host.*: 64 transactions of 4 KiB over the gateway's link, each ceil(4096 x 1.325e9 / 25e9) =
+//   ceil(217.09) = 218 cycles, one after another, the last done 4000 (host.latency_cycles) later:
+//   64 x 218 + 4000 = 17952 cycles for 262144 bytes, in each direction and into Streaming Memory.
 TEST(Bench, SystemBenchmarksOnAnM2000) {
   ToolResult r = run(tool("ipusim") + " bench --json --config m2000 --tiles 64 --threads 2");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -246,6 +250,11 @@ TEST(Bench, SystemBenchmarksOnAnM2000) {
   EXPECT_EQ(res["link.allreduce"]["published_gb_per_s"], 32.0); // the ring's rails: 2 links
   EXPECT_GT(res["link.allreduce"]["ratio"].get<double>(), 0.0);
   EXPECT_LT(res["link.allreduce"]["ratio"].get<double>(), 1.0);
+  for (const char *id : {"host.write", "host.read", "host.streaming_memory"}) {
+    EXPECT_EQ(res[id]["bytes"], 262144) << id;
+    EXPECT_EQ(res[id]["cycles"], 64 * 218 + 4000) << id;
+    EXPECT_EQ(res[id]["published_gb_per_s"], 25.0) << id;
+  }
   EXPECT_EQ(j["skipped"].size(), 0u);
 }
 

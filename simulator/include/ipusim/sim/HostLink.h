@@ -43,6 +43,8 @@ public:
   /// The link a transaction for `ipu` takes: its own PCIe link, or its M2000's gateway.
   unsigned linkOf(unsigned ipu) const;
   uint64_t bytesMoved() const { return bytes_; }
+  /// Forgets when the links are busy until (a benchmark's next measurement starts them idle).
+  void resetTiming() { busyUntil_.clear(); }
 
 private:
   /// A write moves the payload into the tile (or a remote buffer); a read fills it from there.
@@ -64,7 +66,9 @@ private:
   const arch::SystemConfig &config_;
   std::vector<Remote> remote_;
   uint64_t remoteBytes_ = 0;
-  std::map<std::pair<unsigned, bool>, sc_core::sc_time> busyUntil_; ///< per link and direction
+  /// Per link and direction, the IPU cycle it is busy until (cycles, not sc_time: a sum of
+  /// picosecond-rounded times would drift from the cycle count).
+  std::map<std::pair<unsigned, bool>, uint64_t> busyUntil_;
   uint64_t bytes_ = 0;
   std::string error_;
 };
