@@ -77,14 +77,19 @@ void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     }
     link = linkOf(ipu);
   }
-  // [D] S11 / [F] S12-S13: the bytes at the link's rate each way, after its latency
-  // (host.latency_cycles, provisional); one transaction at a time each way on a link.
+  // [D] S11 / [F] S12-S13: the bytes cross the link at its rate each way and the tile's exchange
+  // port at its 4 B a cycle ([D] S11) together, one transaction at a time on each; then the
+  // link's latency (host.latency_cycles, provisional).
   const double clock = config_.ipu.clockHz;
-  const uint64_t busy = uint64_t(std::ceil(double(bytes) * clock / config_.host.bytesPerSecondPerDirection - 1e-9));
+  const uint64_t onLink = uint64_t(std::ceil(double(bytes) * clock / config_.host.bytesPerSecondPerDirection - 1e-9));
+  const uint64_t atPort = (bytes + config_.exchange.bytesPerCyclePerTile - 1) / config_.exchange.bytesPerCyclePerTile;
   const uint64_t now = uint64_t(std::llround((sc_core::sc_time_stamp() + delay).to_seconds() * clock));
-  uint64_t &free = busyUntil_[{link, write}];
-  free = std::max(now, free) + busy;
-  delay += sc_core::sc_time(double(free + config_.host.latencyCycles - now) / clock, sc_core::SC_SEC);
+  uint64_t &linkFree = busyUntil_[{link, write}], &portFree = portBusyUntil_[{unsigned(a >> 40), unsigned((a >> 24) & 0xFFFF)}];
+  const uint64_t start = std::max({now, linkFree, portFree});
+  linkFree = start + onLink;
+  portFree = start + atPort;
+  const uint64_t done = std::max(linkFree, portFree) + config_.host.latencyCycles;
+  delay += sc_core::sc_time(double(done - now) / clock, sc_core::SC_SEC);
   bytes_ += bytes;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

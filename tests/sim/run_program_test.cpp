@@ -676,15 +676,15 @@ TEST(RunProgram, MpiErrorsAreTheOneProcessErrors) {
 namespace {
 
 // examples/programs/host_round_trip.S on tile 5 of ipu1 of an M2000 (gateway link: 25 GB/s each
-// way, 4000 cycles latency). 256 bytes take ceil(256 x 1.325e9 / 25e9) = ceil(13.57) = 14 cycles.
+// way, 4000 cycles latency). 256 bytes take ceil(256 x 1.325e9 / 25e9) = ceil(13.57) = 14 cycles
+// on the link and 64 at the tile's exchange port (4 B a cycle), together: the port sets the pace.
 // Host sync 1: the tile enters sync 5 at 7 (ld32 0, setzi 1, add 6 waits for the load, sync 7);
-// the host hears at 7 + 600 = 607 and writes 64 words: done at 607 + 14 + 4000 = 4621, the
+// the host hears at 7 + 600 = 607 and writes 64 words: done at 607 + 64 + 4000 = 4671, the
 // release. The loop (64 words, 25 cycles a word but the last's 20: ld32, shl 6 later, add, st32,
-// brnzdec, the taken branch's refill) reaches sync 2 at 4621 + 1595 = 6216; the host, at 6816,
-// reads 256 bytes (to 6830 on the link, done 10830) and copies them to the remote buffer, a
-// second read of the tile behind the first on the same link and direction (6830..6844, done
-// 10844): release 10844. Host sync 3 at once (10844): the copy back, a write, from 11444: done
-// 15458. br $lr: 15464.
+// brnzdec, the taken branch's refill) reaches sync 2 at 4671 + 1595 = 6266; the host, at 6866,
+// reads 256 bytes (the port busy to 6930: done 10930) and copies them to the remote buffer, a
+// second read of the tile once its port is free (6930..6994, done 10994): release 10994. Host
+// sync 3 at once (10994): the copy back, a write, from 11594: done 15658. br $lr: 15664.
 TEST(RunProgram, HostRoundTripAndRemoteBufferOverTheGateway) {
   test::TempDir dir;
   const std::string elf = buildImage(dir, "examples/programs/host_round_trip.S", "host_round_trip");
@@ -692,7 +692,7 @@ TEST(RunProgram, HostRoundTripAndRemoteBufferOverTheGateway) {
   auto r = run("cd " + dir.path.string() + " && " + tool("ipusim") + " run " + m + " --trace t.trace --dump ipu1.5:0x72000:256:back.bin");
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["system.cycles"], 15464);
+  EXPECT_EQ(j["system.cycles"], 15664);
   EXPECT_EQ(j["system.host.syncs"], 3);
   EXPECT_EQ(j["system.host.bytes"], 4 * 256);
   const std::vector<uint32_t> out = readWords(dir.file("host_out.bin"), 64), back = readWords(dir.file("back.bin"), 64);
@@ -706,13 +706,13 @@ TEST(RunProgram, HostRoundTripAndRemoteBufferOverTheGateway) {
     if (line.find(" host.transfer ") != std::string::npos || line.find(" external_sync ") != std::string::npos)
       transfers += line + "\n";
   EXPECT_EQ(transfers,
-            "607 host.transfer system.host kind=write tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=4621\n"
-            "4621 external_sync system.sync zone=5 index=0 last_arrival_cycle=7\n"
-            "6816 host.transfer system.host kind=read tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=10830\n"
-            "6816 host.transfer system.host kind=remote_write tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=10844\n"
-            "10844 external_sync system.sync zone=5 index=1 last_arrival_cycle=6216\n"
-            "11444 host.transfer system.host kind=remote_read tile=ipu1.tile5 addr=0x72000 bytes=256 end_cycle=15458\n"
-            "15458 external_sync system.sync zone=5 index=2 last_arrival_cycle=10844\n");
+            "607 host.transfer system.host kind=write tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=4671\n"
+            "4671 external_sync system.sync zone=5 index=0 last_arrival_cycle=7\n"
+            "6866 host.transfer system.host kind=read tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=10930\n"
+            "6866 host.transfer system.host kind=remote_write tile=ipu1.tile5 addr=0x71000 bytes=256 end_cycle=10994\n"
+            "10994 external_sync system.sync zone=5 index=1 last_arrival_cycle=6266\n"
+            "11594 host.transfer system.host kind=remote_read tile=ipu1.tile5 addr=0x72000 bytes=256 end_cycle=15658\n"
+            "15658 external_sync system.sync zone=5 index=2 last_arrival_cycle=10994\n");
 }
 
 TEST(RunProgram, HostStepErrors) {

@@ -2,8 +2,10 @@
 // to each IPU of a card, or, in an M2000, the IPU-Gateway's link shared by its four IPUs, with the
 // Streaming Memory (remote buffers in the gateway's DRAM) behind it. A transaction moves bytes
 // between host memory (or a remote buffer) and one tile's memory while the tiles wait in a host
-// sync; it takes host.latency_cycles plus its bytes at host.bytes_per_second_per_direction, and
-// transactions in one direction of one link go one after another.
+// sync; its bytes cross the link at host.bytes_per_second_per_direction and, at the same time, the
+// tile's exchange port at exchange.bytes_per_cycle_per_tile (the slower sets the pace), then
+// host.latency_cycles; transactions in one direction of one link, or at one tile, go one after
+// another (the Poplar runtime's host transfers follow the same two limits, docs/poplar.md).
 #pragma once
 
 #include "ipusim/sim/System.h"
@@ -44,7 +46,10 @@ public:
   unsigned linkOf(unsigned ipu) const;
   uint64_t bytesMoved() const { return bytes_; }
   /// Forgets when the links are busy until (a benchmark's next measurement starts them idle).
-  void resetTiming() { busyUntil_.clear(); }
+  void resetTiming() {
+    busyUntil_.clear();
+    portBusyUntil_.clear();
+  }
 
 private:
   /// A write moves the payload into the tile (or a remote buffer); a read fills it from there.
@@ -69,6 +74,7 @@ private:
   /// Per link and direction, the IPU cycle it is busy until (cycles, not sc_time: a sum of
   /// picosecond-rounded times would drift from the cycle count).
   std::map<std::pair<unsigned, bool>, uint64_t> busyUntil_;
+  std::map<std::pair<unsigned, unsigned>, uint64_t> portBusyUntil_; ///< per (IPU, tile)
   uint64_t bytes_ = 0;
   std::string error_;
 };
