@@ -315,3 +315,33 @@ TEST(System, AnIpuOnItsOwnHasNoExternalExchange) {
 }
 
 } // namespace
+
+// `ipusim info CONFIG` (docs/systems.md): prints the system and validates it.
+
+namespace {
+
+TEST(IpusimInfo, PrintsTheTopologyAndRefusesABadOne) {
+  auto r = test::run(test::tool("ipusim") + " info m2000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  IPUs: 4 (1472 tiles each, 5888 tiles), 1 chassis of 4, clock 1.325 GHz\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    ipu0 <-> ipu1  rung, 6 links, 96 GB/s each way\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    ipu1 <-> ipu3  rail, 2 links, 32 GB/s each way\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    ipu0: 2 IPU-Links unconnected\n"), std::string::npos); // to the front panel's ports
+  EXPECT_NE(r.out.find("  host: IPU-Gateway (GW-Links), 25 GB/s each way per M2000, latency 4000 cycles\n"), std::string::npos);
+  EXPECT_NE(r.out.find("  ring ring-on-line: 0 2 3 1\n"), std::string::npos);
+  auto pod64 = test::run(test::tool("ipusim") + " info pod64");
+  ASSERT_EQ(pod64.status, 0);
+  EXPECT_NE(pod64.out.find("    ipu0 <-> ipu62  wrap, 2 links, 32 GB/s each way\n"), std::string::npos);
+  EXPECT_NE(pod64.out.find("  ring rung-ring: 1 3 5 7"), std::string::npos);
+  test::TempDir d;
+  const std::string bad = d.file("bad.toml", "inherits = \"pod16\"\nname = \"bad\"\n[links]\nrail_links = 3\n");
+  auto b = test::run(test::tool("ipusim") + " info " + bad);
+  EXPECT_EQ(b.status, 1);
+  EXPECT_EQ(b.out, "");
+  EXPECT_EQ(b.err, "bad: error: topology '2d-torus': IPU 0 needs 12 IPU-Links but has 10 (links.links_per_ipu)\n");
+  auto missing = test::run(test::tool("ipusim") + " info nosuch");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("nosuch: error: no such machine config"), std::string::npos) << missing.err;
+}
+
+} // namespace
