@@ -234,13 +234,22 @@ void System::share(std::vector<std::exception_ptr> &errors) {
     if (e) std::rethrow_exception(e);
 }
 
-void System::agreeOnError(std::exception_ptr error) {
+void System::agreeOnError(uint64_t at, std::exception_ptr error) {
   ByteWriter w;
+  w.put(at);
   putError(w, error);
+  uint64_t first = UINT64_MAX;
+  std::exception_ptr firstError;
   for (const std::vector<uint8_t> &message : partition_->allGather(w.bytes)) {
     ByteReader r(message);
-    if (std::exception_ptr e = getError(r)) std::rethrow_exception(e);
+    const uint64_t k = r.get<uint64_t>();
+    std::exception_ptr e = getError(r);
+    if (e && k < first) {
+      first = k;
+      firstError = e;
+    }
   }
+  if (firstError) std::rethrow_exception(firstError);
 }
 
 System::Step System::compute(unsigned threads, uint64_t maxCycles) {
@@ -311,15 +320,8 @@ System::Step System::compute(unsigned threads, uint64_t maxCycles) {
   } catch (const std::runtime_error &e) {
     throw ExchangeError(std::string("exchange: ") + e.what());
   }
-  std::exception_ptr deliveryError;
   for (const PacketDelivery &d : deliveries) {
     const Packet &p = *d.packet;
-    const std::string what = "the packet " + at(p.srcIpu, p.srcTile) + " sent at cycle " + std::to_string(p.firstSend);
-    if (owns(p.dstIpu) && !deliveryError) try {
-        ipus_[p.dstIpu]->receiveExternal(p.dstTile, p.addr, p.payload, d.firstWrite, what);
-      } catch (...) {
-        deliveryError = std::current_exception();
-      }
     step.release = std::max(step.release, d.firstWrite + p.payload.size());
     if (tracing_ && (!partition_ || partition_->rank() == 0)) {
       TraceEvent e;
@@ -336,7 +338,24 @@ System::Step System::compute(unsigned threads, uint64_t maxCycles) {
       systemEvents_.push_back(std::move(e));
     }
   }
-  if (partition_) agreeOnError(deliveryError); // the first packet that failed, on every rank
+  // Written in the order they land (of packets for one address the last to land wins).
+  std::stable_sort(deliveries.begin(), deliveries.end(),
+                   [](const PacketDelivery &a, const PacketDelivery &b) { return a.firstWrite < b.firstWrite; });
+  std::exception_ptr deliveryError;
+  uint64_t errorAt = UINT64_MAX; // which delivery failed first
+  for (size_t k = 0; k < deliveries.size() && !deliveryError; ++k) {
+    const PacketDelivery &d = deliveries[k];
+    const Packet &p = *d.packet;
+    if (!owns(p.dstIpu)) continue;
+    try {
+      ipus_[p.dstIpu]->receiveExternal(p.dstTile, p.addr, p.payload, d.firstWrite,
+                                       "the packet " + at(p.srcIpu, p.srcTile) + " sent at cycle " + std::to_string(p.firstSend));
+    } catch (...) {
+      deliveryError = std::current_exception();
+      errorAt = k;
+    }
+  }
+  if (partition_) agreeOnError(errorAt, deliveryError); // the first packet that failed, on every rank
   else if (deliveryError) std::rethrow_exception(deliveryError);
   return pending_ = step;
 }

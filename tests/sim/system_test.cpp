@@ -191,6 +191,21 @@ TEST(System, TwoHopsCrossTheRailThenTheRung) {
   EXPECT_EQ(r.system->ipu(3).tile(0).memory().read<uint32_t>(0x71004), 8u);
 }
 
+TEST(System, OfTwoPacketsForOneAddressTheLastToLandWins) {
+  // ipu2 sends at 1..3 over the rail to ipu0; ipu1 waits 100 cycles first (delay at 1, send at 101)
+  // and crosses the rung: its word lands 100 cycles later and stays, whatever the IPUs' order.
+  const std::string late = "  .supervisor\n  .globl s\ns:\n  put $OUTGOING_BASE, $m0\n  delay 100\n  send 0, 3, 0\n"
+                           "  sync 4\n  br $lr\n";
+  SystemRun r = runSystem(config("m2000"), 1, {{{0, 0}, kWaiter}, {{1, 0}, late}, {{2, 0}, sender(3)}},
+                          {{{1, 0}, packetWords(0, 0, 0x71000, {111})}, {{2, 0}, packetWords(0, 0, 0x71000, {222})}});
+  EXPECT_EQ(r.system->ipu(0).tile(0).memory().read<uint32_t>(0x71000), 111u);
+  std::vector<uint64_t> writes;
+  for (const sim::TraceEvent &e : r.trace)
+    if (e.event == "link.receive") writes.push_back(e.cycle);
+  // ipu2's: last word at 3, + 1 + 64 + 1 (12 bytes on a link) + 1000 + 64 = 1133; ipu1's 100 later.
+  EXPECT_EQ(writes, (std::vector<uint64_t>{1133, 1233}));
+}
+
 /// Every IPU's tile 0 sends a packet to each of its neighbours over every connection of `cfg`,
 /// both ways; each receiver keeps the packet from IPU j at 0x71000 + 16 j. Checks every word.
 void everyLinkBothWays(const std::string &name) {

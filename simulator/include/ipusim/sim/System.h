@@ -90,9 +90,9 @@ private:
   /// Partitioned: tells every rank what this rank's IPUs did (state, sync, packets, error) and
   /// learns theirs; then throws the lowest IPU's error, if any, on every rank.
   void share(std::vector<std::exception_ptr> &errors);
-  /// Partitioned: every rank learns the other ranks' errors (of delivering packets to their
-  /// IPUs) and throws the first, so all ranks stop together.
-  void agreeOnError(std::exception_ptr error);
+  /// Partitioned: every rank learns the other ranks' errors of delivering packets to their IPUs
+  /// (`at`: the delivery's place in landing order) and all throw the earliest, as one process would.
+  void agreeOnError(uint64_t at, std::exception_ptr error);
 
   enum class State { Running, Waiting, Finished, Idle }; ///< Idle: no tile started
   arch::SystemConfig config_;
