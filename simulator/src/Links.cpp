@@ -54,10 +54,11 @@ std::vector<PacketDelivery> Links::deliver(const std::vector<Packet> &packets) {
     events.emplace(p.lastSend + 1 + block, p.srcIpu, p.srcTile, i, 0);
   }
   while (!events.empty()) {
-    auto [at, srcIpu, srcTile, i, h] = events.top();
+    const Event ev = events.top();
     events.pop();
-    (void)srcIpu;
-    (void)srcTile;
+    const uint64_t at = std::get<0>(ev); // (the source IPU and tile only order the queue)
+    const size_t i = std::get<3>(ev);
+    const unsigned h = std::get<4>(ev);
     const Packet &p = packets[i];
     if (h == routes[i].size()) {
       out[i].arrival = at;
