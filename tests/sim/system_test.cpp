@@ -191,6 +191,20 @@ TEST(System, TwoHopsCrossTheRailThenTheRung) {
   EXPECT_EQ(r.system->ipu(3).tile(0).memory().read<uint32_t>(0x71004), 8u);
 }
 
+TEST(System, AcrossAPod64TheRouteIsSeventeenHops) {
+  // ipu0 -> ipu33: rung 0 to rung 16 is 16 rungs either way round the torus (a tie: upwards), up
+  // the even rail to ipu32, then across the rung: 17 hops. The 1-word packet's last word leaves at
+  // 3 and is at the link interface at 68; each hop takes 1 cycle (12 bytes) and 1000: it arrives
+  // at 68 + 17 x 1001 = 17085 and is written at 17149; the sync completes at 17150, return 17156.
+  arch::Topology t(config("pod64"));
+  EXPECT_EQ(t.route(0, 33).size(), 17u);
+  SystemRun r = runSystem(config("pod64"), 1, {{{0, 0}, sender(3)}, {{33, 0}, kWaiter}},
+                          {{{0, 0}, packetWords(33, 0, 0x71000, {0xABCD})}});
+  EXPECT_EQ(r.system->ipu(33).tile(0).memory().read<uint32_t>(0x71000), 0xABCDu);
+  EXPECT_EQ(r.stats.cycles, 17156u);
+  EXPECT_EQ(r.stats.links.linkBytes, 17u * 12u);
+}
+
 TEST(System, OfTwoPacketsForOneAddressTheLastToLandWins) {
   // ipu2 sends at 1..3 over the rail to ipu0; ipu1 waits 100 cycles first (delay at 1, send at 101)
   // and crosses the rung: its word lands 100 cycles later and stays, whatever the IPUs' order.
@@ -239,6 +253,7 @@ void everyLinkBothWays(const std::string &name) {
 
 TEST(System, EveryLinkOfAnM2000BothWays) { everyLinkBothWays("m2000"); }
 TEST(System, EveryLinkOfAPod16BothWays) { everyLinkBothWays("pod16"); }
+TEST(System, EveryLinkOfAPod64BothWays) { everyLinkBothWays("pod64"); }
 
 TEST(System, ResultsAndTraceDoNotDependOnThreads) {
   std::map<std::pair<unsigned, unsigned>, std::string> programs;
