@@ -1,6 +1,7 @@
 // The IPU-Link topology of a system. See arch/include/ipusim/arch/Topology.h and docs/systems.md.
 #include "ipusim/arch/Topology.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -101,30 +102,35 @@ std::vector<Topology::Hop> Topology::route(unsigned src, unsigned dst) const {
 std::vector<std::string> Topology::ringNames() const {
   if (rungs_ == 0) return {};
   std::vector<std::string> names{"ring-on-line"};
-  if (kind_ == "2d-torus" && rungs_ > 2) names.push_back("rung-ring");
+  // rung-ring-N: replicas of N IPUs (N / 2 rungs) stacked round the torus, at least two of them.
+  if (kind_ == "2d-torus" && rungs_ > 2)
+    for (unsigned n : {2u, 4u, 8u})
+      if (rungs_ % (n / 2) == 0 && ipus_ / n >= 2) names.push_back("rung-ring-" + std::to_string(n));
   return names;
 }
 
 std::vector<std::vector<unsigned>> Topology::rings(const std::string &name) const {
-  if (name == "ring-on-line" && rungs_ > 0) {
+  const std::vector<std::string> known = ringNames();
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string list;
+    for (const std::string &n : known) list += (list.empty() ? "" : ", ") + n;
+    throw ConfigError("topology '" + kind_ + "' has no ring '" + name + "' (it has: " + (list.empty() ? "none" : list) + ")");
+  }
+  if (name == "ring-on-line") {
     // Up the even rail and down the odd one: every IPU once, over rails and the two end rungs.
     std::vector<unsigned> ring;
     for (unsigned r = 0; r < rungs_; ++r) ring.push_back(2 * r);
     for (unsigned r = rungs_; r-- > 0;) ring.push_back(2 * r + 1);
     return {ring};
   }
-  if (name == "rung-ring" && kind_ == "2d-torus" && rungs_ > 2) {
-    // The two physical rings GCL's rung-ring-N patterns use ([F] S23: one on each side of the
-    // mesh, straight up and round the wrap): each rail closed by its wrap link.
-    std::vector<std::vector<unsigned>> out(2);
-    for (unsigned side = 0; side < 2; ++side)
-      for (unsigned r = 0; r < rungs_; ++r) out[side].push_back(2 * r + side);
-    return out;
-  }
-  std::string known;
-  for (const std::string &n : ringNames()) known += (known.empty() ? "" : ", ") + n;
-  throw ConfigError("topology '" + kind_ + "' has no ring '" + name + "' (it has: " +
-                    (known.empty() ? "none" : known) + ")");
+  // rung-ring-N ([F] S25: for replicas of N IPUs, traffic goes straight up one of the two
+  // physical rings, one on each side of the mesh, round the wrap): IPU j of every replica forms a
+  // ring, whose steps go N / 2 rungs up the rail on j's side.
+  const unsigned n = unsigned(std::stoul(name.substr(std::string("rung-ring-").size())));
+  std::vector<std::vector<unsigned>> out(n);
+  for (unsigned j = 0; j < n; ++j)
+    for (unsigned replica = 0; replica < ipus_ / n; ++replica) out[j].push_back(replica * n + j);
+  return out;
 }
 
 std::string Topology::describe(const SystemConfig &config) const {

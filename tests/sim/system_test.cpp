@@ -54,11 +54,23 @@ TEST(Topology, Pod16IsATorusAndEveryRingStepIsOneHop) {
   EXPECT_EQ(r[0].to, 15u);
   EXPECT_EQ(r[1].to, 13u);
   EXPECT_EQ(r[2].to, 12u);
+  EXPECT_EQ(t.ringNames(), (std::vector<std::string>{"ring-on-line", "rung-ring-2", "rung-ring-4", "rung-ring-8"}));
+  // Every step of every ring goes along one rail (or is ring-on-line's step to a neighbour): the
+  // route between consecutive IPUs never crosses a rung, except ring-on-line's two end rungs.
   for (const std::string &name : t.ringNames())
     for (const std::vector<unsigned> &ring : t.rings(name))
-      for (size_t k = 0; k < ring.size(); ++k)
-        EXPECT_GE(t.connectionBetween(ring[k], ring[(k + 1) % ring.size()]), 0) << name << " " << k;
-  EXPECT_EQ(t.rings("rung-ring").size(), 2u);
+      for (size_t k = 0; k < ring.size(); ++k) {
+        const unsigned a = ring[k], b = ring[(k + 1) % ring.size()];
+        if (name == "ring-on-line") {
+          EXPECT_GE(t.connectionBetween(a, b), 0) << name << " " << k;
+          continue;
+        }
+        EXPECT_EQ(a % 2, b % 2) << name;
+        EXPECT_EQ(t.route(a, b).size(), std::stoul(name.substr(10)) / 2) << name << " " << a << " -> " << b;
+      }
+  EXPECT_EQ(t.rings("rung-ring-2"), (std::vector<std::vector<unsigned>>{{0, 2, 4, 6, 8, 10, 12, 14}, {1, 3, 5, 7, 9, 11, 13, 15}}));
+  ASSERT_EQ(t.rings("rung-ring-8").size(), 8u);
+  EXPECT_EQ(t.rings("rung-ring-8")[3], (std::vector<unsigned>{3, 11}));
   EXPECT_THROW(t.rings("ring-of-fire"), arch::ConfigError);
   EXPECT_THROW(t.route(0, 16), std::out_of_range);
 }
@@ -362,7 +374,8 @@ TEST(IpusimInfo, PrintsTheTopologyAndRefusesABadOne) {
   auto pod64 = test::run(test::tool("ipusim") + " info pod64");
   ASSERT_EQ(pod64.status, 0);
   EXPECT_NE(pod64.out.find("    ipu0 <-> ipu62  wrap, 2 links, 32 GB/s each way\n"), std::string::npos);
-  EXPECT_NE(pod64.out.find("  ring rung-ring: 1 3 5 7"), std::string::npos);
+  EXPECT_NE(pod64.out.find("  ring rung-ring-2: 1 3 5 7"), std::string::npos);
+  EXPECT_NE(pod64.out.find("  ring rung-ring-8: 7 15 23 31 39 47 55 63\n"), std::string::npos);
   test::TempDir d;
   const std::string bad = d.file("bad.toml", "inherits = \"pod16\"\nname = \"bad\"\n[links]\nrail_links = 3\n");
   auto b = test::run(test::tool("ipusim") + " info " + bad);

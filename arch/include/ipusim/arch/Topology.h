@@ -44,11 +44,13 @@ public:
   /// Empty when src == dst. Throws std::out_of_range for an IPU the system does not have.
   std::vector<Hop> route(unsigned src, unsigned dst) const;
 
-  /// The collective rings GCL names (ipu-facts §1, [F] S23), as IPU orders; each IPU's successor is
-  /// a neighbour. Only the rings this topology can form are listed.
+  /// The collective rings GCL names (ipu-facts §1, [F] S23, S25), as IPU orders: ring-on-line
+  /// (every IPU, each step to a neighbour) and, on a torus, rung-ring-2/4/8 (one ring per IPU of
+  /// a replica of N IPUs, each step N / 2 rungs up its rail). Only the rings this topology can
+  /// form are listed.
   std::vector<std::string> ringNames() const;
-  /// The rings of one name (two disjoint rings for rung-ring). Throws ConfigError for a
-  /// name ringNames() does not list.
+  /// The rings of one name (N disjoint rings for rung-ring-N). Throws ConfigError for a name
+  /// ringNames() does not list.
   std::vector<std::vector<unsigned>> rings(const std::string &name) const;
 
   /// A readable summary: IPUs, chassis, every connection with its links and bandwidth, the host
