@@ -797,13 +797,31 @@ std::vector<uint32_t> packetsFor(unsigned dst, unsigned t, unsigned count, unsig
   return w;
 }
 
+/// A bandwidth between IPUs or to the host: `bytes` over `cycles` at the IPU clock in GB/s, beside
+/// `published` GB/s; `detail` (what moved the bytes) goes into the JSON after the metric.
+Result gigabytesPerSecond(const Env &env, const std::string &id, const std::string &metric, const Json &detail,
+                          uint64_t bytes, uint64_t cycles, double published, const std::string &source) {
+  const double gbs = double(bytes) / double(cycles) * env.cfg.ipu.clockHz / 1e9;
+  Result r;
+  r.id = id;
+  r.json["metric"] = metric;
+  for (auto &[k, v] : detail.items()) r.json[k] = v;
+  r.json["bytes"] = bytes;
+  r.json["cycles"] = cycles;
+  r.json["gb_per_s"] = gbs;
+  r.json["published_gb_per_s"] = published;
+  r.json["ratio"] = gbs / published;
+  r.json["source"] = source;
+  return r;
+}
+
 /// Link bandwidth and latency between ipu0 and ipu1 (the rung of an M2000).
 std::vector<Result> linkBench(const Env &env) {
   const arch::Topology topology(env.cfg);
   const int c = topology.connectionBetween(0, 1);
   if (c < 0) throw BenchFailure("link: ipu0 and ipu1 are not neighbours in topology " + topology.kind());
   const unsigned links = topology.connections()[size_t(c)].links;
-  const double clock = env.cfg.ipu.clockHz, perLink = env.cfg.links.bytesPerSecondPerDirection / 1e9;
+  const double perLink = env.cfg.links.bytesPerSecondPerDirection / 1e9;
   std::vector<Result> out;
   // Bandwidth: every tile of ipu0 sends 4 packets of 256 words (1 KiB, the largest) to its
   // namesake on ipu1, whose tiles wait in the sync. Window: the first word leaving a tile to the
@@ -825,19 +843,11 @@ std::vector<Result> linkBench(const Env &env) {
         if (getWord(run.system->ipu(1).tile(t), kIncoming + 4 * k) != payload(t, k))
           throw BenchFailure("link bandwidth: word " + std::to_string(k) + " of tile " + std::to_string(t) + " did not arrive");
     const uint64_t bytes = run.stats.links.payloadBytes, cycles = last + 1 - first;
-    const double gbs = double(bytes) / double(cycles) * clock / 1e9, peak = perLink * links;
-    Result r;
-    r.id = "link.bandwidth";
-    r.json["metric"] = "IPU-Link bandwidth, ipu0 -> ipu1";
-    r.json["tiles"] = env.tiles;
-    r.json["links"] = links;
-    r.json["packets"] = run.stats.links.packets;
-    r.json["bytes"] = bytes;
-    r.json["cycles"] = cycles;
-    r.json["gb_per_s"] = gbs;
-    r.json["published_gb_per_s"] = peak;
-    r.json["ratio"] = gbs / peak;
-    r.json["source"] = "[D] S11: 16 GB/s each way a link";
+    const double peak = perLink * links;
+    Result r = gigabytesPerSecond(env, "link.bandwidth", "IPU-Link bandwidth, ipu0 -> ipu1",
+                                  {{"tiles", env.tiles}, {"links", links}, {"packets", run.stats.links.packets}}, bytes,
+                                  cycles, peak, "[D] S11: 16 GB/s each way a link");
+    const double gbs = r.json["gb_per_s"];
     const std::string what = "IPU-Link bandwidth ipu0 -> ipu1 (" + topology.connections()[size_t(c)].kind + ", " +
                              std::to_string(links) + " links)";
     r.rows.push_back({what, gbs, 2, "GB/s", peak, "[D] S11 x links (docs/systems.md)"});
@@ -1047,18 +1057,9 @@ std::vector<Result> hostBench(const Env &env) {
     if (write && getWord(system.ipu(0).tile(env.tiles - 1), kIncoming) != (uint32_t(env.tiles - 1) & 0xFF) * 0x01010101u + 0x03020100u)
       throw BenchFailure("host: the last tile did not get its bytes");
     const uint64_t bytes = uint64_t(kBytes) * env.tiles, cycles = uint64_t(std::llround(last.to_seconds() * clock));
-    const double gbs = double(bytes) / last.to_seconds() / 1e9;
-    Result r;
-    r.id = id;
-    r.json["metric"] = metric;
-    r.json["tiles"] = env.tiles;
-    r.json["bytes"] = bytes;
-    r.json["cycles"] = cycles;
-    r.json["gb_per_s"] = gbs;
-    r.json["published_gb_per_s"] = peak;
-    r.json["ratio"] = gbs / peak;
     const std::string source = gateway ? "[F] S12, S13: 2 x 100 Gb/s GW-Links per M2000" : "[D] S11: PCIe Gen4 x16, 32 GB/s each way";
-    r.json["source"] = source;
+    Result r = gigabytesPerSecond(env, id, metric, {{"tiles", env.tiles}}, bytes, cycles, peak, source);
+    const double gbs = r.json["gb_per_s"];
     r.rows.push_back({metric, gbs, 2, "GB/s", peak, source});
     out.push_back(std::move(r));
   };
