@@ -340,6 +340,7 @@ public:
     if (!threads)
       if (const char *e = std::getenv("IPUSIM_THREADS")) threads = unsigned(std::strtoul(e, nullptr, 10));
     if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
+    runtime.reset(); // its remote buffers' Streaming Memory is given back first
     runtime = std::make_unique<gc::Runtime>(exe, dt.config, threads);
     runtime->maxCycles = number(options, "ipusim.maxCycles", 1ull << 34);
     device = std::shared_ptr<DeviceState>(&d.state(), [](DeviceState *) {});
@@ -568,6 +569,38 @@ void hostTransfer(EngineImpl &e, const std::string &h, bool read, uint8_t *buf, 
   e.hostWrite = nullptr;
 }
 } // namespace core
+
+namespace core {
+/// Remote buffer `handle`'s row `repeatIndex` in the loaded engine's Streaming Memory.
+struct RemoteRow {
+  uint8_t *bytes;
+  uint64_t size;
+};
+RemoteRow remoteRow(EngineImpl &e, const std::string &handle, uint64_t repeatIndex, unsigned replicationIndex, const char *what) {
+  const std::vector<gc::RemoteBufferInfo> &buffers = e.compiled->exe.remoteBuffers;
+  auto it = std::find_if(buffers.begin(), buffers.end(), [&](const gc::RemoteBufferInfo &r) { return r.handle == handle; });
+  if (it == buffers.end()) throw poplar_error(std::string(what) + ": no remote buffer '" + handle + "' in this engine's graph");
+  if (!e.runtime) throw poplar_error(std::string(what) + ": the engine is not loaded onto a device (call Engine::load first)");
+  if (replicationIndex != 0)
+    throw poplar_error(std::string(what) + ": replica " + std::to_string(replicationIndex) + " of remote buffer '" + handle +
+                       "': the graph is not replicated (replica 0 only)");
+  if (repeatIndex >= it->repeats)
+    throw poplar_error(std::string(what) + ": row " + std::to_string(repeatIndex) + " of remote buffer '" + handle +
+                       "', which has " + std::to_string(it->repeats));
+  return {e.runtime->remoteBuffer(unsigned(it - buffers.begin())).data() + repeatIndex * it->rowBytes(), it->rowBytes()};
+}
+} // namespace core
+
+// The host reads and writes Streaming Memory directly (the gateway's DRAM, over its network link):
+// no IPU takes part, so no IPU cycles pass.
+void Engine::copyToRemoteBuffer(const void *data, StringRef handle, std::uint64_t repeatIndex, unsigned replicationIndex) {
+  const core::RemoteRow row = core::remoteRow(*impl_, handle.cloneAsString(), repeatIndex, replicationIndex, "Engine::copyToRemoteBuffer");
+  std::memcpy(row.bytes, data, row.size);
+}
+void Engine::copyFromRemoteBuffer(StringRef handle, void *data, std::uint64_t repeatIndex, unsigned replicationIndex) {
+  const core::RemoteRow row = core::remoteRow(*impl_, handle.cloneAsString(), repeatIndex, replicationIndex, "Engine::copyFromRemoteBuffer");
+  std::memcpy(data, row.bytes, row.size);
+}
 
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   core::hostTransfer(*impl_, handle.cloneAsString(), true, static_cast<uint8_t *>(buf), static_cast<uint8_t *>(bufEnd));

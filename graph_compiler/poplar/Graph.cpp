@@ -446,6 +446,13 @@ DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &type, std::s
   return DataStream(id, handle.cloneAsString(), type, n, DataStreamType::DeviceToHostFIFO);
 }
 
+RemoteBuffer Graph::addRemoteBuffer(StringRef handle, const Type &type, std::size_t n, std::size_t repeats, bool rearrangeOnHost,
+                                    bool optimisedForMemory) {
+  const std::string h = handle.cloneAsString();
+  const unsigned id = data_->addRemoteBuffer({h, core::typeId(type), n, repeats, rearrangeOnHost, optimisedForMemory});
+  return RemoteBuffer(id, h, type, n, repeats, rearrangeOnHost, optimisedForMemory);
+}
+
 // ---- tile mapping ----
 
 void Graph::setTileMapping(VertexRef v, unsigned tile) {

@@ -145,6 +145,37 @@ Copy::Copy(Tensor src, const DataStream &stream, bool, const DebugContext &dc) {
   node_ = n;
 }
 
+namespace {
+std::shared_ptr<ProgramNode> remoteCopy(ProgramNode::Kind kind, const RemoteBuffer &buffer, const DebugContext &dc) {
+  if (buffer.id() == ~0u) throw poplar_error("Copy: the RemoteBuffer is empty (not made by Graph::addRemoteBuffer)");
+  auto n = makeNode(kind, dc);
+  n->index = buffer.id();
+  return n;
+}
+} // namespace
+Copy::Copy(const RemoteBuffer &buffer, Tensor dst, const DebugContext &dc) {
+  auto n = remoteCopy(ProgramNode::RemoteToTensor, buffer, dc);
+  n->dst = tensor(dst, "Copy");
+  node_ = n;
+}
+Copy::Copy(const RemoteBuffer &buffer, Tensor dst, Tensor offset, const DebugContext &dc) {
+  auto n = remoteCopy(ProgramNode::RemoteToTensor, buffer, dc);
+  n->dst = tensor(dst, "Copy");
+  n->tensor = tensor(offset, "Copy");
+  node_ = n;
+}
+Copy::Copy(Tensor src, const RemoteBuffer &buffer, const DebugContext &dc) {
+  auto n = remoteCopy(ProgramNode::TensorToRemote, buffer, dc);
+  n->src = tensor(src, "Copy");
+  node_ = n;
+}
+Copy::Copy(Tensor src, const RemoteBuffer &buffer, Tensor offset, const DebugContext &dc) {
+  auto n = remoteCopy(ProgramNode::TensorToRemote, buffer, dc);
+  n->src = tensor(src, "Copy");
+  n->tensor = tensor(offset, "Copy");
+  node_ = n;
+}
+
 WriteUndef::WriteUndef(Tensor t, const DebugContext &dc) {
   auto n = makeNode(ProgramNode::WriteUndef, dc);
   n->tensor = tensor(t, "WriteUndef");

@@ -261,8 +261,9 @@ void Device::getDriverVersion(unsigned &major, unsigned &minor, unsigned &point)
   need(state_);
   major = 0, minor = 1, point = 0; // ipusim's simulated driver
 }
-bool Device::supportsRemoteBuffers() const { return false; }
-bool Device::hasGateway() const { return false; }
+// Remote buffers live in the Streaming Memory behind an M2000's IPU-Gateway ([F] S13, S14).
+bool Device::supportsRemoteBuffers() const { return need(state_).target->config.host.streamingMemoryBytes > 0; }
+bool Device::hasGateway() const { return need(state_).target->config.host.kind == "gateway"; }
 std::map<std::string, std::string> Device::getAttributes() const {
   const core::DeviceState &s = need(state_);
   return {{"ipusim", "1"}, {"numIPUs", std::to_string(s.ipus.size())}, {"IPU version", s.target->ipuVersion},

@@ -8,29 +8,62 @@
 
 namespace ipusim::sim {
 
-HostLink::HostLink(sc_core::sc_module_name name, System &system)
-    : sc_core::sc_module(name), socket("socket"), system_(system), config_(system.config()) {
-  socket.register_b_transport(this, &HostLink::b_transport);
-}
+namespace {
+/// A System's IPUs as the link's targets.
+class SystemTargets : public HostTargets {
+public:
+  explicit SystemTargets(System &system) : system_(system) {}
+  const arch::SystemConfig &config() const override { return system_.config(); }
+  Ipu *ipuAt(unsigned ipu) override { return ipu < system_.ipuCount() ? &system_.ipu(ipu) : nullptr; }
+  bool owns(unsigned ipu) const override { return system_.owns(ipu); }
 
-unsigned HostLink::addRemoteBuffer(const std::string &name, uint64_t bytes) {
+private:
+  System &system_;
+};
+} // namespace
+
+unsigned StreamingMemory::add(const std::string &name, uint64_t bytes) {
   if (config_.host.streamingMemoryBytes == 0)
     throw std::runtime_error("remote buffer '" + name + "': config '" + config_.name +
                              "' has no Streaming Memory (host.streaming_memory_bytes = 0: the host is a PCIe card)");
   // host.streaming_memory_bytes is each gateway's (each M2000's) DRAM.
   const double capacity = config_.host.streamingMemoryBytes * (config_.ipus / config_.ipusPerChassis);
-  if (double(remoteBytes_ + bytes) > capacity)
+  if (double(used_ + bytes) > capacity)
     throw std::runtime_error("remote buffer '" + name + "' of " + std::to_string(bytes) + " bytes does not fit: " +
-                             std::to_string(remoteBytes_) + " of the " + std::to_string(uint64_t(capacity)) +
+                             std::to_string(used_) + " of the " + std::to_string(uint64_t(capacity)) +
                              " bytes of Streaming Memory are taken");
-  remoteBytes_ += bytes;
-  remote_.push_back({name, std::vector<uint8_t>(size_t(bytes), 0)});
-  return unsigned(remote_.size() - 1);
+  used_ += bytes;
+  buffers_.push_back({name, std::vector<uint8_t>(size_t(bytes), 0)});
+  return unsigned(buffers_.size() - 1);
+}
+
+HostLink::HostLink(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {
+  socket.register_b_transport(this, &HostLink::b_transport);
+}
+
+HostLink::HostLink(sc_core::sc_module_name name, System &system) : HostLink(name) {
+  ownTargets_ = std::make_unique<SystemTargets>(system);
+  ownMemory_ = std::make_unique<StreamingMemory>(system.config());
+  connect(*ownTargets_, ownMemory_.get());
+}
+
+HostLink::~HostLink() = default;
+
+void HostLink::connect(HostTargets &targets, StreamingMemory *memory) {
+  targets_ = &targets;
+  memory_ = memory;
+  resetTiming();
+}
+
+unsigned HostLink::addRemoteBuffer(const std::string &name, uint64_t bytes) {
+  if (!memory_) throw std::runtime_error("remote buffer '" + name + "': the host link has no Streaming Memory");
+  return memory_->add(name, bytes);
 }
 
 unsigned HostLink::linkOf(unsigned ipu) const {
   // [F] S13: an M2000's IPUs reach the host through its one IPU-Gateway; a PCIe card per IPU.
-  return config_.host.kind == "gateway" ? ipu / config_.ipusPerChassis : ipu;
+  const arch::SystemConfig &c = targets_->config();
+  return c.host.kind == "gateway" ? ipu / c.ipusPerChassis : ipu;
 }
 
 void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) {
@@ -42,28 +75,31 @@ void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     error_ = why;
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
   };
+  if (!targets_) return fail("the host link is connected to no IPU");
+  const arch::SystemConfig &config = targets_->config();
   unsigned link = 0;
   if (a & HostAddress::kRemote) {
     const unsigned buffer = unsigned((a >> 40) & 0x3FFFFF);
     const uint64_t offset = a & ((uint64_t(1) << 40) - 1);
-    if (buffer >= remote_.size()) return fail("no remote buffer " + std::to_string(buffer));
-    Remote &r = remote_[buffer];
-    if (offset + bytes > r.bytes.size())
+    if (!memory_ || buffer >= memory_->count()) return fail("no remote buffer " + std::to_string(buffer));
+    std::vector<uint8_t> &r = memory_->bytes(buffer);
+    if (offset + bytes > r.size())
       return fail("bytes " + std::to_string(offset) + ".." + std::to_string(offset + bytes) + " are beyond remote buffer '" +
-                  r.name + "' of " + std::to_string(r.bytes.size()) + " bytes");
+                  memory_->name(buffer) + "' of " + std::to_string(r.size()) + " bytes");
     // The gateway's DRAM side of a copy between a tile and a remote buffer: the copy's time is its
     // tile side's, on the IPU's link ([I]: the DRAM is taken not to be the bottleneck).
-    if (write) std::memcpy(r.bytes.data() + offset, data, bytes);
-    else std::memcpy(data, r.bytes.data() + offset, bytes);
+    if (write) std::memcpy(r.data() + offset, data, bytes);
+    else std::memcpy(data, r.data() + offset, bytes);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
   {
     const unsigned ipu = unsigned(a >> 40), tile = unsigned((a >> 24) & 0xFFFF);
     const uint32_t addr = uint32_t(a & 0xFFFFFF);
-    if (ipu >= system_.ipuCount() || tile >= system_.ipu(ipu).tileCount())
+    Ipu *target = targets_->ipuAt(ipu);
+    if (!target || tile >= target->tileCount())
       return fail("tile " + std::to_string(tile) + " of ipu" + std::to_string(ipu) + " is not in the system");
-    TileMemory &m = system_.ipu(ipu).tile(tile).memory();
+    TileMemory &m = target->tile(tile).memory();
     if (!m.contains(addr, bytes)) {
       char range[96];
       std::snprintf(range, sizeof range, "0x%x..0x%llx is outside tile memory 0x%x..0x%x", addr,
@@ -71,7 +107,7 @@ void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
       return fail(std::string("tile ") + std::to_string(tile) + " of ipu" + std::to_string(ipu) + ": " + range);
     }
     // With MPI, the rank that runs the IPU holds its memory; the timing is every rank's.
-    if (system_.owns(ipu)) {
+    if (targets_->owns(ipu)) {
       if (write) std::memcpy(m.at(addr), data, bytes);
       else std::memcpy(data, m.at(addr), bytes);
     }
@@ -80,21 +116,24 @@ void HostLink::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
   // [D] S11 / [F] S12-S13: the bytes cross the link at its rate each way and the tile's exchange
   // port at its 4 B a cycle ([D] S11) together, one transaction at a time on each; then the
   // link's latency (host.latency_cycles, provisional).
-  const double clock = config_.ipu.clockHz;
-  const uint64_t onLink = uint64_t(std::ceil(double(bytes) * clock / config_.host.bytesPerSecondPerDirection - 1e-9));
-  const uint64_t atPort = (bytes + config_.exchange.bytesPerCyclePerTile - 1) / config_.exchange.bytesPerCyclePerTile;
+  const double clock = config.ipu.clockHz;
+  // The link is a byte stream: transactions follow each other on it without rounding to whole
+  // cycles between them (times in fractions of a cycle; the end rounds up once).
+  const double onLink = double(bytes) * clock / config.host.bytesPerSecondPerDirection;
+  const uint64_t atPort = (bytes + config.exchange.bytesPerCyclePerTile - 1) / config.exchange.bytesPerCyclePerTile;
   const uint64_t now = uint64_t(std::llround((sc_core::sc_time_stamp() + delay).to_seconds() * clock));
-  uint64_t &linkFree = busyUntil_[{link, write}], &portFree = portBusyUntil_[{unsigned(a >> 40), unsigned((a >> 24) & 0xFFFF)}];
-  const uint64_t start = std::max({now, linkFree, portFree});
+  double &linkFree = busyUntil_[{link, write}], &portFree = portBusyUntil_[{unsigned(a >> 40), unsigned((a >> 24) & 0xFFFF)}];
+  const double start = std::max({double(now), linkFree, portFree});
   linkFree = start + onLink;
-  portFree = start + atPort;
-  const uint64_t done = std::max(linkFree, portFree) + config_.host.latencyCycles;
+  portFree = start + double(atPort);
+  const uint64_t done = uint64_t(std::ceil(std::max(linkFree, portFree) - 1e-9)) + config.host.latencyCycles;
   delay += sc_core::sc_time(double(done - now) / clock, sc_core::SC_SEC);
   bytes_ += bytes;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-sc_core::sc_time HostPort::transfer(bool write, uint64_t address, uint8_t *data, unsigned bytes, const HostLink &link) {
+sc_core::sc_time HostPort::transfer(bool write, uint64_t address, uint8_t *data, unsigned bytes, const HostLink &link,
+                                    sc_core::sc_time after) {
   tlm::tlm_generic_payload p;
   p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   p.set_address(address);
@@ -104,7 +143,7 @@ sc_core::sc_time HostPort::transfer(bool write, uint64_t address, uint8_t *data,
   p.set_byte_enable_ptr(nullptr);
   p.set_dmi_allowed(false);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time delay = after;
   socket->b_transport(p, delay);
   if (p.is_response_error()) throw std::runtime_error(link.error());
   return delay;

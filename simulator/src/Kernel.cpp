@@ -1,5 +1,7 @@
 #include "ipusim/sim/Kernel.h"
 
+#include "ipusim/sim/HostLink.h"
+
 #include <systemc>
 
 #include <cstdlib>
@@ -13,7 +15,8 @@ namespace {
 class HostModule : public sc_core::sc_module, public KernelJob {
 public:
   SC_HAS_PROCESS(HostModule);
-  explicit HostModule(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+  explicit HostModule(sc_core::sc_module_name name) : sc_core::sc_module(name), link_("link"), port_("port") {
+    port_.socket.bind(link_.socket);
     SC_THREAD(main);
     // Jobs run the whole engine, and the host callbacks of user programs, on this thread's stack.
     set_stack_size(64u << 20);
@@ -28,8 +31,13 @@ public:
     if (cycles) wait(sc_core::sc_time(double(cycles) / clockHz, sc_core::SC_SEC));
   }
   double now() const override { return sc_core::sc_time_stamp().to_seconds(); }
+  HostLink &hostLink() override { return link_; }
+  HostPort &hostPort() override { return port_; }
 
 private:
+  HostLink link_;
+  HostPort port_;
+
   void main() {
     for (;;) {
       wait(go);

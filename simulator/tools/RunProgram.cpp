@@ -59,6 +59,8 @@ using TileId = std::pair<unsigned, unsigned>;
 struct HostStep {
   enum Kind { Write, Read, RemoteWrite, RemoteRead } kind = Write; ///< host->tile, tile->host, tile->buffer, buffer->tile
   unsigned sync = 0;   ///< the program's n-th host sync (1-based)
+  unsigned every = 0;  ///< device iterations: again every `every` host syncs after `sync` (0: once)
+  unsigned times = 0;  ///< with `every`: how many times (0: at every such host sync the program makes)
   std::string file;    ///< Write: the bytes to send; Read: where the bytes go
   std::string buffer;  ///< the remote buffer (RemoteWrite, RemoteRead)
   unsigned ipu = 0, tile = 0;
@@ -149,6 +151,8 @@ private:
       for (auto &&[key, n] : t) {
         const std::string k(key.str());
         if (k == "sync") h.sync = unsigned(integer(n, "host.sync", 1, 1 << 30));
+        else if (k == "every") h.every = unsigned(integer(n, "host.every", 1, 1 << 30));
+        else if (k == "times") h.times = unsigned(integer(n, "host.times", 1, 1 << 30));
         else if (k == "write" || k == "read") {
           h.kind = k == "write" ? HostStep::Write : HostStep::Read;
           // What the host sends is found beside the manifest; what it receives goes where it
@@ -167,6 +171,7 @@ private:
         else fail(key.source(), "unknown key 'host." + k + "'");
       }
       if (!h.sync) fail(t.source(), "a [[host]] step needs 'sync' (which host sync of the program it runs at)");
+      if (h.times && !h.every) fail(t.source(), "'times' needs 'every' (how many host syncs apart the times are)");
       if (kinds != 1) fail(t.source(), "a [[host]] step needs one of 'write', 'read', 'remote_write', 'remote_read'");
       if (h.kind != HostStep::Write && !h.bytes) fail(t.source(), "a [[host]] step that reads or uses a remote buffer needs 'bytes'");
       hostSteps.push_back(h);
@@ -451,8 +456,12 @@ int runProgram(const RunProgramOptions &o) {
         std::ifstream in(h.file, std::ios::binary);
         std::vector<uint8_t> &d = sendData[h.file];
         d.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-        bytes = d.size();
-        if (!bytes) throw BadInput(h.at + ": error: host step write " + h.file + ": the file is empty");
+        if (d.empty()) throw BadInput(h.at + ": error: host step write " + h.file + ": the file is empty");
+        // With 'bytes' the file is a stream the host sends `bytes` of at a time.
+        if (!bytes) bytes = d.size();
+        if (bytes > d.size())
+          throw BadInput(h.at + ": error: host step write " + h.file + ": 'bytes' = " + std::to_string(bytes) + " but the file has " +
+                         std::to_string(d.size()));
       }
       if (uint64_t(h.addr) + bytes > cfg.tile.memoryEnd() || h.addr < cfg.tile.memoryBase) {
         char range[96];
@@ -520,20 +529,37 @@ int runProgram(const RunProgramOptions &o) {
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         uint64_t done = 0;
         for (const HostStep &h : m.hostSteps) {
-          if (h.sync != hostSyncs || !hostError.empty()) continue;
+          // The step's k-th time (k > 0 only with 'every': a device iteration each time).
+          if (hostSyncs < h.sync || !hostError.empty()) continue;
+          const unsigned since = hostSyncs - h.sync;
+          if (h.every ? since % h.every != 0 : since != 0) continue;
+          const uint64_t k = h.every ? since / h.every : 0;
+          if (h.times && k >= h.times) continue;
           const uint64_t tileAddr = sim::HostAddress::tile(h.ipu, h.tile, h.addr);
           sc_core::sc_time took;
+          uint64_t bytes = h.bytes;
           try {
             if (h.kind == HostStep::Write) {
+              // A file with 'bytes' is a stream: the k-th time sends its k-th `bytes`.
               std::vector<uint8_t> &d = sendData[h.file];
-              took = hostPort.transfer(true, tileAddr, d.data(), unsigned(d.size()), hostLink);
+              if (!bytes) bytes = d.size();
+              if (h.bytes && (k + 1) * bytes > d.size()) {
+                hostError = h.at + ": error: host step write " + h.file + ": stream overrun: host sync " + std::to_string(hostSyncs) +
+                            " wants bytes " + std::to_string(k * bytes) + ".." + std::to_string((k + 1) * bytes) +
+                            " of the file, which has " + std::to_string(d.size());
+                continue;
+              }
+              took = hostPort.transfer(true, tileAddr, d.data() + k * bytes, unsigned(bytes), hostLink);
             } else {
-              std::vector<uint8_t> d(h.bytes);
-              if (h.kind == HostStep::RemoteRead) hostPort.transfer(false, sim::HostAddress::remote(buffers[h.buffer], h.offset), d.data(), unsigned(d.size()), hostLink);
+              // A remote buffer is a stream too: the k-th time is `bytes` further on.
+              const uint64_t remote = sim::HostAddress::remote(buffers[h.buffer], h.offset + k * bytes);
+              std::vector<uint8_t> d(bytes);
+              if (h.kind == HostStep::RemoteRead) hostPort.transfer(false, remote, d.data(), unsigned(d.size()), hostLink);
               took = hostPort.transfer(h.kind == HostStep::RemoteRead, tileAddr, d.data(), unsigned(d.size()), hostLink);
-              if (h.kind == HostStep::RemoteWrite) hostPort.transfer(true, sim::HostAddress::remote(buffers[h.buffer], h.offset), d.data(), unsigned(d.size()), hostLink);
+              if (h.kind == HostStep::RemoteWrite) hostPort.transfer(true, remote, d.data(), unsigned(d.size()), hostLink);
               if (h.kind == HostStep::Read && system->owns(h.ipu)) {
-                std::ofstream out(h.file, std::ios::binary);
+                // Each time appends to the file the first time made.
+                std::ofstream out(h.file, std::ios::binary | (k ? std::ios::app : std::ios::trunc));
                 out.write(reinterpret_cast<const char *>(d.data()), std::streamsize(d.size()));
                 if (!out) hostError = h.file + ": error: cannot write file";
               }
@@ -552,7 +578,7 @@ int runProgram(const RunProgramOptions &o) {
           e.add("kind", kinds[h.kind])
               .add("tile", "ipu" + std::to_string(h.ipu) + ".tile" + std::to_string(h.tile))
               .addHex("addr", h.addr)
-              .add("bytes", h.kind == HostStep::Write ? uint64_t(sendData[h.file].size()) : h.bytes)
+              .add("bytes", bytes)
               .add("end_cycle", end);
           system->traceEvent(std::move(e));
         }

@@ -715,6 +715,57 @@ TEST(RunProgram, HostRoundTripAndRemoteBufferOverTheGateway) {
             "15658 external_sync system.sync zone=5 index=2 last_arrival_cycle=10994\n");
 }
 
+// examples/programs/device_iterations.S on tile 2 of ipu3 of an M2000: 4 iterations of 16 words,
+// the host steps repeating with them ('every = 2', 'times = 4'). Each host transfer of 64 bytes
+// takes 16 cycles at the tile's port (the link's 3.39 is hidden under it) + 4000 latency = 4016;
+// the copy into the remote buffer reads the tile again once its port is free: 4032; the stash's
+// 256 bytes back: 64 + 4000 = 4064. The tile reaches host sync 1 at 7 (as host_round_trip's), the
+// host hears at 607; an iteration's loop takes 401 cycles from the release (add 6, then 15 words
+// of 25 and the last of 20, as host_round_trip's); from the output's release the taken brnzdec
+// reaches the next sync 6 cycles later; each host transfer starts 600 after the last arrival.
+TEST(RunProgram, DeviceIterationsStreamThroughTheHostSteps) {
+  test::TempDir dir;
+  const std::string elf = buildImage(dir, "examples/programs/device_iterations.S", "device_iterations");
+  const std::string m = exampleManifest(dir, "device_iterations", "device_iterations.elf", elf);
+  auto r = run("cd " + dir.path.string() + " && " + tool("ipusim") + " run " + m +
+               " --trace t.trace --dump ipu3.2:0x73000:256:stash.bin");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["system.host.syncs"], 9);
+  EXPECT_EQ(j["system.host.bytes"], 4 * 3 * 64 + 256);
+  EXPECT_EQ(j["system.cycles"], 43286 + 6); // br $lr after the last release
+  // Iteration k's words are 100 k + i; each comes back as 2 x + 1, appended to the output file and
+  // to the stash in iteration order.
+  const std::vector<uint32_t> out = readWords(dir.file("iterations_out.bin"), 64), stash = readWords(dir.file("stash.bin"), 64);
+  for (uint32_t w = 0; w < 64; ++w) {
+    EXPECT_EQ(out[w], 2 * (100 * (w / 16) + w % 16) + 1) << w;
+    EXPECT_EQ(stash[w], out[w]) << w;
+  }
+  std::string transfers;
+  std::istringstream trace(readText(dir.file("t.trace")));
+  for (std::string line; std::getline(trace, line);)
+    if (line.find(" host.transfer ") != std::string::npos && line.find("kind=read") != std::string::npos) transfers += line + "\n";
+  // The outputs at host syncs 2, 4, 6, 8: arrivals 4623 + 401 = 5024, then (+ 600 + 4032 + 6 to
+  // the next input's arrival, + 600 + 4016 + 401 to the output's) every 9655 cycles.
+  EXPECT_EQ(transfers,
+            "5624 host.transfer system.host kind=read tile=ipu3.tile2 addr=0x72000 bytes=64 end_cycle=9640\n"
+            "15279 host.transfer system.host kind=read tile=ipu3.tile2 addr=0x72000 bytes=64 end_cycle=19295\n"
+            "24934 host.transfer system.host kind=read tile=ipu3.tile2 addr=0x72000 bytes=64 end_cycle=28950\n"
+            "34589 host.transfer system.host kind=read tile=ipu3.tile2 addr=0x72000 bytes=64 end_cycle=38605\n");
+  EXPECT_NE(readText(dir.file("t.trace")).find("39222 host.transfer system.host kind=remote_read tile=ipu3.tile2 addr=0x73000 "
+                                               "bytes=256 end_cycle=43286\n"),
+            std::string::npos);
+
+  // Without 'times' the input stream runs dry at host sync 9: a stream overrun, after the run.
+  std::string text = readText(m);
+  text.replace(text.find("times = 4\nwrite"), 10, "");
+  auto dry = run("cd " + dir.path.string() + " && " + tool("ipusim") + " run " + dir.file("dry.toml", text));
+  EXPECT_EQ(dry.status, 2);
+  EXPECT_EQ(dry.err.substr(dry.err.find("dry.toml")),
+            "dry.toml:22:1: error: host step write " + dir.file("iterations_in.bin") +
+                ": stream overrun: host sync 9 wants bytes 256..320 of the file, which has 256\n");
+}
+
 TEST(RunProgram, HostStepErrors) {
   test::TempDir dir;
   const std::string elf = buildImage(dir, "examples/programs/host_round_trip.S", "h");
@@ -742,6 +793,10 @@ TEST(RunProgram, HostStepErrors) {
   EXPECT_EQ(err(head + "[[remote_buffer]]\nname = \"b\"\nbytes = 64\n", 1, "mk2"),
             "p.toml:9:1: error: remote buffer 'b': config 'mk2' has no Streaming Memory (host.streaming_memory_bytes = "
             "0: the host is a PCIe card)\n");
+  EXPECT_EQ(err(head + step + "addr = 0x71000\ntimes = 2\n"),
+            "p.toml:9:1: error: 'times' needs 'every' (how many host syncs apart the times are)\n");
+  EXPECT_EQ(err(head + step + "addr = 0x71000\nbytes = 20\n"),
+            "p.toml:9:1: error: host step write " + dir.file("in.bin") + ": 'bytes' = 20 but the file has 16\n");
   // The program makes 3 host syncs; a step at the 4th never runs: after the run, status 2.
   EXPECT_EQ(err(head + "[[host]]\nsync = 4\nwrite = \"in.bin\"\nipu = 0\ntile = 0\naddr = 0x71000\n", 2),
             "p.toml:9:1: error: host step: it waits for host sync 4, but the program made 3 (sync 5 or 7)\n");

@@ -169,6 +169,7 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
     else exe.hostReadPrograms[k.substr(5)] = i;
   }
   exe.streams = graph.streams;
+  exe.remoteBuffers = graph.remoteBuffers;
   exe.prints = b.prints;
 
   for (unsigned tile : b.participating) {
@@ -333,9 +334,14 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
       img.sections.push_back(std::move(s));
     }
     // Host transfers of this tile get their addresses.
-    for (size_t h = 0; h < b.hostSteps.size(); ++h)
-      for (size_t p = 0; p < b.hostSteps[h].pieces.size(); ++p)
-        if (b.hostSteps[h].pieces[p].tile == tile) b.hostSteps[h].pieces[p].addr = addrOf(b.hostRefs[h][p]);
+    // (hostRefs: the pieces' refs, then the offsets').
+    for (size_t h = 0; h < b.hostSteps.size(); ++h) {
+      HostStep &hs = b.hostSteps[h];
+      for (size_t p = 0; p < hs.pieces.size(); ++p)
+        if (hs.pieces[p].tile == tile) hs.pieces[p].addr = addrOf(b.hostRefs[h][p]);
+      for (size_t p = 0; p < hs.offsets.size(); ++p)
+        if (hs.offsets[p].tile == tile) hs.offsets[p].addr = addrOf(b.hostRefs[h][hs.pieces.size() + p]);
+    }
     exe.tiles.push_back(std::move(tp));
   }
   exe.hostSteps = b.hostSteps;

@@ -9,7 +9,7 @@
 namespace ipusim::gc {
 
 namespace {
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2; // 2: remote buffers
 using json = nlohmann::json;
 
 json usageToJson(const TileMemoryUsage &u) {
@@ -52,11 +52,16 @@ std::vector<uint8_t> Executable::serialize() const {
   j["hostReadPrograms"] = hostReadPrograms;
   for (const Stream &s : streams)
     j["streams"].push_back({s.handle, int(s.type), s.elements, s.toDevice, s.hostHandle});
-  for (const HostStep &h : hostSteps) {
+  for (const RemoteBufferInfo &r : remoteBuffers)
+    j["remoteBuffers"].push_back({r.handle, int(r.type), r.elements, r.repeats, r.rearrangeOnHost, r.optimisedForMemory});
+  auto transfers = [](const std::vector<HostTransfer> &ts) {
     json p = json::array();
-    for (const HostTransfer &t : h.pieces) p.push_back({t.tile, t.addr, t.bytes, t.offset});
-    j["hostSteps"].push_back({{"kind", int(h.kind)}, {"stream", h.stream}, {"bytes", h.bytes}, {"pieces", p}});
-  }
+    for (const HostTransfer &t : ts) p.push_back({t.tile, t.addr, t.bytes, t.offset});
+    return p;
+  };
+  for (const HostStep &h : hostSteps)
+    j["hostSteps"].push_back({{"kind", int(h.kind)}, {"stream", h.stream}, {"bytes", h.bytes}, {"pieces", transfers(h.pieces)},
+                              {"offsets", transfers(h.offsets)}, {"signedOffsets", h.signedOffsets}});
   for (const PrintStep &p : prints) j["prints"].push_back({p.title, int(p.type), p.shape});
   for (const StepInfo &s : steps) j["steps"].push_back({s.type, s.name, s.bytes, s.tiles});
   j["graph"] = {numVertices, numEdges, numVariables, numComputeSets};
@@ -91,12 +96,16 @@ Executable Executable::deserialize(const std::vector<uint8_t> &bytes) {
     e.hostReadPrograms = j.at("hostReadPrograms").get<std::map<std::string, unsigned>>();
     for (const json &s : j.value("streams", json::array()))
       e.streams.push_back({s[0], TypeId(int(s[1])), s[2], s[3], s[4]});
+    for (const json &r : j.value("remoteBuffers", json::array()))
+      e.remoteBuffers.push_back({r[0], TypeId(int(r[1])), r[2], r[3], r[4], r[5]});
     for (const json &h : j.value("hostSteps", json::array())) {
       HostStep hs;
       hs.kind = HostStep::Kind(int(h.at("kind")));
       hs.stream = h.at("stream");
       hs.bytes = h.at("bytes");
       for (const json &p : h.at("pieces")) hs.pieces.push_back({p[0], p[1], p[2], p[3]});
+      for (const json &p : h.at("offsets")) hs.offsets.push_back({p[0], p[1], p[2], p[3]});
+      hs.signedOffsets = h.at("signedOffsets");
       e.hostSteps.push_back(std::move(hs));
     }
     for (const json &p : j.value("prints", json::array()))

@@ -203,4 +203,18 @@ unsigned GraphData::addStream(const std::string &handle, TypeId type, uint64_t e
   return unsigned(streams.size() - 1);
 }
 
+uint64_t RemoteBufferInfo::rowBytes() const { return elements * typeSize(type); }
+
+unsigned GraphData::addRemoteBuffer(RemoteBufferInfo info) {
+  if (streamByHandle.count(info.handle))
+    throw poplar::poplar_error("addRemoteBuffer: a data stream named '" + info.handle + "' already exists in this graph");
+  for (const RemoteBufferInfo &r : remoteBuffers)
+    if (r.handle == info.handle)
+      throw poplar::poplar_error("addRemoteBuffer: a remote buffer named '" + info.handle + "' already exists in this graph");
+  if (info.elements == 0 || info.repeats == 0)
+    throw poplar::poplar_error("addRemoteBuffer: remote buffer '" + info.handle + "' needs at least one element and one repeat");
+  remoteBuffers.push_back(std::move(info));
+  return unsigned(remoteBuffers.size() - 1);
+}
+
 } // namespace ipusim::gc

@@ -110,7 +110,9 @@ private:
     case Step::Host: {
       const HostStep &h = b_.hostSteps[st.hostStep];
       for (size_t i = 0; i < h.pieces.size(); ++i)
-        access(p, h.pieces[i].tile, b_.hostRefs[st.hostStep][i], h.pieces[i].bytes, h.kind == HostStep::StreamIn);
+        access(p, h.pieces[i].tile, b_.hostRefs[st.hostStep][i], h.pieces[i].bytes, h.toDevice());
+      for (size_t i = 0; i < h.offsets.size(); ++i) // the host reads the row offsets
+        access(p, h.offsets[i].tile, b_.hostRefs[st.hostStep][h.pieces.size() + i], h.offsets[i].bytes, false);
       break;
     }
     }

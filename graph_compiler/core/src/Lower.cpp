@@ -523,12 +523,50 @@ private:
     return hostStep(std::move(h), t, (toDevice ? "host -> " : "host <- ") + s.handle);
   }
 
-  Node hostStep(HostStep h, const TensorImpl &t, const std::string &name) {
+  /// A copy between tensor `t` and rows of remote buffer `buffer` (docs/poplar.md "Remote
+  /// buffers"): without `offset`, `t` is row 0; with it, `t` holds offset.numElements() rows, row
+  /// i going to (or coming from) the row offset[i] holds when the copy runs.
+  Node remoteCopy(unsigned buffer, const TensorImpl &t, const TensorImpl *offset, bool toDevice) {
+    const RemoteBufferInfo &r = g_.remoteBuffers[buffer];
+    const char *what = toDevice ? "Copy (remote buffer -> tensor)" : "Copy (tensor -> remote buffer)";
+    if (t.type != r.type)
+      throw poplar::type_error(std::string(what) + ": remote buffer '" + r.handle + "' holds " + typeName(r.type) +
+                               " but the tensor is " + typeName(t.type));
+    uint64_t rows = 1;
+    if (offset) {
+      if (offset->type != TypeId::UnsignedInt && offset->type != TypeId::Int)
+        throw poplar::type_error(std::string(what) + ": the offset tensor of remote buffer '" + r.handle +
+                                 "' must be unsigned int or int, not " + typeName(offset->type));
+      rows = offset->numElements();
+      if (rows == 0) throw poplar::poplar_error(std::string(what) + ": the offset tensor of remote buffer '" + r.handle + "' is empty");
+    }
+    if (t.numElements() != rows * r.elements)
+      throw poplar::poplar_error(std::string(what) + ": remote buffer '" + r.handle + "' has rows of " +
+                                 std::to_string(r.elements) + " elements, so the tensor must have " + std::to_string(rows) +
+                                 " x " + std::to_string(r.elements) + " = " + std::to_string(rows * r.elements) +
+                                 " elements, not " + std::to_string(t.numElements()));
+    HostStep h;
+    h.kind = toDevice ? HostStep::RemoteIn : HostStep::RemoteOut;
+    h.stream = buffer;
+    h.bytes = rows * r.rowBytes();
+    std::vector<Ref> offsetRefs;
+    h.signedOffsets = offset && offset->type == TypeId::Int;
+    if (offset)
+      for (const Piece &p : pieces(*offset)) {
+        h.offsets.push_back({p.tile, 0, p.bytes, p.at});
+        offsetRefs.push_back(p.ref);
+      }
+    return hostStep(std::move(h), t, (toDevice ? "remote -> " : "remote <- ") + r.handle, std::move(offsetRefs));
+  }
+
+  /// A host step moving tensor `t` (`extraRefs`: the refs of h.offsets).
+  Node hostStep(HostStep h, const TensorImpl &t, const std::string &name, std::vector<Ref> extraRefs = {}) {
     std::vector<Ref> refs;
     for (const Piece &p : pieces(t)) {
       h.pieces.push_back({p.tile, 0, p.bytes, p.at});
       refs.push_back(p.ref);
     }
+    refs.insert(refs.end(), extraRefs.begin(), extraRefs.end());
     Step s;
     s.kind = Step::Host;
     s.name = name;
@@ -590,6 +628,8 @@ private:
     case ProgramNode::Copy: return copy(*p.src, *p.dst, p.name);
     case ProgramNode::StreamToTensor: return streamCopy(p.index, *p.dst, true);
     case ProgramNode::TensorToStream: return streamCopy(p.index, *p.src, false);
+    case ProgramNode::RemoteToTensor: return remoteCopy(p.index, *p.dst, p.tensor.get(), true);
+    case ProgramNode::TensorToRemote: return remoteCopy(p.index, *p.src, p.tensor.get(), false);
     case ProgramNode::Repeat: {
       if (p.count == 0) return seq();
       Node n;

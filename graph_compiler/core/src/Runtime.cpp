@@ -1,5 +1,6 @@
 #include "ipusim/gc/Runtime.h"
 
+#include "ipusim/sim/HostLink.h"
 #include "ipusim/sim/Image.h"
 #include "ipusim/sim/Kernel.h"
 #include "ipusim/sim/SimException.h"
@@ -15,9 +16,30 @@
 
 namespace ipusim::gc {
 
+namespace {
+/// The engine's one IPU (ipu0) as the host link reaches it.
+class EngineIpu : public sim::HostTargets {
+public:
+  EngineIpu(const arch::SystemConfig &config, sim::Ipu &ipu) : config_(config), ipu_(ipu) {}
+  const arch::SystemConfig &config() const override { return config_; }
+  sim::Ipu *ipuAt(unsigned ipu) override { return ipu == 0 ? &ipu_ : nullptr; }
+
+private:
+  const arch::SystemConfig &config_;
+  sim::Ipu &ipu_;
+};
+} // namespace
+
 Runtime::Runtime(const Executable &exe, const arch::SystemConfig &config, unsigned threads)
     : exe_(exe), config_(config), threads_(std::max(1u, threads)) {
   ipu_ = std::make_unique<sim::Ipu>(config_, exe.tilesPerIpu, 0);
+  targets_ = std::make_unique<EngineIpu>(config_, *ipu_);
+  streaming_ = std::make_unique<sim::StreamingMemory>(config_);
+  for (const RemoteBufferInfo &r : exe_.remoteBuffers) try {
+      streaming_->add(r.handle, r.rowBytes() * r.repeats);
+    } catch (const std::runtime_error &e) {
+      throw poplar::poplar_error(std::string("Engine::load: ") + e.what());
+    }
   // Tiles loaded with the same image could share decoded code; each tile's supervisor program
   // differs, so each decodes its own.
   for (const TileProgram &tp : exe_.tiles)
@@ -25,6 +47,8 @@ Runtime::Runtime(const Executable &exe, const arch::SystemConfig &config, unsign
 }
 
 Runtime::~Runtime() = default;
+
+std::vector<uint8_t> &Runtime::remoteBuffer(unsigned i) { return streaming_->bytes(i); }
 
 void Runtime::setTrace(std::ostream *out, bool instructions) {
   trace_ = out;
@@ -44,21 +68,69 @@ std::string Runtime::where(unsigned tile, uint32_t pc) const {
   return "";
 }
 
-uint64_t Runtime::hostCycles(const HostStep &h) const {
-  // The host link ([host] in arch/configs: PCIe Gen4 x16, [D] ipu-facts §1) carries the bytes at
-  // its per-direction rate, and each tile takes its share through its exchange port at
-  // exchange.bytes_per_cycle_per_tile ([D] S11): the slower of the two, after the link latency.
-  std::map<unsigned, uint64_t> perTile;
-  uint64_t total = 0;
-  for (const HostTransfer &p : h.pieces) {
-    perTile[p.tile] += p.bytes;
-    total += p.bytes;
+uint64_t Runtime::hostStep(const HostStep &h, HostSide &host, sim::KernelJob &kernel, uint64_t now, const std::string &stepName) {
+  // Each piece of the tensor is one transaction between the host (or, for a remote buffer, the
+  // gateway) and its tile: sim::HostLink times it on the link and the tile's exchange port.
+  sim::HostPort &port = kernel.hostPort();
+  sim::HostLink &link = kernel.hostLink();
+  const double clock = config_.ipu.clockHz;
+  auto endCycle = [&](sc_core::sc_time took) { return now + uint64_t(std::llround(took.to_seconds() * clock)); };
+  uint64_t done = now;
+  auto fail = [&](const std::string &why) { throw poplar::application_runtime_error("in " + stepName + ": " + why); };
+  auto transfer = [&](bool write, uint64_t address, uint8_t *data, uint64_t bytes, sc_core::sc_time after) {
+    try {
+      return port.transfer(write, address, data, unsigned(bytes), link, after);
+    } catch (const std::runtime_error &e) {
+      fail(std::string("host link: ") + e.what());
+    }
+    return sc_core::SC_ZERO_TIME;
+  };
+  std::vector<uint8_t> buffer(h.bytes);
+  // A remote copy's rows: read first from the tiles holding the offsets (a transaction each), and
+  // the data moves after them.
+  std::vector<uint64_t> rows{0};
+  sc_core::sc_time after = sc_core::SC_ZERO_TIME;
+  const RemoteBufferInfo *remote = h.isRemote() ? &exe_.remoteBuffers.at(h.stream) : nullptr;
+  if (remote && !h.offsets.empty()) {
+    std::vector<uint8_t> raw(h.bytes / remote->rowBytes() * 4);
+    for (const HostTransfer &p : h.offsets)
+      after = std::max(after, transfer(false, sim::HostAddress::tile(0, p.tile, p.addr), raw.data() + p.offset, p.bytes, {}));
+    rows.assign(raw.size() / 4, 0);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      uint32_t v;
+      std::memcpy(&v, raw.data() + 4 * i, 4);
+      const int64_t row = h.signedOffsets ? int64_t(int32_t(v)) : int64_t(v);
+      if (row < 0 || uint64_t(row) >= remote->repeats)
+        fail("remote buffer '" + remote->handle + "': offset[" + std::to_string(i) + "] is row " + std::to_string(row) +
+             ", outside its " + std::to_string(remote->repeats) + " rows");
+      rows[i] = uint64_t(row);
+    }
   }
-  const double linkBytesPerCycle = config_.host.bytesPerSecondPerDirection / config_.ipu.clockHz;
-  uint64_t cycles = uint64_t(std::ceil(double(total) / linkBytesPerCycle));
-  for (auto &[t, n] : perTile)
-    cycles = std::max<uint64_t>(cycles, (n + config_.exchange.bytesPerCyclePerTile - 1) / config_.exchange.bytesPerCyclePerTile);
-  return config_.host.latencyCycles + cycles;
+  // The remote buffer's side of a copy: row i of the transfer is row rows[i] of the buffer.
+  auto remoteSide = [&](bool write) {
+    const uint64_t rowBytes = remote->rowBytes();
+    for (size_t i = 0; i < rows.size(); ++i)
+      transfer(write, sim::HostAddress::remote(h.stream, rows[i] * rowBytes), buffer.data() + i * rowBytes, rowBytes, {});
+  };
+  const bool in = h.toDevice();
+  if (h.kind == HostStep::StreamIn) host.toDevice(h.stream, buffer.data(), h.bytes);
+  if (h.kind == HostStep::RemoteIn) remoteSide(false);
+  for (const HostTransfer &p : h.pieces)
+    done = std::max(done, endCycle(transfer(in, sim::HostAddress::tile(0, p.tile, p.addr), buffer.data() + p.offset, p.bytes, after)));
+  if (h.kind == HostStep::StreamOut) host.fromDevice(h.stream, buffer.data(), h.bytes);
+  if (h.kind == HostStep::Print) host.print(h.stream, buffer.data());
+  if (h.kind == HostStep::RemoteOut) remoteSide(true);
+  done = std::max(done, endCycle(after));
+  if (trace_) {
+    static const char *const kinds[] = {"stream_in", "stream_out", "print", "remote_in", "remote_out"};
+    sim::TraceEvent e;
+    e.cycle = traceBase_ + now;
+    e.event = "host.transfer";
+    e.where = "system.host";
+    e.add("kind", kinds[h.kind]).add("step", stepName).add("bytes", h.bytes).add("end_cycle", traceBase_ + done);
+    *trace_ << sim::formatTraceEvent(e) << '\n';
+  }
+  return done;
 }
 
 RunStats Runtime::run(unsigned program, HostSide &host) {
@@ -70,6 +142,7 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
 
   auto job = [&](sim::KernelJob &kernel) {
     sim::Ipu &ipu = *ipu_;
+    kernel.hostLink().connect(*targets_, streaming_.get());
     ipu.newRun();
     for (const TileProgram &tp : exe_.tiles) ipu.start(tp.tile, tp.entries.at(program), 0);
     uint64_t phaseStart = 0, simulated = 0;
@@ -137,21 +210,9 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
       const uint32_t pc = ipu.tile(control.tile).context(0).pc;
       uint64_t extra = 0;
       if (auto h = control.hostSyncs.find(pc); h != control.hostSyncs.end()) {
-        const HostStep &hs = exe_.hostSteps[h->second];
-        std::vector<uint8_t> buffer(hs.bytes);
-        if (hs.kind == HostStep::StreamIn) {
-          host.toDevice(hs.stream, buffer.data(), hs.bytes);
-          for (const HostTransfer &p : hs.pieces)
-            std::copy(buffer.begin() + long(p.offset), buffer.begin() + long(p.offset + p.bytes), ipu.tile(p.tile).memory().at(p.addr));
-        } else {
-          for (const HostTransfer &p : hs.pieces) {
-            const uint8_t *src = ipu.tile(p.tile).memory().at(p.addr);
-            std::copy(src, src + p.bytes, buffer.begin() + long(p.offset));
-          }
-          if (hs.kind == HostStep::StreamOut) host.fromDevice(hs.stream, buffer.data(), hs.bytes);
-          else host.print(hs.stream, buffer.data());
-        }
-        extra = hostCycles(hs);
+        auto st = control.syncSteps.find(pc);
+        const std::string name = stepName(st == control.syncSteps.end() ? -1 : st->second);
+        extra = hostStep(exe_.hostSteps[h->second], host, kernel, s.lastArrival, name) - s.lastArrival;
         stats.hostCycles += extra;
         // The transfer is the host step's time (its phase after the sync is empty).
         if (auto st = control.syncSteps.find(pc); st != control.syncSteps.end() && st->second >= 0)

@@ -73,6 +73,11 @@ public:
   void connectStreamToCallback(const DataStream &stream, StreamCallbackHandle f);
   std::vector<std::string> listStreams() const;
 
+  /// Row `repeatIndex` of remote buffer `handle` (Graph::addRemoteBuffer) from or to the host:
+  /// numElements() elements of its type, straight into or out of Streaming Memory.
+  void copyToRemoteBuffer(const void *data, StringRef handle, std::uint64_t repeatIndex, unsigned replicationIndex = 0);
+  void copyFromRemoteBuffer(StringRef handle, void *data, std::uint64_t repeatIndex, unsigned replicationIndex = 0);
+
   /// Target, graph, memory per tile and the execution profile of the runs so far (docs/poplar.md).
   void printProfileSummary(std::ostream &outputStream, const OptionFlags &opt = {}) const;
   void resetExecutionProfile();

@@ -179,6 +179,9 @@ public:
                                  const OptionFlags &options = {});
   DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
                                  const OptionFlags &options = {});
+  /// `repeats` rows of `numElements` elements in Streaming Memory (docs/poplar.md "Remote buffers").
+  RemoteBuffer addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
+                               std::size_t repeats = 1, bool rearrangeOnHost = false, bool optimisedForMemory = false);
 
   // ---- tile mapping
   void setTileMapping(VertexRef v, unsigned tileNum);

@@ -133,6 +133,12 @@ public:
   Copy(Tensor src, Tensor dst, bool dontOutline = false, const DebugContext &debugContext = {});
   Copy(const DataStream &stream, Tensor dst, bool optimiseMemory = false, const DebugContext &debugContext = {});
   Copy(Tensor src, const DataStream &stream, bool optimiseMemory = false, const DebugContext &debugContext = {});
+  /// Row 0 of the buffer to `dst`; with `offset` (unsigned or int, n elements), n rows: row
+  /// offset[i] to the i-th numElements() elements of `dst`.
+  Copy(const RemoteBuffer &buffer, Tensor dst, const DebugContext &debugContext = {});
+  Copy(const RemoteBuffer &buffer, Tensor dst, Tensor offset, const DebugContext &debugContext = {});
+  Copy(Tensor src, const RemoteBuffer &buffer, const DebugContext &debugContext = {});
+  Copy(Tensor src, const RemoteBuffer &buffer, Tensor offset, const DebugContext &debugContext = {});
 };
 
 class WriteUndef : public Program {

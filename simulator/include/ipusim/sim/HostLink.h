@@ -16,6 +16,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,16 +33,56 @@ struct HostAddress {
   static uint64_t remote(unsigned buffer, uint64_t offset) { return kRemote | uint64_t(buffer) << 40 | offset; }
 };
 
+/// What the host link reaches: the IPUs of a System, or the one IPU a Poplar engine runs on.
+class HostTargets {
+public:
+  virtual ~HostTargets() = default;
+  virtual const arch::SystemConfig &config() const = 0;
+  /// IPU `ipu` (its number in the system), or nullptr when it is not there.
+  virtual Ipu *ipuAt(unsigned ipu) = 0;
+  /// With MPI, only the rank that runs an IPU holds its memory; the timing is every rank's.
+  virtual bool owns(unsigned ipu) const { (void)ipu; return true; }
+};
+
+/// Streaming Memory: the remote buffers in the gateways' DRAM (host.streaming_memory_bytes each,
+/// [F] S14). Its contents outlive runs: a Poplar engine keeps them between Engine::run calls.
+class StreamingMemory {
+public:
+  explicit StreamingMemory(const arch::SystemConfig &config) : config_(config) {}
+  /// A remote buffer of `bytes`, zero-filled; its index for HostAddress::remote. Throws
+  /// std::runtime_error when the host has no Streaming Memory (a PCIe card) or it is full.
+  unsigned add(const std::string &name, uint64_t bytes);
+  unsigned count() const { return unsigned(buffers_.size()); }
+  const std::string &name(unsigned i) const { return buffers_.at(i).name; }
+  std::vector<uint8_t> &bytes(unsigned i) { return buffers_.at(i).bytes; }
+
+private:
+  struct Buffer {
+    std::string name;
+    std::vector<uint8_t> bytes;
+  };
+  arch::SystemConfig config_;
+  std::vector<Buffer> buffers_;
+  uint64_t used_ = 0;
+};
+
 /// The device side: the links to the IPUs and the gateway's remote buffers.
 class HostLink : public sc_core::sc_module {
 public:
   tlm_utils::simple_target_socket<HostLink> socket;
 
+  /// A link to nothing yet: connect() it before a transaction (the SystemC kernel of Poplar
+  /// programs elaborates one link and connects each engine's IPU to it, sim/Kernel.h).
+  explicit HostLink(sc_core::sc_module_name name);
+  /// A link to the IPUs of `system`, with Streaming Memory of its own.
   HostLink(sc_core::sc_module_name name, System &system);
-  /// A remote buffer of `bytes` in Streaming Memory; its index for HostAddress::remote. Throws
-  /// std::runtime_error when the host has no Streaming Memory (a PCIe card) or it is full.
+  ~HostLink() override;
+  /// From now on transactions reach `targets`, and remote buffers are `memory`'s (nullptr: none).
+  /// The links start idle.
+  void connect(HostTargets &targets, StreamingMemory *memory);
+  /// A remote buffer in the link's Streaming Memory (see StreamingMemory::add).
   unsigned addRemoteBuffer(const std::string &name, uint64_t bytes);
-  const std::vector<uint8_t> &remoteBuffer(unsigned i) const { return remote_.at(i).bytes; }
+  const std::vector<uint8_t> &remoteBuffer(unsigned i) const { return memory_->bytes(i); }
   /// The link a transaction for `ipu` takes: its own PCIe link, or its M2000's gateway.
   unsigned linkOf(unsigned ipu) const;
   uint64_t bytesMoved() const { return bytes_; }
@@ -63,18 +104,14 @@ public:
   const std::string &error() const { return error_; }
 
 private:
-  struct Remote {
-    std::string name;
-    std::vector<uint8_t> bytes;
-  };
-  System &system_;
-  const arch::SystemConfig &config_;
-  std::vector<Remote> remote_;
-  uint64_t remoteBytes_ = 0;
-  /// Per link and direction, the IPU cycle it is busy until (cycles, not sc_time: a sum of
-  /// picosecond-rounded times would drift from the cycle count).
-  std::map<std::pair<unsigned, bool>, uint64_t> busyUntil_;
-  std::map<std::pair<unsigned, unsigned>, uint64_t> portBusyUntil_; ///< per (IPU, tile)
+  HostTargets *targets_ = nullptr;
+  StreamingMemory *memory_ = nullptr;
+  std::unique_ptr<HostTargets> ownTargets_;    ///< the System adapter of the second constructor
+  std::unique_ptr<StreamingMemory> ownMemory_; ///< and its Streaming Memory
+  /// Per link and direction, the IPU cycle it is busy until, in fractions of a cycle (cycles, not
+  /// sc_time: a sum of picosecond-rounded times would drift from the cycle count).
+  std::map<std::pair<unsigned, bool>, double> busyUntil_;
+  std::map<std::pair<unsigned, unsigned>, double> portBusyUntil_; ///< per (IPU, tile)
   uint64_t bytes_ = 0;
   std::string error_;
 };
@@ -84,10 +121,12 @@ class HostPort : public sc_core::sc_module {
 public:
   tlm_utils::simple_initiator_socket<HostPort> socket;
   explicit HostPort(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {}
-  /// One transaction from the current SystemC time; returns when the last byte is through
+  /// One transaction from the current SystemC time plus `after` (it waits for something the
+  /// host does first); returns when the last byte is through, counted from the current time
   /// (the local time annotation of b_transport, not waited on: the caller waits). Throws
   /// std::runtime_error with the link's reason for an address error.
-  sc_core::sc_time transfer(bool write, uint64_t address, uint8_t *data, unsigned bytes, const HostLink &link);
+  sc_core::sc_time transfer(bool write, uint64_t address, uint8_t *data, unsigned bytes, const HostLink &link,
+                            sc_core::sc_time after = sc_core::SC_ZERO_TIME);
 };
 
 } // namespace ipusim::sim

@@ -2,12 +2,17 @@
 // engines and run them many times, so the kernel is elaborated on first use with one host
 // module, and each run is a job that module's thread executes: the job advances SystemC time with
 // waitCycles() as the IPU runs, and Kernel::run returns when it is done. Jobs run one at a time.
+// The kernel also elaborates the host's link (sim/HostLink.h): a job connects its IPU to it and
+// moves the host's data through it as TLM-2.0 transactions.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 
 namespace ipusim::sim {
+
+class HostLink;
+class HostPort;
 
 class KernelJob {
 public:
@@ -16,6 +21,9 @@ public:
   virtual void waitCycles(uint64_t cycles, double clockHz) = 0;
   /// SystemC time now, in seconds.
   virtual double now() const = 0;
+  /// The host's link and its port on it (bound together).
+  virtual HostLink &hostLink() = 0;
+  virtual HostPort &hostPort() = 0;
 };
 
 namespace Kernel {

@@ -28,10 +28,17 @@ struct HostTransfer {
 
 /// A host exchange: tiles wait in the host sync while the host link moves these.
 struct HostStep {
-  enum Kind : uint8_t { StreamIn, StreamOut, Print } kind = StreamIn;
-  unsigned stream = 0;   ///< StreamIn/Out: the graph's stream; Print: index into prints
-  uint64_t bytes = 0;    ///< bytes of one execution (the stream's buffer size)
+  enum Kind : uint8_t { StreamIn, StreamOut, Print, RemoteIn, RemoteOut } kind = StreamIn;
+  unsigned stream = 0;   ///< StreamIn/Out: the graph's stream; Print: index into prints;
+                         ///< RemoteIn/Out: the remote buffer
+  uint64_t bytes = 0;    ///< bytes of one execution (the stream's buffer size; remote: rows x row bytes)
   std::vector<HostTransfer> pieces;
+  /// RemoteIn/Out with an offset tensor: where its elements are (unsigned or int, one per row of
+  /// the transfer, `offset` counting bytes into the offsets); empty: row 0.
+  std::vector<HostTransfer> offsets;
+  bool signedOffsets = false; ///< the offsets are int (else unsigned int)
+  bool isRemote() const { return kind == RemoteIn || kind == RemoteOut; }
+  bool toDevice() const { return kind == StreamIn || kind == RemoteIn; }
 };
 
 struct PrintStep {
@@ -77,6 +84,7 @@ struct Executable {
   unsigned numPrograms = 0;        ///< engine programs (hidden ones follow)
   std::map<std::string, unsigned> hostWritePrograms, hostReadPrograms; ///< handle -> program index
   std::vector<Stream> streams;
+  std::vector<RemoteBufferInfo> remoteBuffers;
   std::vector<HostStep> hostSteps;
   std::vector<PrintStep> prints;
   std::vector<StepInfo> steps;

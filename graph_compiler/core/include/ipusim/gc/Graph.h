@@ -72,21 +72,33 @@ struct Stream {
   bool hostHandle = false; ///< made by createHostWrite/createHostRead (engine.writeTensor/readTensor)
 };
 
+/// A remote buffer (Graph::addRemoteBuffer): `repeats` rows of `elements` elements in Streaming
+/// Memory (docs/poplar.md "Remote buffers").
+struct RemoteBufferInfo {
+  std::string handle;
+  TypeId type;
+  uint64_t elements = 0, repeats = 1;
+  bool rearrangeOnHost = false, optimisedForMemory = false;
+  uint64_t rowBytes() const;
+};
+
 struct ProgramNode;
 using ProgramPtr = std::shared_ptr<const ProgramNode>;
 
 struct ProgramNode {
   enum Kind {
-    Sequence, Execute, Copy, StreamToTensor, TensorToStream, Repeat, RepeatWhileTrue, RepeatWhileFalse,
+    Sequence, Execute, Copy, StreamToTensor, TensorToStream, RemoteToTensor, TensorToRemote, Repeat, RepeatWhileTrue, RepeatWhileFalse,
     If, Switch, Call, Sync, WriteUndef, Print, Nop, Error
   } kind = Nop;
   std::vector<ProgramPtr> children; ///< Sequence: the steps; Repeat: body; RepeatWhile*: cond, body;
                                     ///< If: then, else; Switch: default, then one per case
   std::vector<int64_t> caseValues;  ///< Switch: the value of each case
-  unsigned index = 0;               ///< Execute: compute set; stream copies: stream; Call: function
+  unsigned index = 0;               ///< Execute: compute set; stream copies: stream; remote copies:
+                                    ///< remote buffer; Call: function
   uint64_t count = 0;               ///< Repeat: iterations
   TensorPtr src, dst;               ///< Copy (and stream copies: the tensor in dst or src)
-  TensorPtr tensor;                 ///< If / RepeatWhile predicate, Switch control, Print / WriteUndef tensor
+  TensorPtr tensor;                 ///< If / RepeatWhile predicate, Switch control, Print / WriteUndef
+                                    ///< tensor, remote copies' row offsets (null: row 0)
   unsigned syncType = 0;            ///< Sync: 0 internal, 1 external, 2 global
   std::string name;                 ///< debug name; Print: the title; Error: the message
 };
@@ -116,6 +128,7 @@ struct GraphData {
   std::vector<Vertex> vertices;
   std::vector<ComputeSet> computeSets;
   std::vector<Stream> streams;
+  std::vector<RemoteBufferInfo> remoteBuffers;
   std::vector<ProgramPtr> functions;
   std::map<std::string, unsigned> streamByHandle;
   std::map<std::string, TensorPtr> hostWrites, hostReads; ///< createHostWrite/Read handles
@@ -134,6 +147,8 @@ struct GraphData {
   unsigned addComputeSet(const std::string &name);
   unsigned addVertex(unsigned computeSet, const std::string &codeletName);
   unsigned addStream(const std::string &handle, TypeId type, uint64_t elements, bool toDevice, bool hostHandle);
+  /// Remote buffers share the data streams' namespace of handles.
+  unsigned addRemoteBuffer(RemoteBufferInfo info);
   /// Throws poplar_error "WHAT: the tensor belongs to another graph" unless `t` is this graph's.
   void checkOwned(const TensorImpl &t, const char *what) const;
   /// The name of a constant among `t`'s variables ("" if none): what a program must not write.

@@ -1,9 +1,9 @@
 // Running a compiled executable on the simulated IPU (what poplar::Engine does underneath): the
 // tile images are loaded once, each run starts every tile's supervisor at the program's entry,
 // and the run proceeds superstep by superstep in the process's SystemC kernel. At a host sync the
-// host link (PCIe, [host] in arch/configs) moves the stream data while the tiles wait; its time
-// delays their release. Every value is computed by the tile ISS and moved by the simulated
-// exchange or host link.
+// host link (sim::HostLink: PCIe or the M2000's gateway, [host] in arch/configs) moves the stream
+// and remote-buffer data as TLM-2.0 transactions while the tiles wait; their time delays the
+// release. Every value is computed by the tile ISS and moved by the simulated exchange or host link.
 #pragma once
 
 #include "ipusim/arch/Config.h"
@@ -14,6 +14,12 @@
 #include <iosfwd>
 #include <memory>
 #include <vector>
+
+namespace ipusim::sim {
+class HostTargets;
+class KernelJob;
+class StreamingMemory;
+} // namespace ipusim::sim
 
 namespace ipusim::gc {
 
@@ -44,7 +50,9 @@ struct RunStats {
 
 class Runtime {
 public:
-  /// Loads every tile image onto an IPU of `config` (one IPU; exe.tilesPerIpu tiles).
+  /// Loads every tile image onto an IPU of `config` (one IPU, ipu0; exe.tilesPerIpu tiles) and
+  /// makes the executable's remote buffers in Streaming Memory (throws poplar::poplar_error when
+  /// the config has none, or too little).
   Runtime(const Executable &exe, const arch::SystemConfig &config, unsigned threads);
   ~Runtime();
   Runtime(const Runtime &) = delete;
@@ -57,6 +65,8 @@ public:
   /// error, naming the step, the tile and the code.
   RunStats run(unsigned program, HostSide &host);
   sim::Ipu &ipu() { return *ipu_; }
+  /// Remote buffer `i`'s bytes in Streaming Memory (all its rows).
+  std::vector<uint8_t> &remoteBuffer(unsigned i);
   uint64_t maxCycles = 1ull << 34;
 
 private:
@@ -64,12 +74,15 @@ private:
   arch::SystemConfig config_;
   unsigned threads_;
   std::unique_ptr<sim::Ipu> ipu_;
+  std::unique_ptr<sim::HostTargets> targets_;        ///< the IPU, as the host link sees it
+  std::unique_ptr<sim::StreamingMemory> streaming_;  ///< the remote buffers
   std::ostream *trace_ = nullptr;
   bool traceHeader_ = false;
   uint64_t traceBase_ = 0; ///< trace cycles of the runs before this one
   std::string where(unsigned tile, uint32_t pc) const;
-  /// Cycles the host link takes to move a host step's data (docs/poplar.md "Host transfers").
-  uint64_t hostCycles(const HostStep &h) const;
+  /// Moves a host step's data over the kernel's host link from cycle `now`; returns the cycle
+  /// the last transaction ends (docs/poplar.md "Host transfers").
+  uint64_t hostStep(const HostStep &h, HostSide &host, sim::KernelJob &kernel, uint64_t now, const std::string &stepName);
 };
 
 } // namespace ipusim::gc
