@@ -120,6 +120,10 @@ Op Tile::decodeWord(uint32_t word) const {
                                                    op.desc->operands[2].kind == OperandKind::UImm && op.v[0] == 15 &&
                                                    op.v[1] == 15 && op.v[2] == 0);
   op.loopSafe = !op.desc->has(kControl) && !op.desc->has(kSystem) && !op.desc->has(kSolo);
+  // Branches decided by the worker's own registers (exit, rpt and the rest of control are not).
+  const bool localBranch = mn == "br" || mn == "bri" || mn == "brz" || mn == "brnz" || mn == "brneg" || mn == "brpos" ||
+                           mn == "brnzdec" || mn == "brzdec" || mn == "call";
+  op.aheadSafe = op.loopSafe || localBranch;
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
@@ -275,8 +279,13 @@ void Tile::issue(Context &c) {
   const uint32_t pc = c.pc;
   issuePc_ = pc;
   issueContext_ = c.id;
+  if (pendingFault_[c.id]) { // what it met running ahead, now in order
+    std::exception_ptr fault = std::move(pendingFault_[c.id]);
+    pendingFault_[c.id] = nullptr;
+    std::rethrow_exception(fault);
+  }
   const Op &main = fetch(c, pc);
-  const bool bundle = isBundle(c, pc);
+  const bool bundle = main.word & kCoissueBit;
   const Op *aux = bundle ? &fetch(c, pc + 4) : nullptr;
   const ModeMask mode = c.id == kSupervisor ? arch::kSupervisor : kWorker;
   if (!(main.modes & mode) || (aux && !(aux->modes & mode))) {
@@ -336,7 +345,65 @@ void Tile::issue(Context &c) {
   } else if (c.running) {
     c.ready = cycle_ + kBarrelSlots * (1 + c.extraWorkerCycles + batchTurns);
     if (batchTurns) c.accountedUntil = c.ready;
+    if (!c.rptCount && !traceIssues_ && fastPaths_) runAhead(c);
   }
+}
+
+void Tile::runAhead(Context &c) {
+  // A worker's issue times depend only on its own instructions (it owns its slot, [F] S3), so its
+  // next bundles can run now, at the cycles they would issue at, as long as no other context can
+  // tell: they touch only the worker's own registers and memory (memory shared between contexts
+  // inside a compute phase is a data race, which Poplar rules out), and branch on its own
+  // registers. It stops before an exit, rpt, CSR access, any other control or system instruction,
+  // a fetch that would fault, and the run's cycle limit; the tile's loop issues that one at its
+  // turn. Exact: the tests run every program both ways (docs/tile-timing.md "Running ahead").
+  uint64_t at = c.ready, stalls = 0;
+  const uint64_t before = c.bundles;
+  bool faulted = false;
+  while (at < maxCycles_) {
+    const uint32_t pc = c.pc;
+    const Op *main = peek(pc);
+    if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
+    const Op *aux = nullptr;
+    if (main->word & kCoissueBit) {
+      aux = peek(pc + 4);
+      if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
+    }
+    issuePc_ = pc;
+    accessCount_ = 0;
+    c.extraWorkerCycles = 0;
+    c.branchTaken = false;
+    c.pc = pc + (aux ? 8 : 4);
+    try {
+      if (aux) {
+        c.deferArf = main->writesA & aux->readsA;
+        c.deferredCount = 0;
+        main->fn(*this, c, *main);
+        c.deferArf = false;
+        aux->fn(*this, c, *aux);
+        for (unsigned i = 0; i < c.deferredCount; ++i) c.a[c.deferredIndex[i]] = c.deferredValue[i];
+      } else {
+        main->fn(*this, c, *main);
+      }
+    } catch (const SimException &) {
+      // Raised when the tile gets to cycle `at` (issue()); the run ends there.
+      c.deferArf = false;
+      pendingFault_[c.id] = std::current_exception();
+      faulted = true;
+      break;
+    }
+    ++c.bundles;
+    stalls += c.extraWorkerCycles;
+    at += kBarrelSlots * (1 + c.extraWorkerCycles);
+  }
+  if (c.bundles == before && !faulted) return;
+  // The loop would count the worker's waiting turns from the last issue's end on as stalls; they
+  // are all known now: the first issue's extra turns (those not yet accounted) and the rest.
+  const uint64_t firstEnd = cycle_ + kBarrelSlots, from = std::max(firstEnd, c.accountedUntil);
+  if (c.ready > from) stalls += (c.ready - from) / kBarrelSlots;
+  c.stallCycles += stalls;
+  c.ready = c.accountedUntil = at;
+  c.extraWorkerCycles = 0;
 }
 
 uint64_t Tile::runRepeatBatch(Context &c) {
@@ -385,6 +452,38 @@ uint64_t Tile::runRepeatBatch(Context &c) {
   c.rptCount = 0;
   c.pc = end;
   return iterations * bundles + extra;
+}
+
+void Tile::supervisorAhead(Context &sup) {
+  // With no worker running the supervisor has every slot, and nothing else on the tile runs: it
+  // issues each instruction at the first cycle its last issue's cost and its source registers
+  // allow (no forwarding), the cycles before are its stalls, exactly as cycle by cycle. It stops
+  // before anything that starts workers, syncs, touches the exchange or a CSR, and at the run's
+  // cycle limit; the tile's loop issues that one. Leaves cycle_ at its last issue.
+  uint64_t from = cycle_; // the first cycle it may issue in
+  for (;;) {
+    const uint32_t pc = sup.pc;
+    const Op *op = peek(pc);
+    if (!op || !op->aheadSafe || !(op->modes & arch::kSupervisor) || (op->word & kCoissueBit) || op->delay != Op::Normal)
+      return;
+    uint64_t need = std::max(sup.ready, from);
+    for (uint32_t r = op->readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
+    if (need >= maxCycles_) return;
+    sup.stallCycles += need - from;
+    cycle_ = need;
+    from = need + 1;
+    issuePc_ = pc;
+    accessCount_ = 0;
+    sup.branchTaken = false;
+    sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
+    sup.pc = pc + 4;
+    op->fn(*this, sup, *op); // an exception is the tile's first: nothing else runs
+    ++sup.bundles;
+    const uint64_t delay = (sup.branchTaken ? config_.timing.supervisorTakenBranch : 1) +
+                           sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
+    sup.ready = std::max(sup.ready, cycle_ + delay);
+    for (uint32_t r = op->writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
+  }
 }
 
 void Tile::skipIdleCycles() {
@@ -446,6 +545,7 @@ void Tile::start(uint32_t pc, uint32_t m0) {
   // not public); supervisor vertices may take a frame below $sp (asm-dialect §3.1).
   sup.m[11] = config_.memoryEnd() - 6 * kDefaultWorkerStackBytes;
   cycle_ = 0;
+  for (std::exception_ptr &f : pendingFault_) f = nullptr;
   syncWaitCycles_ = wordsSent_ = wordsReceived_ = 0;
   events_.clear();
   if (tracing_) {
@@ -490,6 +590,7 @@ TileStats Tile::stats() const {
 
 Tile::Stop Tile::run(uint64_t maxCycles) {
   Context &sup = ctx_[kSupervisor];
+  maxCycles_ = maxCycles;
   for (;; ++cycle_) {
     if (cycle_ >= progressAt_) {
       progress_(cycle_);
@@ -532,6 +633,24 @@ Tile::Stop Tile::run(uint64_t maxCycles) {
       }
       if (tracing_) traceEvent(cycle_, kSupervisor, "tile.end");
       return Stop::Returned;
+    }
+    if (fastPaths_ && !anyWorkerRunning()) {
+      if (!traceIssues_) {
+        const uint64_t before = sup.bundles;
+        supervisorAhead(sup);
+        if (sup.bundles != before) continue; // it issued up to this cycle
+      }
+      // The supervisor alone has every slot: it issues at the first cycle its last issue's cost
+      // and its source registers allow, each cycle before a stall (as cycle by cycle).
+      uint64_t need = sup.ready;
+      if (const Op *op = peek(sup.pc))
+        for (uint32_t r = op->readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
+      need = std::min(need, maxCycles);
+      if (need > cycle_) {
+        sup.stallCycles += need - cycle_;
+        cycle_ = need - 1; // the loop's ++cycle_ lands on `need`, where its checks run again
+        continue;
+      }
     }
     if (cycle_ >= sup.ready) {
       issue(sup);

@@ -193,8 +193,8 @@ TEST(Semantics, F32AmpTakesOneInputAPhaseAndMovesPairsOnEvenPhases) {
     for (unsigned i = 0; i < state.size(); ++i) t.memory().write<uint32_t>(0x70000 + 4 * i, state[i]);
     for (unsigned k = 0; k < 8; ++k)
       for (unsigned j = 0; j < 8; ++j) {
-        uint64_t &e = t.commonWeights()[4 * k + j / 2];
-        e |= uint64_t(bits(float(k + j + 1))) << (32 * (j & 1));
+        const unsigned e = 4 * k + j / 2;
+        t.setCommonWeight(e, t.commonWeights()[e] | uint64_t(bits(float(k + j + 1))) << (32 * (j & 1)));
       }
   });
   for (unsigned k = 0; k < 8; ++k)
@@ -214,7 +214,7 @@ TEST(Semantics, F16AmpWithF32PartialsAndF16Results) {
     t.memory().write<uint32_t>(0x70000, bits(0.5f));
     t.memory().write<uint32_t>(0x70008, 0x40003C00); // halves 1, 2
     t.memory().write<uint32_t>(0x7000C, 0x44004200); // halves 3, 4
-    for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = 0x3C003C003C003C00ull;
+    for (unsigned e = 0; e < 32; ++e) t.setCommonWeight(e, 0x3C003C003C003C00ull);
   });
   EXPECT_EQ(r.word(0x70010), 0x51105110u);
 }
@@ -237,7 +237,7 @@ TEST(Semantics, AmpPartialsQueueWhateverThePhase) {
       t.memory().write<uint32_t>(0x70008, 0x40003C00); // halves 1, 2
       t.memory().write<uint32_t>(0x7000C, 0x44004200); // halves 3, 4
       for (uint32_t k = 0; k < 8; ++k) t.memory().write<float>(0x70010 + 4 * k, float(k + 1));
-      for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = 0x3C003C003C003C00ull;
+      for (unsigned e = 0; e < 32; ++e) t.setCommonWeight(e, 0x3C003C003C003C00ull);
     });
   };
   for (const char *prime : {"0123", "1111"}) {
@@ -260,8 +260,8 @@ TEST(Semantics, AmpWithTwoEngines) {
     putWords(t, 0x70000, {bits(0.5f), bits(1.5f), bits(2.5f), bits(3.5f), 0x40003C00, 0x44004200, 0x3C003C00, 0x3C003C00});
     for (unsigned k = 0; k < 4; ++k) {
       uint64_t h = arch::floatToHalf(float(k + 1));
-      t.commonWeights()[4 * k] = h | h << 16 | h << 32 | h << 48;
-      t.commonWeights()[4 * k + 1] = 0x3C003C003C003C00ull;
+      t.setCommonWeight(4 * k, h | h << 16 | h << 32 | h << 48);
+      t.setCommonWeight(4 * k + 1, 0x3C003C003C003C00ull);
     }
   });
   for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(r.f32(0x70040 + 4 * k), float(k) + 0.5f + 10.0f * float(k + 1) + 4.0f) << k;
@@ -279,7 +279,7 @@ TEST(Semantics, AmpWithTwoEngines) {
     putWords(t, 0x70000, {bits(1.0f), bits(2.0f), bits(3.0f), bits(4.0f), bits(1.0f), bits(2.0f), bits(3.0f), bits(4.0f)});
     for (unsigned k = 0; k < 4; ++k)
       for (unsigned j = 0; j < 4; ++j)
-        t.commonWeights()[4 * k + j / 2] |= uint64_t(bits(float(k + j + 1))) << (32 * (j & 1));
+        t.setCommonWeight(4 * k + j / 2, t.commonWeights()[4 * k + j / 2] | uint64_t(bits(float(k + j + 1))) << (32 * (j & 1)));
   });
   for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(s.f32(0x70040 + 4 * k), float(k + 1 + 30 + 10 * k)) << k;
 }
@@ -304,8 +304,8 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
       putWords(t, 0x70000 + 8 * i, {h(float(i)) | h(float(i) + 0.5f) << 16, h(10.0f + float(i)) | h(10.5f + float(i)) << 16});
     }
     putWords(t, 0x70020, {0x40003C00, 0x44004200});
-    for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = 0x3C003C003C003C00ull;     // 1.0
-    for (unsigned e = 32; e < 64; ++e) t.commonWeights()[e] = 0x4000400040004000ull;    // 2.0
+    for (unsigned e = 0; e < 32; ++e) t.setCommonWeight(e, 0x3C003C003C003C00ull);     // 1.0
+    for (unsigned e = 32; e < 64; ++e) t.setCommonWeight(e, 0x4000400040004000ull);    // 2.0
   });
   for (unsigned i = 0; i < 4; ++i) {
     EXPECT_EQ(arch::halfToFloat(uint16_t(r.word(0x70040 + 8 * i))), float(i) + 40.0f) << i;
@@ -331,8 +331,8 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
   auto s = runAsm("w:\n" + v2 + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
     for (unsigned n = 0; n < 8; ++n) putWords(t, 0x70000 + 8 * n, {bits(float(n)), bits(float(n) + 0.5f)});
     for (unsigned j = 0; j < 8; ++j) putWords(t, 0x70040 + 4 * j, {bits(float(j + 1))});
-    for (unsigned e = 0; e < 32; ++e) t.commonWeights()[e] = uint64_t(bits(1.0f)) * 0x100000001ull;
-    for (unsigned e = 32; e < 64; ++e) t.commonWeights()[e] = uint64_t(bits(2.0f)) * 0x100000001ull;
+    for (unsigned e = 0; e < 32; ++e) t.setCommonWeight(e, uint64_t(bits(1.0f)) * 0x100000001ull);
+    for (unsigned e = 32; e < 64; ++e) t.setCommonWeight(e, uint64_t(bits(2.0f)) * 0x100000001ull);
   });
   for (unsigned n = 0; n < 8; ++n) {
     const float base = n % 2 ? float(n) + 72.0f : float(n) + 36.0f;
@@ -364,7 +364,7 @@ TEST(Semantics, SlicChainsAreOneDimensionalConvolutions) {
       }
       for (unsigned m = 0; m < 8; ++m) {
         uint64_t h = arch::floatToHalf(float(m + 1));
-        t.commonWeights()[4 * m] = h | h << 16 | h << 32 | h << 48;
+        t.setCommonWeight(4 * m, h | h << 16 | h << 32 | h << 48);
       }
     });
   };
@@ -404,7 +404,7 @@ TEST(Semantics, F32SlicTakesEachPositionInTwoIssues) {
     }
     putWords(t, 0x70070, {bits(0.5f), bits(0.25f)});
     for (unsigned m = 0; m < 8; ++m)
-      t.commonWeights()[4 * m] = uint64_t(bits(float(m + 1))) | uint64_t(bits(10.0f * float(m + 1))) << 32;
+      t.setCommonWeight(4 * m, uint64_t(bits(float(m + 1))) | uint64_t(bits(10.0f * float(m + 1))) << 32);
   });
   for (unsigned j = 0; j < 2; ++j) {
     EXPECT_EQ(r.f32(0x70080 + 8 * (j + 3)), 204.5f + 11.0f * float(j)) << j;
@@ -441,8 +441,8 @@ TEST(Semantics, SixteenOutputF16SlicRunsTwoChainSets) {
       }
       for (unsigned m = 0; m < 8; ++m) {
         const uint64_t a = arch::floatToHalf(float(m + 1)), b = arch::floatToHalf(float(2 * (m + 1)));
-        t.commonWeights()[4 * m] = a * 0x0001000100010001ull;
-        t.commonWeights()[32 + 4 * m] = b * 0x0001000100010001ull;
+        t.setCommonWeight(4 * m, a * 0x0001000100010001ull);
+        t.setCommonWeight(32 + 4 * m, b * 0x0001000100010001ull);
       }
     });
   };
@@ -500,9 +500,10 @@ TEST(Semantics, SixteenOutputF32SlicMovesSetAAtTheLowIssueAndSetBAtTheHigh) {
       auto pair = [](float lo, float hi) { return uint64_t(bits(lo)) | uint64_t(bits(hi)) << 32; };
       for (unsigned m = 0; m < 8; ++m) {
         const float w = float(m + 1);
-        t.commonWeights()[4 * m] = pair(w, 10 * w);
-        t.commonWeights()[32 + 4 * m] = pair(2 * w, 20 * w);
-        t.commonWeights()[4 * m + 1] = t.commonWeights()[32 + 4 * m + 1] = pair(1000, 1000);
+        t.setCommonWeight(4 * m, pair(w, 10 * w));
+        t.setCommonWeight(32 + 4 * m, pair(2 * w, 20 * w));
+        t.setCommonWeight(4 * m + 1, pair(1000, 1000));
+        t.setCommonWeight(32 + 4 * m + 1, pair(1000, 1000));
       }
     });
   };

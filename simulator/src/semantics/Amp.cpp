@@ -54,11 +54,10 @@ void finishSet(const AmpSet &s, unsigned outputs) {
   }
 }
 
-/// Adds one input's products to the running sums; `weight(w, k)` is output k's weight from its
-/// $CWEI entry `w`.
-template <class Weight> void accumulate(Tile &t, const AmpSet &s, unsigned outputs, unsigned entry, Weight weight) {
-  const uint64_t *w = t.commonWeights();
-  for (unsigned k = 0; k < outputs; ++k) s.sum[2 * k] += weight(w[4 * (s.weightBase + k) + entry], k);
+/// Adds one input's products to the running sums; `weight(i)` is output k's product with its
+/// weights, $CWEI entry i = 4 (weightBase + k) + `entry`.
+template <class Weight> void accumulate(const AmpSet &s, unsigned outputs, unsigned entry, Weight weight) {
+  for (unsigned k = 0; k < outputs; ++k) s.sum[2 * k] += weight(4 * (s.weightBase + k) + entry);
 }
 
 /// Returns result pair `i` of the finished set and queues a partial pair as Pin of outputs 2i, 2i+1.
@@ -69,11 +68,20 @@ void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float
   s.pin[4 * i + 2] = partial1;
 }
 
-/// The dot product of four f16 inputs (a register pair) with four f16 weights.
-float dot4(const Context &c, unsigned inputReg, uint64_t weights) {
+/// Four f16 inputs (a register pair) as floats.
+struct Inputs {
+  float x[4];
+  Inputs(const Context &c, unsigned reg) {
+    for (unsigned i = 0; i < 4; ++i) x[i] = halfToFloat(uint16_t(c.a[reg + i / 2] >> (16 * (i % 2))));
+  }
+};
+
+/// The dot product of four f16 inputs with the four f16 weights of $CWEI entry `entry`, summed in
+/// order in binary32.
+float dot4(const Tile &t, const Inputs &in, unsigned entry) {
+  const float *w = t.commonWeightHalves(entry);
   float dot = 0;
-  for (unsigned i = 0; i < 4; ++i)
-    dot += halfToFloat(uint16_t(weights >> (16 * i))) * halfToFloat(uint16_t(c.a[inputReg + i / 2] >> (16 * (i % 2))));
+  for (unsigned i = 0; i < 4; ++i) dot += w[i] * in.x[i];
   return dot;
 }
 
@@ -85,7 +93,8 @@ void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float part
     finishSet(a, f.outputs);
     c.ampPair = 0;
   }
-  accumulate(t, a, f.outputs, f.phase, [&](uint64_t w, unsigned) { return dot4(c, inputReg, w); });
+  const Inputs in(c, inputReg);
+  accumulate(a, f.outputs, f.phase, [&](unsigned i) { return dot4(t, in, i); });
   movePair(a, c.ampPair, partial0, partial1, out0, out1);
   c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
 }
@@ -137,9 +146,9 @@ IPU_SEMANTICS(f16v4hihov4amp) {
     finishSet(b, 8);
     c.ampPair = 0;
   }
-  const unsigned in = unsigned(op.v[1]);
-  accumulate(t, a, 8, f.phase, [&](uint64_t w, unsigned) { return dot4(c, in, w); });
-  accumulate(t, b, 8, f.phase, [&](uint64_t w, unsigned) { return dot4(c, in, w); });
+  const Inputs in(c, unsigned(op.v[1]));
+  accumulate(a, 8, f.phase, [&](unsigned i) { return dot4(t, in, i); });
+  accumulate(b, 8, f.phase, [&](unsigned i) { return dot4(t, in, i); });
   const unsigned pr = unsigned(op.v[2]);
   auto half = [&](unsigned lane) { return halfToFloat(uint16_t(c.a[pr + lane / 2] >> (16 * (lane % 2)))); };
   float r[4];
@@ -165,7 +174,8 @@ IPU_SEMANTICS(f32sisoamp) {
     c.ampPair = 0;
   }
   const float x = asFloat(c.a[op.v[1]]);
-  accumulate(t, a, f.outputs, j / 2, [&](uint64_t w, unsigned) { return x * f32Weight(w, j); });
+  const uint64_t *w = t.commonWeights();
+  accumulate(a, f.outputs, j / 2, [&](unsigned i) { return x * f32Weight(w[i], j); });
   if (j & 1) return;
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
@@ -189,8 +199,9 @@ IPU_SEMANTICS(f32sisov2amp) {
     c.ampPair = 0;
   }
   const float x = asFloat(c.a[op.v[1]]);
-  accumulate(t, a, 8, j / 2, [&](uint64_t w, unsigned) { return x * f32Weight(w, j); });
-  accumulate(t, b, 8, j / 2, [&](uint64_t w, unsigned) { return x * f32Weight(w, j); });
+  const uint64_t *w = t.commonWeights();
+  accumulate(a, 8, j / 2, [&](unsigned i) { return x * f32Weight(w[i], j); });
+  accumulate(b, 8, j / 2, [&](unsigned i) { return x * f32Weight(w[i], j); });
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
   movePair(c.ampPair & 1 ? b : a, c.ampPair / 2, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
@@ -217,10 +228,8 @@ IPU_SEMANTICS(f32sisov2amp) {
 // weight loads imply).
 namespace {
 
-/// Output channel m's weights in set s: $CWEI_(base + m)_bank.
-uint64_t slicWeight(Tile &t, const AmpSet &s, unsigned bank, unsigned m) {
-  return t.commonWeights()[4 * (s.weightBase + m) + bank];
-}
+/// Output channel m's weights in set s: $CWEI_(base + m)_bank (the entry's index).
+unsigned slicEntry(const AmpSet &s, unsigned bank, unsigned m) { return 4 * (s.weightBase + m) + bank; }
 
 /// One issue of a set's chains: returns the tail pair, shifts every link by one and adds the
 /// input's products; `product(m)` is the input times output channel m's weights.
@@ -262,9 +271,10 @@ unsigned slicFlags(Tile &t, Context &c, const Op &op) {
 /// A f16v4 SLIC issue on set s: four f16 inputs in a register pair.
 void slicF16(Tile &t, Context &c, const Op &op, const AmpSet &s, float partial0, float partial1, float &out0,
              float &out1) {
-  const unsigned flags = slicFlags(t, c, op), in = unsigned(op.v[1]);
-  slicIssue(s, flags & 2, partial0, partial1, [&](unsigned m) { return dot4(c, in, slicWeight(t, s, flags & 1, m)); },
-            out0, out1);
+  const unsigned flags = slicFlags(t, c, op);
+  const Inputs in(c, unsigned(op.v[1]));
+  slicIssue(s, flags & 2, partial0, partial1, [&](unsigned m) { return dot4(t, in, slicEntry(s, flags & 1, m)); }, out0,
+            out1);
 }
 
 /// The f32 forms' flags (ours): bit 0 the bank, bit 1 the 3-tap form, bit 2 the high issue.
@@ -278,7 +288,7 @@ unsigned f32SlicFlags(Tile &t, Context &c, const Op &op) {
 /// An f32 issue's products for set s: the input element times the low (low issue) or high (high
 /// issue) word of output channel m's weights.
 auto f32SlicProduct(Tile &t, const AmpSet &s, unsigned flags, float x) {
-  return [&t, s, flags, x](unsigned m) { return x * f32Weight(slicWeight(t, s, flags & 1, m), (flags >> 2) & 1); };
+  return [&t, s, flags, x](unsigned m) { return x * f32Weight(t.commonWeights()[slicEntry(s, flags & 1, m)], (flags >> 2) & 1); };
 }
 
 } // namespace

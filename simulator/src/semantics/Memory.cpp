@@ -228,12 +228,12 @@ IPU_SEMANTICS(ldb16b16) {
 // AMP weights: 64-bit $CWEI entries loaded from $CCCSLOAD, which post-increments ([F] S2):
 // ld64putcs i writes entry i, ld128putcs i entries i and i+1 (from interleaved memory).
 IPU_SEMANTICS(ld64putcs) {
-  t.commonWeights()[unsigned(op.v[0]) % 64] = load<uint64_t>(t, c, c.cccsload);
+  t.setCommonWeight(unsigned(op.v[0]) % 64, load<uint64_t>(t, c, c.cccsload));
   c.cccsload += 8;
 }
 IPU_SEMANTICS(ld128putcs) {
   if (!t.memory().interleaved(c.cccsload)) t.raise(c, "ld128putcs needs $CCCSLOAD in interleaved memory");
-  for (unsigned i = 0; i < 2; ++i) t.commonWeights()[(unsigned(op.v[0]) + i) % 64] = load<uint64_t>(t, c, c.cccsload + 8 * i);
+  for (unsigned i = 0; i < 2; ++i) t.setCommonWeight((unsigned(op.v[0]) + i) % 64, load<uint64_t>(t, c, c.cccsload + 8 * i));
   c.cccsload += 16;
 }
 

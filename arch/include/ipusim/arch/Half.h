@@ -58,7 +58,29 @@ inline uint16_t doubleToHalfStochastic(double d, uint32_t random) {
   return toHalf(d, [u](double q) { return std::floor(q + u); });
 }
 
-inline uint16_t floatToHalf(float f) { return doubleToHalf(double(f)); }
+/// A float to binary16, round to nearest, ties to even: the same result as doubleToHalf(double(f))
+/// (tests/arch check the two agree), on the bits alone, since the AMP and the f16 vector
+/// instructions convert every result.
+inline uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  x &= 0x7FFFFFFFu;
+  if (x > 0x7F800000u) return sign | 0x7E00;   // NaN
+  if (x >= 0x477FF000u) return sign | 0x7C00;  // 65520 and up round to infinity
+  if (x < 0x38800000u) {                       // below 2^-14: a subnormal (in units of 2^-24) or zero
+    if (x <= 0x33000000u) return sign;         // up to 2^-25 (a tie, to even): zero
+    const uint32_t shift = 126 - (x >> 23), m = (x & 0x7FFFFFu) | 0x800000u;
+    uint32_t q = m >> shift;
+    const uint32_t rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (q & 1))) ++q;
+    return sign | uint16_t(q);
+  }
+  uint32_t q = ((x >> 23) - 112) << 10 | (x & 0x7FFFFFu) >> 13; // a carry may reach the exponent
+  const uint32_t rest = x & 0x1FFF;
+  if (rest > 0x1000 || (rest == 0x1000 && (q & 1))) ++q;
+  return sign | uint16_t(q);
+}
 
 /// The IEEE directed roundings, as $FP_CTL.RND selects them (docs/tile-timing.md).
 enum class Rounding : unsigned { NearestEven = 0, Up = 1, Down = 2, TowardZero = 3 };

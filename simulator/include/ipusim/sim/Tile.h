@@ -3,12 +3,14 @@
 #pragma once
 
 #include "ipusim/arch/Config.h"
+#include "ipusim/arch/Half.h"
 #include "ipusim/arch/Isa.h"
 #include "ipusim/sim/SimException.h"
 #include "ipusim/sim/TileMemory.h"
 #include "ipusim/sim/Trace.h"
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +40,8 @@ struct Op {
   uint8_t modes = 0;                ///< arch::ModeMask the instruction may run in
   bool nop = false;                 ///< nop / fnop: nothing to execute
   bool loopSafe = false;            ///< may run in a batched rpt body (not control or system)
+  bool aheadSafe = false;           ///< a worker may run it ahead of the other contexts (loopSafe,
+                                    ///< or a branch on its own registers: docs/tile-timing.md)
   enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
 };
 
@@ -264,7 +268,14 @@ public:
   uint64_t now() const { return cycle_; }
   bool anyWorkerRunning() const;
   uint64_t lastWorkerExit() const;
-  uint64_t *commonWeights() { return cwei_; }
+  /// The AMP's common weights: $CWEI_n_m is entry 4n+m, four f16 weights (or two f32).
+  const uint64_t *commonWeights() const { return cwei_; }
+  /// Entry i's four f16 weights as floats (kept beside the entries: the AMP reads them every issue).
+  const float *commonWeightHalves(unsigned i) const { return cweiHalves_[i]; }
+  void setCommonWeight(unsigned i, uint64_t value) {
+    cwei_[i] = value;
+    for (unsigned k = 0; k < 4; ++k) cweiHalves_[i][k] = arch::halfToFloat(uint16_t(value >> (16 * k)));
+  }
   ExchangeLog &exchange() { return exchange_; }
   /// Set by an Ipu: the tile's sends have receivers (a lone tile's send is an exception).
   void setInIpu(bool on) { inIpu_ = on; }
@@ -303,13 +314,20 @@ private:
   unsigned issueContext_ = 0;
   ExchangeLog exchange_;
   bool inIpu_ = false;
+  uint64_t maxCycles_ = UINT64_MAX;  ///< the current run's limit (no issue at or after it)
+  /// Per context, an exception met while it ran ahead: raised when the tile reaches its cycle, so
+  /// that an earlier exception of another context comes first, as it would cycle by cycle.
+  std::exception_ptr pendingFault_[7];
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
+  float cweiHalves_[64][4] = {};     ///< the same as floats
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;
   bool isBundle(Context &c, uint32_t pc);
   void issue(Context &c);
   uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
+  void runAhead(Context &c);           ///< a worker's next issues, as far as they are its own business
+  void supervisorAhead(Context &sup);  ///< the supervisor's, while no worker runs
   void skipIdleCycles();
   [[noreturn]] void badAccess(const Context &c, uint32_t addr, unsigned bytes);
   const Op *peek(uint32_t pc); ///< the decoded instruction at pc, or nullptr if pc is not fetchable
