@@ -7,6 +7,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
+
 using namespace ipusim;
 
 namespace {
@@ -22,7 +24,9 @@ cc::ObjectFile image(const cc::ObjectFile &obj) { return cc::link({{"b.o", obj}}
 /// alone through the tile's launcher, its vertex state at 0x70000).
 void run(benchmark::State &state, const cc::ObjectFile &img, const char *entry, bool worker,
          const std::function<void(sim::Tile &)> &setup) {
-  sim::Tile tile(mk2().tile);
+  // On the heap, as an IPU's tiles are.
+  auto owned = std::make_unique<sim::Tile>(mk2().tile);
+  sim::Tile &tile = *owned;
   sim::loadImage(tile, img, "bench");
   setup(tile);
   uint32_t pc = img.symbols[size_t(img.findSymbol(entry))].value;

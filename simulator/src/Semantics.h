@@ -17,6 +17,14 @@ struct RegisterHandler {
   RegisterHandler(const char *mnemonic, Handler h) { handlerRegistry()[mnemonic] = h; }
 };
 
+/// Handlers specialised for one operand form, chosen at decode over the mnemonic's own (faster:
+/// no operand-kind tests when they run). Keyed "MNEMONIC FORM", a letter an operand: m an MRF
+/// register, a an ARF register, i an immediate (see specialisedKey in Tile.cpp).
+std::map<std::string, Handler> &specialisedRegistry();
+struct RegisterSpecialised {
+  RegisterSpecialised(const char *key, Handler h) { specialisedRegistry()[key] = h; }
+};
+
 #define IPU_SEMANTICS(name)                                                                     \
   static void sem_##name(Tile &t, Context &c, const Op &op);                                    \
   static RegisterHandler reg_##name(#name, sem_##name);                                         \

@@ -18,6 +18,11 @@ std::map<std::string, Handler> &handlerRegistry() {
   return registry;
 }
 
+std::map<std::string, Handler> &specialisedRegistry() {
+  static std::map<std::string, Handler> registry;
+  return registry;
+}
+
 SimException::SimException(unsigned ipu_, unsigned tile_, unsigned context_, uint32_t pc_, std::string insn,
                            std::string reason_, std::string source_)
     : std::runtime_error([&] {
@@ -127,6 +132,13 @@ Op Tile::decodeWord(uint32_t word) const {
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
+  // A handler for this operand form, if the semantics have one (Semantics.h).
+  std::string key = mn + " ";
+  for (unsigned i = 0; i < op.desc->numOperands; ++i) {
+    const OperandKind k = op.kind[i];
+    key += k == OperandKind::MReg ? 'm' : k == OperandKind::AReg ? 'a' : (k == OperandKind::UImm || k == OperandKind::SImm) ? 'i' : '?';
+  }
+  if (auto s = specialisedRegistry().find(key); s != specialisedRegistry().end()) op.fn = s->second;
   // A pair must start at an even register and a quad at a multiple of 4 (the assembler checks
   // this; a word from elsewhere may not).
   for (unsigned i = 0; i < op.desc->numOperands; ++i) {

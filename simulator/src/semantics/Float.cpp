@@ -118,7 +118,16 @@ template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division
     HostRounding scope(rounding(c));
     return arith32Rounded(t, c, op, division, f);
   }
-  // The common case first: an f32v2 operation on two register pairs with a finite result.
+  // The common cases first: an f32 operation on single registers, or f32v2 on two register pairs,
+  // with a finite result.
+  if (op.dstRegs == 1 && op.kind[1] == arch::OperandKind::AReg && op.desc->numOperands > 2 &&
+      op.kind[2] == arch::OperandKind::AReg) {
+    const float r = float(f(asFloat(c.a[op.v[1]]), asFloat(c.a[op.v[2]])));
+    if (std::isfinite(r)) [[likely]] {
+      c.setA(unsigned(op.v[0]), asBits(r));
+      return;
+    }
+  }
   if (op.dstRegs == 2 && op.kind[1] == arch::OperandKind::APair && op.desc->numOperands > 2 &&
       op.kind[2] == arch::OperandKind::APair) {
     const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);

@@ -15,6 +15,31 @@ uint32_t shr(uint32_t x, uint32_t n) { return n >= 32 ? 0 : x >> n; }
 uint32_t shrs(uint32_t x, uint32_t n) { return uint32_t(int32_t(x) >> (n >= 32 ? 31 : n)); }
 } // namespace
 
+// The common forms of the binary operations on MRF registers, specialised (Semantics.h): the same
+// results as the general handlers below.
+#define IPU_MRF_BINARY(name, expr)                                                                 \
+  static void spec_##name##_mmm(Tile &, Context &c, const Op &op) {                                \
+    const uint32_t x = c.m[op.v[1]], y = c.m[op.v[2]];                                             \
+    c.setM(unsigned(op.v[0]), (expr));                                                             \
+  }                                                                                                \
+  static void spec_##name##_mmi(Tile &, Context &c, const Op &op) {                                \
+    const uint32_t x = c.m[op.v[1]], y = uint32_t(op.v[2]);                                        \
+    c.setM(unsigned(op.v[0]), (expr));                                                             \
+  }                                                                                                \
+  static RegisterSpecialised regMmm_##name(#name " mmm", spec_##name##_mmm);                       \
+  static RegisterSpecialised regMmi_##name(#name " mmi", spec_##name##_mmi);
+IPU_MRF_BINARY(add, x + y)
+IPU_MRF_BINARY(sub, x - y)
+IPU_MRF_BINARY(mul, x * y)
+IPU_MRF_BINARY(and, x & y)
+IPU_MRF_BINARY(andc, x & ~y)
+IPU_MRF_BINARY(or, x | y)
+IPU_MRF_BINARY(xor, x ^ y)
+IPU_MRF_BINARY(shl, shl(x, y))
+IPU_MRF_BINARY(shr, shr(x, y))
+IPU_MRF_BINARY(shrs, shrs(x, y))
+#undef IPU_MRF_BINARY
+
 IPU_SEMANTICS(add) { setDst(c, op, a1(c, op) + a2(c, op)); }
 IPU_SEMANTICS(sub) { setDst(c, op, a1(c, op) - a2(c, op)); } // sub $d, x, y = x - y
 IPU_SEMANTICS(mul) { setDst(c, op, a1(c, op) * a2(c, op)); } // low 32 bits: the same signed or unsigned
