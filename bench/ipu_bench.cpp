@@ -68,6 +68,91 @@ BENCHMARK(BM_FullChipElementwise)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// Every tile runs an AMP workload between two IPU syncs: the supervisor loads 32 $CWEI entries and
+// starts six workers, each running tests/sim/vertices/conv1x1.S's worker (a 1x1 convolution
+// partial, 16 to 8 channels on the AMP) over `positions` positions: the all-tile AMP workload of
+// issue 15 (matmul and convolution partials on every tile).
+void BM_FullChipAmp(benchmark::State &state) {
+  static cc::ObjectFile img = cc::link({{"step.o", cc::assembleText(R"(
+  .supervisor
+  .globl amp_step
+amp_step:
+  sync 3                         // INTERNAL
+  ld32 $m1, $m0, 0
+  put $CCCSLOAD, $m1
+  ld128putcs 0
+  ld128putcs 2
+  ld128putcs 4
+  ld128putcs 6
+  ld128putcs 8
+  ld128putcs 10
+  ld128putcs 12
+  ld128putcs 14
+  ld128putcs 16
+  ld128putcs 18
+  ld128putcs 20
+  ld128putcs 22
+  ld128putcs 24
+  ld128putcs 26
+  ld128putcs 28
+  ld128putcs 30
+  setzi $m2, conv1x1_worker
+  add $m3, $m0, 4
+  setzi $m4, 0x4c000             // TMEM_REGION0_BASE_ADDR: run takes its vertex base relative to it
+  sub $m3, $m3, $m4
+  setzi $m5, 6
+1:
+  run $m2, $m3, 0
+  add $m3, $m3, 16               // the next worker's state
+  add $m5, $m5, -1
+  brnz $m5, 1b
+  sync 2                         // LOCAL
+  sync 3
+  br $lr
+)", "amp_step.s")},
+                                        {"conv1x1.o", cc::assembleFile(IPUSIM_SOURCE_DIR "/tests/sim/vertices/conv1x1.S", {})}},
+                                       mk2().tile);
+  const unsigned tiles = 1472, threads = unsigned(state.range(0)), positions = unsigned(state.range(1));
+  sim::Ipu ipu(mk2(), tiles);
+  const uint32_t pc = img.symbols[size_t(img.findSymbol("amp_step"))].value;
+  for (unsigned t = 0; t < tiles; ++t) {
+    sim::Tile &tile = ipu.tile(t);
+    sim::loadImage(tile, img, "bench");
+    if (t) tile.shareDecodeCache(ipu.tile(0).decodeCache());
+    sim::TileMemory &m = tile.memory();
+    m.write<uint32_t>(0x70000, 0x90000); // weights (interleaved memory): f16 values 1/64 k + 1/8
+    for (uint32_t i = 0; i < 128; ++i) m.write<uint64_t>(0x90000 + 8 * i, 0x3000300030003000ull + i);
+    for (uint32_t w = 0; w < 6; ++w) {
+      const uint32_t in = 0x50000 + w * 0x3400, partials = 0x64000 + w * 0x1A00, out = 0x78000 + w * 0x1A00;
+      const uint32_t vertex[] = {in, partials, out, positions};
+      for (int i = 0; i < 4; ++i) m.write<uint32_t>(0x70004 + 16 * w + 4 * i, vertex[i]);
+      for (uint32_t i = 0; i < 16 * positions; ++i) m.write<uint16_t>(in + 2 * i, uint16_t(0x3C00 + (i + t) % 64));
+      for (uint32_t i = 0; i < 8 * positions; ++i) {
+        m.write<uint16_t>(partials + 2 * i, 0x3800);
+        m.write<uint16_t>(out + 2 * i, 0); // the output's pages exist before the timing
+      }
+    }
+  }
+  uint64_t cycles = 0, bundles = 0, perRun = 0;
+  for (auto _ : state) {
+    ipu.newRun();
+    for (unsigned t = 0; t < tiles; ++t) ipu.start(t, pc, 0x70000);
+    sim::IpuStats s = ipu.run(threads);
+    perRun = s.cycles;
+    cycles += s.cycles;
+    for (const sim::TileStats &ts : s.tiles)
+      for (uint64_t b : ts.bundles) bundles += b;
+  }
+  state.counters["ipu_cycles/s"] = benchmark::Counter(double(cycles), benchmark::Counter::kIsRate);
+  state.counters["bundles/s"] = benchmark::Counter(double(bundles), benchmark::Counter::kIsRate);
+  state.counters["ipu_cycles_per_run"] = double(perRun);
+}
+BENCHMARK(BM_FullChipAmp)
+    ->ArgsProduct({{1, 2}, {100}})
+    ->ArgNames({"threads", "positions"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 } // namespace
 
 BENCHMARK_MAIN();
