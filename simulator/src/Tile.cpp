@@ -159,7 +159,7 @@ bool Tile::isBundle(Context &c, uint32_t pc) {
   return fetch(c, pc).word & kCoissueBit;
 }
 
-const Op *Tile::peek(uint32_t pc) {
+const Op *Tile::peekSlow(uint32_t pc) {
   if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return &bootOps_[(pc - bootBase_) / 4];
   if (pc & 3 || !memory_.executable(pc)) return nullptr;
   // An entry is used only while memory still holds the word it was decoded from, so stores into
@@ -387,15 +387,17 @@ void Tile::runAhead(Context &c) {
     c.branchTaken = false;
     c.pc = pc + (aux ? 8 : 4);
     try {
-      if (aux) {
-        c.deferArf = main->writesA & aux->readsA;
+      if (aux && (main->writesA & aux->readsA)) {
+        c.deferArf = true;
         c.deferredCount = 0;
         main->fn(*this, c, *main);
         c.deferArf = false;
         aux->fn(*this, c, *aux);
         for (unsigned i = 0; i < c.deferredCount; ++i) c.a[c.deferredIndex[i]] = c.deferredValue[i];
       } else {
-        main->fn(*this, c, *main);
+        // nop and fnop do nothing (compiled code fills every bundle's other half with one).
+        if (!main->nop) main->fn(*this, c, *main);
+        if (aux && !aux->nop) aux->fn(*this, c, *aux);
       }
     } catch (const SimException &) {
       // Raised when the tile gets to cycle `at` (issue()); the run ends there.

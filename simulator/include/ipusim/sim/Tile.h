@@ -330,7 +330,17 @@ private:
   void supervisorAhead(Context &sup);  ///< the supervisor's, while no worker runs
   void skipIdleCycles();
   [[noreturn]] void badAccess(const Context &c, uint32_t addr, unsigned bytes);
-  const Op *peek(uint32_t pc); ///< the decoded instruction at pc, or nullptr if pc is not fetchable
+  /// The decoded instruction at pc, or nullptr if pc is not fetchable. The common case, a word of
+  /// code decoded before and unchanged since, is inline; peekSlow does the rest.
+  const Op *peek(uint32_t pc) {
+    if (!(pc & 3) && memory_.executable(pc)) [[likely]] {
+      const uint32_t i = (pc - memory_.base()) / 4;
+      if (const Op *op = decoded_->find(i); op && op->word == memory_.read<uint32_t>(pc)) [[likely]]
+        return op;
+    }
+    return peekSlow(pc);
+  }
+  const Op *peekSlow(uint32_t pc);
   std::string describe(uint32_t pc);
 };
 
