@@ -487,6 +487,7 @@ void Tile::supervisorAhead(Context &sup) {
     cycle_ = need;
     from = need + 1;
     issuePc_ = pc;
+    issueContext_ = kSupervisor;
     accessCount_ = 0;
     sup.branchTaken = false;
     sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
@@ -657,7 +658,8 @@ Tile::Stop Tile::run(uint64_t maxCycles) {
       // The supervisor alone has every slot: it issues at the first cycle its last issue's cost
       // and its source registers allow, each cycle before a stall (as cycle by cycle).
       uint64_t need = sup.ready;
-      if (const Op *op = peek(sup.pc))
+      // (issue() checks the mode before the sources: only a supervisor instruction waits for them)
+      if (const Op *op = peek(sup.pc); op && (op->modes & arch::kSupervisor) && !(op->word & kCoissueBit))
         for (uint32_t r = op->readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
       need = std::min(need, maxCycles);
       if (need > cycle_) {

@@ -549,7 +549,7 @@ int runProgram(const RunProgramOptions &o) {
                             " of the file, which has " + std::to_string(d.size());
                 continue;
               }
-              took = hostPort.transfer(true, tileAddr, d.data() + k * bytes, unsigned(bytes), hostLink);
+              took = hostPort.transfer(true, tileAddr, d.data() + (h.bytes ? k * bytes : 0), unsigned(bytes), hostLink);
             } else {
               // A remote buffer is a stream too: the k-th time is `bytes` further on.
               const uint64_t remote = sim::HostAddress::remote(buffers[h.buffer], h.offset + k * bytes);

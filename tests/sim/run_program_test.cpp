@@ -756,6 +756,15 @@ TEST(RunProgram, DeviceIterationsStreamThroughTheHostSteps) {
                                                "bytes=256 end_cycle=43286\n"),
             std::string::npos);
 
+  // Without 'bytes' the write sends the whole file every time: each iteration gets iteration 0's
+  // words (the file's first 16), so every output block is the first one's.
+  std::string whole = readText(m);
+  whole.replace(whole.find("write = \"iterations_in.bin\"\nbytes = 64\n"), 39, "write = \"iterations_in.bin\"\n");
+  auto again = run("cd " + dir.path.string() + " && " + tool("ipusim") + " run " + dir.file("whole.toml", whole));
+  ASSERT_EQ(again.status, 0) << again.err;
+  const std::vector<uint32_t> same = readWords(dir.file("iterations_out.bin"), 64);
+  for (uint32_t w = 0; w < 64; ++w) EXPECT_EQ(same[w], 2 * (w % 16) + 1) << w;
+
   // Without 'times' the input stream runs dry at host sync 9: a stream overrun, after the run.
   std::string text = readText(m);
   text.replace(text.find("times = 4\nwrite"), 10, "");

@@ -68,8 +68,9 @@ void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float
   s.pin[4 * i + 2] = partial1;
 }
 
-/// The pair after `pair` of `pairs` (a compare, not a division: this runs every AMP issue).
-uint8_t nextPair(uint8_t pair, unsigned pairs) { return uint8_t(pair + 1 == pairs ? 0 : pair + 1); }
+/// The pair after `pair` of `pairs` (a program may change the engine count within a set, so the
+/// pair may already be past the count: modulo, as always).
+uint8_t nextPair(uint8_t pair, unsigned pairs) { return uint8_t((pair + 1u) % pairs); }
 
 /// Four f16 inputs (a register pair) as floats.
 struct Inputs {
