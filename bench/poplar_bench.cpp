@@ -82,8 +82,50 @@ void BM_MatVec(benchmark::State &state) {
   state.counters["simulated_cycles_per_s"] = double(cycles) / (runSeconds / n);
 }
 
+// The control code the graph compiler emits: a Repeat of `sets` compute sets, each one tiny vertex
+// (matvec's PartialDot over 2 elements) on every tile, so that the run is the supervisors'
+// dispatch, the workers' launch and exit and the IPU's syncs. Counter: simulated IPU cycles per
+// host second of the run alone (issue 15: control and supervisor code).
+void BM_ControlCode(benchmark::State &state) {
+  const unsigned sets = unsigned(state.range(0)), repeats = 20;
+  IPUModel model;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  graph.addCodelets(IPUSIM_SOURCE_DIR "/examples/poplar/matvec_codelets.cpp");
+  const unsigned tiles = graph.getTarget().getNumTiles();
+  Tensor a = graph.addVariable(FLOAT, {tiles, 2}, "a"), x = graph.addVariable(FLOAT, {tiles, 2}, "x");
+  Tensor p = graph.addVariable(FLOAT, {tiles}, "p");
+  Sequence body;
+  for (unsigned t = 0; t < tiles; ++t) {
+    graph.setTileMapping(a[t], t);
+    graph.setTileMapping(x[t], t);
+    graph.setTileMapping(p[t], t);
+  }
+  for (unsigned k = 0; k < sets; ++k) {
+    ComputeSet cs = graph.addComputeSet("set" + std::to_string(k));
+    for (unsigned t = 0; t < tiles; ++t) {
+      VertexRef v = graph.addVertex(cs, "PartialDot", {{"row", a[t]}, {"x", x[t]}, {"partial", p[t]}});
+      graph.setTileMapping(v, t);
+    }
+    body.add(Execute(cs));
+  }
+  Engine engine(graph, Sequence({Repeat(repeats, body)}));
+  engine.load(device);
+  double runSeconds = 0;
+  uint64_t cycles = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    engine.run(0);
+    runSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cycles += engine.getLastRunCycles();
+  }
+  state.counters["simulated_cycles_per_run"] = double(cycles) / double(state.iterations());
+  state.counters["simulated_cycles_per_s"] = double(cycles) / runSeconds;
+}
+
 } // namespace
 
+BENCHMARK(BM_ControlCode)->Arg(10)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_MatVec)->Args({1000, 1000})->Args({10000, 1000})->Unit(benchmark::kSecond)->Iterations(1);
 
 BENCHMARK_MAIN();
