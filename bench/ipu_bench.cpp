@@ -8,6 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <functional>
+
 using namespace ipusim;
 
 namespace {
@@ -15,6 +17,19 @@ namespace {
 const arch::SystemConfig &mk2() {
   static arch::SystemConfig c = arch::loadNamedConfig("mk2");
   return c;
+}
+
+/// Loads `img` onto every tile of `ipu` (one decode cache for all) and lets `fill` write tile t's
+/// data; returns the address of `entry`.
+uint32_t loadEveryTile(sim::Ipu &ipu, const cc::ObjectFile &img, const char *entry,
+                       const std::function<void(unsigned, sim::TileMemory &)> &fill) {
+  for (unsigned t = 0; t < ipu.tileCount(); ++t) {
+    sim::Tile &tile = ipu.tile(t);
+    sim::loadImage(tile, img, "bench");
+    if (t) tile.shareDecodeCache(ipu.tile(0).decodeCache());
+    fill(t, tile.memory());
+  }
+  return img.symbols[size_t(img.findSymbol(entry))].value;
 }
 
 /// The timed loop: every tile starts at `pc` with $m0 = 0x70000 at cycle 0 and the IPU runs to
@@ -53,19 +68,15 @@ step:
                                        mk2().tile);
   const unsigned tiles = 1472, threads = unsigned(state.range(0)), pairs = unsigned(state.range(1));
   sim::Ipu ipu(mk2(), tiles);
-  const uint32_t pc = img.symbols[size_t(img.findSymbol("step"))].value;
-  for (unsigned t = 0; t < tiles; ++t) {
-    sim::Tile &tile = ipu.tile(t);
-    sim::loadImage(tile, img, "bench");
-    if (t) tile.shareDecodeCache(ipu.tile(0).decodeCache());
+  const uint32_t pc = loadEveryTile(ipu, img, "step", [pairs](unsigned t, sim::TileMemory &m) {
     uint32_t vertex[] = {0x80000, 0x98000, 0xB0000, pairs};
-    for (int i = 0; i < 4; ++i) tile.memory().write<uint32_t>(0x70000 + 4 * i, vertex[i]);
+    for (int i = 0; i < 4; ++i) m.write<uint32_t>(0x70000 + 4 * i, vertex[i]);
     for (uint32_t i = 0; i < 2 * pairs; ++i) {
-      tile.memory().write<float>(0x80000 + 4 * i, float(i));
-      tile.memory().write<float>(0x98000 + 4 * i, float(t));
-      tile.memory().write<float>(0xB0000 + 4 * i, 0.0f); // the output's pages exist before the timing
+      m.write<float>(0x80000 + 4 * i, float(i));
+      m.write<float>(0x98000 + 4 * i, float(t));
+      m.write<float>(0xB0000 + 4 * i, 0.0f); // the output's pages exist before the timing
     }
-  }
+  });
   timeRuns(state, ipu, pc, threads);
 }
 BENCHMARK(BM_FullChipElementwise)
@@ -120,12 +131,7 @@ amp_step:
                                        mk2().tile);
   const unsigned tiles = 1472, threads = unsigned(state.range(0)), positions = unsigned(state.range(1));
   sim::Ipu ipu(mk2(), tiles);
-  const uint32_t pc = img.symbols[size_t(img.findSymbol("amp_step"))].value;
-  for (unsigned t = 0; t < tiles; ++t) {
-    sim::Tile &tile = ipu.tile(t);
-    sim::loadImage(tile, img, "bench");
-    if (t) tile.shareDecodeCache(ipu.tile(0).decodeCache());
-    sim::TileMemory &m = tile.memory();
+  const uint32_t pc = loadEveryTile(ipu, img, "amp_step", [positions](unsigned t, sim::TileMemory &m) {
     m.write<uint32_t>(0x70000, 0x90000); // weights (interleaved memory): f16 values 1/64 k + 1/8
     for (uint32_t i = 0; i < 128; ++i) m.write<uint64_t>(0x90000 + 8 * i, 0x3000300030003000ull + i);
     for (uint32_t w = 0; w < 6; ++w) {
@@ -138,7 +144,7 @@ amp_step:
         m.write<uint16_t>(out + 2 * i, 0); // the output's pages exist before the timing
       }
     }
-  }
+  });
   timeRuns(state, ipu, pc, threads);
 }
 BENCHMARK(BM_FullChipAmp)

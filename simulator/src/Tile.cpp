@@ -153,12 +153,6 @@ const Op &Tile::fetch(Context &c, uint32_t pc) {
   raise(c, pc & 3 ? "misaligned instruction fetch" : "instruction fetch outside the executable region 0");
 }
 
-bool Tile::isBundle(Context &c, uint32_t pc) {
-  // [F] S7: a bundle's words carry the co-issue bit. It may start at any word: poplibs' alignment
-  // nops count on bundles at 4 mod 8 (docs/tile-timing.md); only repeat bodies start on 8 bytes.
-  return fetch(c, pc).word & kCoissueBit;
-}
-
 const Op *Tile::peekSlow(uint32_t pc) {
   if (pc >= bootBase_ && pc < bootBase_ + bootOps_.size() * 4) return &bootOps_[(pc - bootBase_) / 4];
   if (pc & 3 || !memory_.executable(pc)) return nullptr;
@@ -287,6 +281,22 @@ uint32_t Tile::installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool a
   return bootBase_;
 }
 
+inline void Tile::execute(Context &c, const Op *main, const Op *aux, bool defer) {
+  // Both read before either writes: the main instruction's ARF writes wait for the aux one's
+  // reads when they overlap (accumulator and AMP state is read and written by aux alone).
+  if (defer && main && aux) [[unlikely]] {
+    c.deferArf = true;
+    c.deferredCount = 0;
+    main->fn(*this, c, *main);
+    c.deferArf = false;
+    aux->fn(*this, c, *aux);
+    for (unsigned i = 0; i < c.deferredCount; ++i) c.a[c.deferredIndex[i]] = c.deferredValue[i];
+    return;
+  }
+  if (main) main->fn(*this, c, *main);
+  if (aux) aux->fn(*this, c, *aux);
+}
+
 void Tile::issue(Context &c) {
   const uint32_t pc = c.pc;
   issuePc_ = pc;
@@ -308,9 +318,7 @@ void Tile::issue(Context &c) {
   }
   if (c.id == kSupervisor) {
     // No forwarding: wait until every source register has been written back.
-    uint64_t need = 0;
-    for (uint32_t r = main.readsM; r; r &= r - 1) need = std::max(need, c.regReady[__builtin_ctz(r)]);
-    if (cycle_ < need) {
+    if (cycle_ < sourcesReady(c, main)) {
       ++c.stallCycles;
       return;
     }
@@ -324,18 +332,7 @@ void Tile::issue(Context &c) {
   accessCount_ = 0;
   c.pc = pc + (bundle ? 8 : 4);
   unsigned supervisorDelay = 1;
-  if (bundle) {
-    // Both read before either writes: the main instruction's ARF writes wait for the aux one's
-    // reads when they overlap (accumulator and AMP state is read and written by aux alone).
-    c.deferArf = main.writesA & aux->readsA;
-    c.deferredCount = 0;
-    main.fn(*this, c, main);
-    c.deferArf = false;
-    aux->fn(*this, c, *aux);
-    for (unsigned i = 0; i < c.deferredCount; ++i) c.a[c.deferredIndex[i]] = c.deferredValue[i];
-  } else {
-    main.fn(*this, c, main);
-  }
+  execute(c, &main, aux, aux && (main.writesA & aux->readsA));
   ++c.bundles;
   // rpt: zero-overhead loop back at the end of the body ([F] S5).
   if (c.rptCount && !c.branchTaken && c.pc == c.rptEnd && --c.rptCount) c.pc = c.rptStart;
@@ -387,18 +384,8 @@ void Tile::runAhead(Context &c) {
     c.branchTaken = false;
     c.pc = pc + (aux ? 8 : 4);
     try {
-      if (aux && (main->writesA & aux->readsA)) {
-        c.deferArf = true;
-        c.deferredCount = 0;
-        main->fn(*this, c, *main);
-        c.deferArf = false;
-        aux->fn(*this, c, *aux);
-        for (unsigned i = 0; i < c.deferredCount; ++i) c.a[c.deferredIndex[i]] = c.deferredValue[i];
-      } else {
-        // nop and fnop do nothing (compiled code fills every bundle's other half with one).
-        if (!main->nop) main->fn(*this, c, *main);
-        if (aux && !aux->nop) aux->fn(*this, c, *aux);
-      }
+      // nop and fnop do nothing (compiled code fills every bundle's other half with one).
+      execute(c, main->nop ? nullptr : main, aux && !aux->nop ? aux : nullptr, aux && (main->writesA & aux->readsA));
     } catch (const SimException &) {
       // Raised when the tile gets to cycle `at` (issue()); the run ends there.
       c.deferArf = false;
@@ -447,17 +434,7 @@ uint64_t Tile::runRepeatBatch(Context &c) {
       issuePc_ = st.pc;
       accessCount_ = 0;
       c.extraWorkerCycles = 0;
-      if (st.defer) {
-        c.deferArf = true;
-        c.deferredCount = 0;
-        st.main->fn(*this, c, *st.main);
-        c.deferArf = false;
-        st.aux->fn(*this, c, *st.aux);
-        for (unsigned k = 0; k < c.deferredCount; ++k) c.a[c.deferredIndex[k]] = c.deferredValue[k];
-      } else {
-        if (st.main) st.main->fn(*this, c, *st.main);
-        if (st.aux) st.aux->fn(*this, c, *st.aux);
-      }
+      execute(c, st.main, st.aux, st.defer);
       extra += c.extraWorkerCycles; // each extra turn is a turn the worker waits
     }
   c.stallCycles += extra;
@@ -480,8 +457,7 @@ void Tile::supervisorAhead(Context &sup) {
     const Op *op = peek(pc);
     if (!op || !op->aheadSafe || !(op->modes & arch::kSupervisor) || (op->word & kCoissueBit) || op->delay != Op::Normal)
       return;
-    uint64_t need = std::max(sup.ready, from);
-    for (uint32_t r = op->readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
+    const uint64_t need = std::max({sup.ready, from, sourcesReady(sup, *op)});
     if (need >= maxCycles_) return;
     sup.stallCycles += need - from;
     cycle_ = need;
@@ -660,7 +636,7 @@ Tile::Stop Tile::run(uint64_t maxCycles) {
       uint64_t need = sup.ready;
       // (issue() checks the mode before the sources: only a supervisor instruction waits for them)
       if (const Op *op = peek(sup.pc); op && (op->modes & arch::kSupervisor) && !(op->word & kCoissueBit))
-        for (uint32_t r = op->readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
+        need = std::max(need, sourcesReady(sup, *op));
       need = std::min(need, maxCycles);
       if (need > cycle_) {
         sup.stallCycles += need - cycle_;

@@ -540,16 +540,18 @@ int runProgram(const RunProgramOptions &o) {
           uint64_t bytes = h.bytes;
           try {
             if (h.kind == HostStep::Write) {
-              // A file with 'bytes' is a stream: the k-th time sends its k-th `bytes`.
+              // A file with 'bytes' is a stream: the k-th time sends its k-th `bytes` (without, the
+              // whole file every time).
               std::vector<uint8_t> &d = sendData[h.file];
               if (!bytes) bytes = d.size();
-              if (h.bytes && (k + 1) * bytes > d.size()) {
+              const uint64_t from = h.bytes ? k * bytes : 0;
+              if (from + bytes > d.size()) {
                 hostError = h.at + ": error: host step write " + h.file + ": stream overrun: host sync " + std::to_string(hostSyncs) +
-                            " wants bytes " + std::to_string(k * bytes) + ".." + std::to_string((k + 1) * bytes) +
+                            " wants bytes " + std::to_string(from) + ".." + std::to_string(from + bytes) +
                             " of the file, which has " + std::to_string(d.size());
                 continue;
               }
-              took = hostPort.transfer(true, tileAddr, d.data() + (h.bytes ? k * bytes : 0), unsigned(bytes), hostLink);
+              took = hostPort.transfer(true, tileAddr, d.data() + from, unsigned(bytes), hostLink);
             } else {
               // A remote buffer is a stream too: the k-th time is `bytes` further on.
               const uint64_t remote = sim::HostAddress::remote(buffers[h.buffer], h.offset + k * bytes);

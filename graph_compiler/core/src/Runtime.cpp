@@ -208,15 +208,14 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
       if (s.finished) break;
       // Which sync the tiles wait in: the control tile's supervisor is just past it.
       const uint32_t pc = ipu.tile(control.tile).context(0).pc;
+      const auto st = control.syncSteps.find(pc);
+      const int next = st == control.syncSteps.end() ? -1 : st->second; // the step the sync begins
       uint64_t extra = 0;
       if (auto h = control.hostSyncs.find(pc); h != control.hostSyncs.end()) {
-        auto st = control.syncSteps.find(pc);
-        const std::string name = stepName(st == control.syncSteps.end() ? -1 : st->second);
-        extra = hostStep(exe_.hostSteps[h->second], host, kernel, s.lastArrival, name) - s.lastArrival;
+        extra = hostStep(exe_.hostSteps[h->second], host, kernel, s.lastArrival, stepName(next)) - s.lastArrival;
         stats.hostCycles += extra;
         // The transfer is the host step's time (its phase after the sync is empty).
-        if (auto st = control.syncSteps.find(pc); st != control.syncSteps.end() && st->second >= 0)
-          stats.steps[size_t(st->second)].cycles += extra;
+        if (next >= 0) stats.steps[size_t(next)].cycles += extra;
       }
       const uint64_t latency = ipu.syncLatency(s.zone);
       stats.syncCycles += latency;
@@ -226,8 +225,7 @@ RunStats Runtime::run(unsigned program, HostSide &host) {
       kernel.waitCycles(release - simulated, config_.ipu.clockHz);
       simulated = release;
       phaseStart = release;
-      auto st = control.syncSteps.find(pc);
-      current = st == control.syncSteps.end() ? -1 : st->second;
+      current = next;
     }
     flushTrace();
     stats.ipu = ipu.stats();

@@ -9,6 +9,7 @@
 #include "ipusim/sim/TileMemory.h"
 #include "ipusim/sim/Trace.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -323,8 +324,15 @@ private:
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;
-  bool isBundle(Context &c, uint32_t pc);
   void issue(Context &c);
+  /// Executes one issue's instructions (nullptr: none there, or a nop left out).
+  void execute(Context &c, const Op *main, const Op *aux, bool defer);
+  /// The supervisor's first cycle at which every source register of `op` is written back.
+  uint64_t sourcesReady(const Context &sup, const Op &op) const {
+    uint64_t need = 0;
+    for (uint32_t r = op.readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
+    return need;
+  }
   uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
   void runAhead(Context &c);           ///< a worker's next issues, as far as they are its own business
   void supervisorAhead(Context &sup);  ///< the supervisor's, while no worker runs
