@@ -68,10 +68,6 @@ void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float
   s.pin[4 * i + 2] = partial1;
 }
 
-/// The pair after `pair` of `pairs` (a program may change the engine count within a set, so the
-/// pair may already be past the count: modulo, as always).
-uint8_t nextPair(uint8_t pair, unsigned pairs) { return uint8_t((pair + 1u) % pairs); }
-
 /// Four f16 inputs (a register pair) as floats.
 struct Inputs {
   float x[4];
@@ -89,20 +85,6 @@ float dot4(const Tile &t, const Inputs &in, unsigned entry) {
   return dot;
 }
 
-/// Adds the input's dot products with each output's weights of phase `phase` to set s's sums:
-/// accumulate() with dot4, unrolled for the f16 forms' every issue.
-void accumulateF16(const Tile &t, const AmpSet &s, unsigned outputs, unsigned phase, const Inputs &in) {
-  for (unsigned k = 0; k < outputs; ++k) {
-    const float *w = t.commonWeightHalves(4 * (s.weightBase + k) + phase);
-    float dot = 0;
-    dot += w[0] * in.x[0];
-    dot += w[1] * in.x[1];
-    dot += w[2] * in.x[2];
-    dot += w[3] * in.x[3];
-    s.sum[2 * k] += dot;
-  }
-}
-
 /// One f16v4 issue on set A: a phase of input, a pair of partials in and of results out.
 void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float partial0, float partial1, float &out0,
               float &out1) {
@@ -111,9 +93,10 @@ void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float part
     finishSet(a, f.outputs);
     c.ampPair = 0;
   }
-  accumulateF16(t, a, f.outputs, f.phase, Inputs(c, inputReg));
+  const Inputs in(c, inputReg);
+  accumulate(a, f.outputs, f.phase, [&](unsigned i) { return dot4(t, in, i); });
   movePair(a, c.ampPair, partial0, partial1, out0, out1);
-  c.ampPair = nextPair(c.ampPair, f.outputs / 2);
+  c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
 }
 
 /// The weight of f32 input channel j: the low (j even) or high (j odd) word of $CWEI_k_(j/2).
@@ -164,8 +147,8 @@ IPU_SEMANTICS(f16v4hihov4amp) {
     c.ampPair = 0;
   }
   const Inputs in(c, unsigned(op.v[1]));
-  accumulateF16(t, a, 8, f.phase, in);
-  accumulateF16(t, b, 8, f.phase, in);
+  accumulate(a, 8, f.phase, [&](unsigned i) { return dot4(t, in, i); });
+  accumulate(b, 8, f.phase, [&](unsigned i) { return dot4(t, in, i); });
   const unsigned pr = unsigned(op.v[2]);
   auto half = [&](unsigned lane) { return halfToFloat(uint16_t(c.a[pr + lane / 2] >> (16 * (lane % 2)))); };
   float r[4];
@@ -197,7 +180,7 @@ IPU_SEMANTICS(f32sisoamp) {
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
   movePair(a, c.ampPair, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.ampPair = nextPair(c.ampPair, f.outputs / 2);
+  c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
   c.setA(d, asBits(out0));
   c.setA(d + 1, asBits(out1));
 }
