@@ -86,16 +86,6 @@ std::string Ipu::tileList(const std::vector<unsigned> &v) const {
 
 namespace {
 
-/// The value a CSR's settings give it at `cycle` (settings in cycle order; one at `cycle` counts).
-template <class Settings> uint32_t valueAt(const Settings &settings, uint32_t initial, int64_t cycle) {
-  uint32_t v = initial;
-  for (const ExchangeLog::Setting &s : settings) {
-    if (int64_t(s.cycle) > cycle) break;
-    v = s.value;
-  }
-  return v;
-}
-
 const char *directionName(unsigned dir) { return dir == arch::ExchangeLayout::East ? "east" : "west"; }
 
 } // namespace
@@ -148,14 +138,14 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     finalMux[dst] = value;
   }
 
-  struct Delivery {
-    int64_t write; ///< the cycle the word (item) is written into the receiver's memory
+  // What reaches a receiver, as runs: the words of one send instruction that meet its mux in
+  // consecutive cycles (consecutive entries of the sender's log), written in consecutive cycles.
+  struct Run {
+    int64_t write; ///< the first word's (item's) write into the receiver's memory
     unsigned src;
-    uint32_t instruction, lo, hi;
-    uint64_t sent;
-    bool wide;
+    uint32_t first, count; ///< the sender's sends [first, first + count)
   };
-  std::vector<std::vector<Delivery>> inbox(n);
+  std::vector<std::vector<Run>> inbox(n);
   for (unsigned src : tiles) {
     Tile &sender = *tiles_[src];
     const ExchangeLog &out = sender.exchange();
@@ -169,6 +159,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     for (const Window &w : bySource[src]) {
       const int64_t mux = layout_.muxOffset(src, w.dst), write = layout_.writeOffset(src, w.dst);
       const unsigned dir = layout_.direction(src, w.dst);
+      std::vector<Run> &box = inbox[w.dst];
       // Sends are in cycle order: the first that meets the mux in the window, then every one
       // until the window closes. A word travelling the other way passes this receiver by.
       auto it = std::lower_bound(sends.begin(), sends.end(), w.from,
@@ -176,8 +167,14 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       for (; it != sends.end() && int64_t(it->cycle) + mux < w.to; ++it) {
         const ExchangeLog::Instruction &ins = out.instructions[it->instruction];
         if (!(ins.sctl & dir)) continue;
-        inbox[w.dst].push_back({int64_t(it->cycle) + write, src, it->instruction, it->lo, it->hi, it->cycle, ins.wide()});
-        taken[size_t(it - sends.begin())] = 1;
+        const uint32_t i = uint32_t(it - sends.begin());
+        Run *last = box.empty() ? nullptr : &box.back();
+        if (last && last->src == src && last->first + last->count == i && sends[i - 1].instruction == it->instruction &&
+            sends[i - 1].cycle + 1 == it->cycle)
+          ++last->count;
+        else
+          box.push_back({int64_t(it->cycle) + write, src, i, 1});
+        taken[i] = 1;
         if (lastReceiver[it->instruction] != w.dst) {
           lastReceiver[it->instruction] = w.dst;
           ++receivers[it->instruction];
@@ -215,77 +212,121 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
   }
 
   for (unsigned dst : tiles) {
-    std::vector<Delivery> &in = inbox[dst];
-    std::sort(in.begin(), in.end(), [](const Delivery &a, const Delivery &b) {
-      return a.write != b.write ? a.write < b.write : a.src < b.src;
-    });
+    std::vector<Run> &runs = inbox[dst];
+    std::sort(runs.begin(), runs.end(),
+              [](const Run &a, const Run &b) { return a.write != b.write ? a.write < b.write : a.src < b.src; });
     Tile &tile = *tiles_[dst];
     ExchangeLog &log = tile.exchange();
-    uint32_t delta = log.deltaAtStart;
-    size_t nextDelta = 0;
+    // The receiver's CSRs at a write, its writes coming in cycle order: the last put at or before.
+    struct Csr {
+      const std::vector<ExchangeLog::Setting> &settings;
+      uint32_t value;
+      size_t next = 0;
+      uint32_t at(int64_t cycle) {
+        for (; next < settings.size() && int64_t(settings[next].cycle) <= cycle; ++next) value = settings[next].value;
+        return value;
+      }
+    } format{log.format, log.formatAtStart}, base{log.base, log.baseAtStart}, delta{log.delta, log.deltaAtStart};
     // Consecutive words of one send into consecutive addresses make one receive event.
     struct Group {
-      const Delivery *first = nullptr;
-      uint32_t addr = 0, bytes = 0;
-      int64_t last = 0;
+      bool open = false;
+      unsigned src = 0;
+      uint32_t instruction = 0, addr = 0, bytes = 0;
+      int64_t first = 0, last = 0;
     } group;
     auto flush = [&] {
-      if (group.first && tile.tracing())
-        tile.traceEvent(uint64_t(group.first->write), kSupervisor, "exchange.receive")
-            .add("from", group.first->src)
+      if (group.open && tile.tracing())
+        tile.traceEvent(uint64_t(group.first), kSupervisor, "exchange.receive")
+            .add("from", group.src)
             .add("words", group.bytes / 4)
             .addHex("addr", group.addr)
             .add("last_cycle", uint64_t(group.last));
       group = Group{};
     };
-    auto who = [&](const Delivery &d) {
-      return "the " + std::string(d.wide ? "64-bit item" : "word") + " tile " + std::to_string(d.src) +
-             " sent at cycle " + std::to_string(d.sent) + " reaches tile " + std::to_string(dst) + " at cycle " +
-             std::to_string(d.write);
-    };
-    const Delivery *previous = nullptr;
-    for (const Delivery &d : in) {
-      if (previous && previous->write == d.write)
-        throw ExchangeError("exchange: words from tiles " + std::to_string(previous->src) + " and " +
-                            std::to_string(d.src) + " reach tile " + std::to_string(dst) + " in the same cycle " +
-                            std::to_string(d.write));
-      if (d.write >= int64_t(phaseEnd[dst]))
-        throw ExchangeError("exchange: " + who(d) + ", after it entered the sync at cycle " +
+    // One word (or 64-bit item) `k` of the sender's log, written at `write`.
+    bool any = false;
+    int64_t previousWrite = 0;
+    unsigned previousSrc = 0;
+    uint64_t wordsIn = 0;
+    uint32_t incoming = log.deltaAtStart; // $INCOMING_DELTA: counts up by each item, or as put
+    auto deliver = [&](int64_t write, unsigned src, uint32_t k) {
+      const ExchangeLog &from = tiles_[src]->exchange();
+      const ExchangeLog::Send &send = from.sends[k];
+      const bool wide = from.instructions[send.instruction].wide();
+      auto who = [&] {
+        return "the " + std::string(wide ? "64-bit item" : "word") + " tile " + std::to_string(src) + " sent at cycle " +
+               std::to_string(send.cycle) + " reaches tile " + std::to_string(dst) + " at cycle " + std::to_string(write);
+      };
+      if (any && previousWrite == write)
+        throw ExchangeError("exchange: words from tiles " + std::to_string(previousSrc) + " and " + std::to_string(src) +
+                            " reach tile " + std::to_string(dst) + " in the same cycle " + std::to_string(write));
+      if (write >= int64_t(phaseEnd[dst]))
+        throw ExchangeError("exchange: " + who() + ", after it entered the sync at cycle " +
                             std::to_string(phaseEnd[dst]));
       // The receiver's format must match the item: 32-bit words, or 64-bit items from the side
       // they come from ([RE] S9: the receiving pair sets 64E or 64W).
-      const uint32_t format = valueAt(log.format, log.formatAtStart, d.write);
-      const unsigned want = d.wide ? layout_.direction(d.src, dst) : 0;
-      if (format != want)
-        throw ExchangeError("exchange: " + who(d) + " while its $INCOMING_FORMAT is " + std::to_string(format) +
+      const uint32_t have = format.at(write);
+      const unsigned want = wide ? layout_.direction(src, dst) : 0;
+      if (have != want)
+        throw ExchangeError("exchange: " + who() + " while its $INCOMING_FORMAT is " + std::to_string(have) +
                             " (it needs " + std::to_string(want) +
-                            (d.wide ? std::string(": 64-bit from the ") + directionName(want) : ": 32-bit") + ")");
+                            (wide ? std::string(": 64-bit from the ") + directionName(want) : ": 32-bit") + ")");
       // $INCOMING_BASE + $INCOMING_DELTA is the address; the delta counts up by the item's size
       // and an explicit put (or a sync, from $INCOMING_SINIT) sets it ([F] S2).
-      for (; nextDelta < log.delta.size() && int64_t(log.delta[nextDelta].cycle) <= d.write; ++nextDelta)
-        delta = log.delta[nextDelta].value;
-      const uint32_t bytes = d.wide ? 8 : 4, addr = valueAt(log.base, log.baseAtStart, d.write) + delta;
+      if (delta.next < delta.settings.size() && int64_t(delta.settings[delta.next].cycle) <= write)
+        incoming = delta.at(write);
+      const uint32_t bytes = wide ? 8 : 4, addr = base.at(write) + incoming;
       if (!tile.memory().contains(addr, bytes) || addr % bytes)
-        throw ExchangeError("exchange: " + who(d) + " for address " + hex(addr) +
+        throw ExchangeError("exchange: " + who() + " for address " + hex(addr) +
                             ", which is not an aligned address of tile memory");
-      tile.memory().write<uint32_t>(addr, d.lo);
-      if (d.wide) tile.memory().write<uint32_t>(addr + 4, d.hi);
-      delta += bytes;
-      if (!group.first || group.first->src != d.src || group.first->instruction != d.instruction ||
-          addr != group.addr + group.bytes) {
+      tile.memory().write<uint32_t>(addr, send.lo);
+      if (wide) tile.memory().write<uint32_t>(addr + 4, send.hi);
+      incoming += bytes;
+      if (!group.open || group.src != src || group.instruction != send.instruction || addr != group.addr + group.bytes) {
         flush();
-        group.first = &d;
+        group.open = true;
+        group.src = src;
+        group.instruction = send.instruction;
+        group.first = write;
         group.addr = addr;
       }
       group.bytes += bytes;
-      group.last = d.write;
-      previous = &d;
-      tile.countExchange(0, bytes / 4);
+      group.last = write;
+      any = true;
+      previousWrite = write;
+      previousSrc = src;
+      wordsIn += bytes / 4;
+    };
+    // Runs that do not overlap are the words in write order; overlapping ones (two words in one
+    // cycle: an error, reported at the first such cycle) go word by word.
+    bool overlap = false;
+    int64_t end = INT64_MIN;
+    for (const Run &r : runs) {
+      overlap |= r.write < end;
+      end = std::max(end, r.write + int64_t(r.count));
+    }
+    if (!overlap) {
+      for (const Run &r : runs)
+        for (uint32_t k = 0; k < r.count; ++k) deliver(r.write + k, r.src, r.first + k);
+    } else {
+      struct Word {
+        int64_t write;
+        unsigned src;
+        uint32_t k;
+      };
+      std::vector<Word> words;
+      for (const Run &r : runs)
+        for (uint32_t k = 0; k < r.count; ++k) words.push_back({r.write + k, r.src, r.first + k});
+      std::stable_sort(words.begin(), words.end(), [](const Word &a, const Word &b) {
+        return a.write != b.write ? a.write < b.write : a.src < b.src;
+      });
+      for (const Word &w : words) deliver(w.write, w.src, w.k);
     }
     flush();
+    tile.countExchange(0, wordsIn);
     // The CSRs as the phase left them (the partner's MUXPAIR writes included).
-    for (; nextDelta < log.delta.size(); ++nextDelta) delta = log.delta[nextDelta].value;
-    tile.incomingDelta = delta;
+    if (delta.next < delta.settings.size()) incoming = delta.at(INT64_MAX);
+    tile.incomingDelta = incoming;
     tile.incomingMux = finalMux[dst];
   }
   for (unsigned t : tiles) {

@@ -35,16 +35,25 @@ AmpSet setB(Context &c) { return {c.ampB, c.ampB + 1, c.ampResultsB, 8}; }
 struct Flags {
   unsigned outputs, phase;
 };
-Flags flagsOf(Tile &t, Context &c, const Op &op, unsigned phasesPerEngine, bool allEngines = false) {
-  const unsigned flags = unsigned(op.v[3]), log2Engines = flags >> 3;
+/// Raises the exception for flags that flagsOf refuses.
+[[gnu::noinline, gnu::cold]] void badFlags(Tile &t, Context &c, unsigned flags, unsigned phasesPerEngine,
+                                           bool allEngines) {
+  const unsigned log2Engines = flags >> 3;
   if (log2Engines > 2) t.raise(c, "AMP flags " + std::to_string(flags) + " select no engine count (E1, E2, E4)");
   if (allEngines && log2Engines != 2) t.raise(c, "the 16-output AMP forms use all four engines (E4)");
   const unsigned engines = 1u << log2Engines, phases = engines * phasesPerEngine;
-  if ((flags & 7) >= phases)
-    t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist with " + std::to_string(engines) +
-                   " engine(s) (" + std::to_string(phases) + " phases)");
-  return {2 * engines, flags & 7};
+  t.raise(c, "AMP phase " + std::to_string(flags & 7) + " does not exist with " + std::to_string(engines) +
+                 " engine(s) (" + std::to_string(phases) + " phases)");
 }
+inline Flags flagsOf(Tile &t, Context &c, const Op &op, unsigned phasesPerEngine, bool allEngines = false) {
+  const unsigned flags = unsigned(op.v[3]), log2Engines = flags >> 3;
+  if (log2Engines > 2 || (allEngines && log2Engines != 2) || (flags & 7) >= (phasesPerEngine << log2Engines))
+    [[unlikely]] badFlags(t, c, flags, phasesPerEngine, allEngines);
+  return {2u << log2Engines, flags & 7};
+}
+
+/// The pair after `pair` in a set of `outputs` outputs (outputs / 2 is 1, 2 or 4 engines).
+uint8_t nextPair(unsigned pair, unsigned outputs) { return uint8_t((pair + 1) & (outputs / 2 - 1)); }
 
 /// A phase 0 finishes the running set into the result queue and starts the next from Pin.
 void finishSet(const AmpSet &s, unsigned outputs) {
@@ -54,11 +63,8 @@ void finishSet(const AmpSet &s, unsigned outputs) {
   }
 }
 
-/// Adds one input's products to the running sums; `weight(i)` is output k's product with its
-/// weights, $CWEI entry i = 4 (weightBase + k) + `entry`.
-template <class Weight> void accumulate(const AmpSet &s, unsigned outputs, unsigned entry, Weight weight) {
-  for (unsigned k = 0; k < outputs; ++k) s.sum[2 * k] += weight(4 * (s.weightBase + k) + entry);
-}
+/// Adds one input's products to the running sums: output k's is products[k].
+void accumulate(const AmpSet &s, unsigned outputs, const float *products);
 
 /// Returns result pair `i` of the finished set and queues a partial pair as Pin of outputs 2i, 2i+1.
 void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
@@ -71,7 +77,7 @@ void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float
 /// Four f16 inputs (a register pair) as floats.
 struct Inputs {
   float x[4];
-  Inputs(const Context &c, unsigned reg) {
+  [[gnu::always_inline]] Inputs(const Context &c, unsigned reg) {
     for (unsigned i = 0; i < 4; ++i) x[i] = halfToFloat(uint16_t(c.a[reg + i / 2] >> (16 * (i % 2))));
   }
 };
@@ -79,10 +85,50 @@ struct Inputs {
 /// The dot product of four f16 inputs with the four f16 weights of $CWEI entry `entry`, summed in
 /// order in binary32.
 float dot4(const Tile &t, const Inputs &in, unsigned entry) {
-  const float *w = t.commonWeightHalves(entry);
   float dot = 0;
-  for (unsigned i = 0; i < 4; ++i) dot += w[i] * in.x[i];
+  for (unsigned i = 0; i < 4; ++i) dot += t.ampHalfWeights(entry % 4, i)[entry / 4] * in.x[i];
   return dot;
+}
+
+// Four binary32 lanes (a GCC vector: SSE on x86-64, NEON on AArch64). Each lane's multiplies
+// and adds are the scalar ones, rounded alike, so four outputs' sums go at once.
+using Lanes = float __attribute__((vector_size(16)));
+Lanes lanesAt(const float *p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// dot4 for the outputs n = first .. first + count - 1 (count a multiple of 4) of phase `phase`
+/// at once, into dots[0 .. count): the same products and sums in the same order as dot4's.
+void dots4(const Tile &t, const Inputs &in, unsigned phase, unsigned first, unsigned count, float *dots) {
+  for (unsigned g = 0; g < count; g += 4) {
+    Lanes dot = {0, 0, 0, 0};
+    for (unsigned i = 0; i < 4; ++i) dot += lanesAt(t.ampHalfWeights(phase, i) + first + g) * in.x[i];
+    std::memcpy(dots + g, &dot, sizeof dot);
+  }
+}
+
+void accumulate(const AmpSet &s, unsigned outputs, const float *products) {
+  unsigned k = 0;
+  // Four outputs at a time: their sums are the even lanes of two (sum, Pin) quads.
+  for (; k + 4 <= outputs; k += 4) {
+    const Lanes lo = lanesAt(s.sum + 2 * k), hi = lanesAt(s.sum + 2 * k + 4);
+    const Lanes sums = __builtin_shufflevector(lo, hi, 0, 2, 4, 6) + lanesAt(products + k);
+    const Lanes pins = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
+    const Lanes newLo = __builtin_shufflevector(sums, pins, 0, 4, 1, 5), newHi = __builtin_shufflevector(sums, pins, 2, 6, 3, 7);
+    std::memcpy(s.sum + 2 * k, &newLo, sizeof newLo);
+    std::memcpy(s.sum + 2 * k + 4, &newHi, sizeof newHi);
+  }
+  for (; k < outputs; ++k) s.sum[2 * k] += products[k];
+}
+
+/// Input x times the f32 weights of input channel j for outputs first .. first + count - 1.
+void products(const Tile &t, float x, unsigned j, unsigned first, unsigned count, float *out) {
+  for (unsigned g = 0; g < count; g += 4) {
+    const Lanes p = lanesAt(t.ampFloatWeights(j) + first + g) * x;
+    std::memcpy(out + g, &p, sizeof p);
+  }
 }
 
 /// One f16v4 issue on set A: a phase of input, a pair of partials in and of results out.
@@ -93,10 +139,11 @@ void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float part
     finishSet(a, f.outputs);
     c.ampPair = 0;
   }
-  const Inputs in(c, inputReg);
-  accumulate(a, f.outputs, f.phase, [&](unsigned i) { return dot4(t, in, i); });
+  float dots[8];
+  dots4(t, Inputs(c, inputReg), f.phase, 0, f.outputs < 4 ? 4 : f.outputs, dots);
+  accumulate(a, f.outputs, dots);
   movePair(a, c.ampPair, partial0, partial1, out0, out1);
-  c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
+  c.ampPair = nextPair(c.ampPair, f.outputs);
 }
 
 /// The weight of f32 input channel j: the low (j even) or high (j odd) word of $CWEI_k_(j/2).
@@ -146,9 +193,10 @@ IPU_SEMANTICS(f16v4hihov4amp) {
     finishSet(b, 8);
     c.ampPair = 0;
   }
-  const Inputs in(c, unsigned(op.v[1]));
-  accumulate(a, 8, f.phase, [&](unsigned i) { return dot4(t, in, i); });
-  accumulate(b, 8, f.phase, [&](unsigned i) { return dot4(t, in, i); });
+  float dots[16];
+  dots4(t, Inputs(c, unsigned(op.v[1])), f.phase, 0, 16, dots);
+  accumulate(a, 8, dots);
+  accumulate(b, 8, dots + 8);
   const unsigned pr = unsigned(op.v[2]);
   auto half = [&](unsigned lane) { return halfToFloat(uint16_t(c.a[pr + lane / 2] >> (16 * (lane % 2)))); };
   float r[4];
@@ -173,14 +221,14 @@ IPU_SEMANTICS(f32sisoamp) {
     finishSet(a, f.outputs);
     c.ampPair = 0;
   }
-  const float x = asFloat(c.a[op.v[1]]);
-  const uint64_t *w = t.commonWeights();
-  accumulate(a, f.outputs, j / 2, [&](unsigned i) { return x * f32Weight(w[i], j); });
+  float p[8];
+  products(t, asFloat(c.a[op.v[1]]), j, 0, f.outputs < 4 ? 4 : f.outputs, p);
+  accumulate(a, f.outputs, p);
   if (j & 1) return;
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
   movePair(a, c.ampPair, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.ampPair = uint8_t((c.ampPair + 1) % (f.outputs / 2));
+  c.ampPair = nextPair(c.ampPair, f.outputs);
   c.setA(d, asBits(out0));
   c.setA(d + 1, asBits(out1));
 }
@@ -198,10 +246,10 @@ IPU_SEMANTICS(f32sisov2amp) {
     finishSet(b, 8);
     c.ampPair = 0;
   }
-  const float x = asFloat(c.a[op.v[1]]);
-  const uint64_t *w = t.commonWeights();
-  accumulate(a, 8, j / 2, [&](unsigned i) { return x * f32Weight(w[i], j); });
-  accumulate(b, 8, j / 2, [&](unsigned i) { return x * f32Weight(w[i], j); });
+  float p[16];
+  products(t, asFloat(c.a[op.v[1]]), j, 0, 16, p);
+  accumulate(a, 8, p);
+  accumulate(b, 8, p + 8);
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
   float out0, out1;
   movePair(c.ampPair & 1 ? b : a, c.ampPair / 2, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);

@@ -271,11 +271,19 @@ public:
   uint64_t lastWorkerExit() const;
   /// The AMP's common weights: $CWEI_n_m is entry 4n+m, four f16 weights (or two f32).
   const uint64_t *commonWeights() const { return cwei_; }
-  /// Entry i's four f16 weights as floats (kept beside the entries: the AMP reads them every issue).
-  const float *commonWeightHalves(unsigned i) const { return cweiHalves_[i]; }
+  /// The f16 weights of phase m's lane i for the 16 outputs n (entries 4n+m) as floats, and the
+  /// f32 weights of input j (word j%2 of entries 4n+j/2): kept beside the entries in the order
+  /// the AMP's dot products take them, four outputs at a time.
+  const float *ampHalfWeights(unsigned m, unsigned i) const { return cweiHalf_[m][i]; }
+  const float *ampFloatWeights(unsigned j) const { return cweiFloat_[j]; }
   void setCommonWeight(unsigned i, uint64_t value) {
     cwei_[i] = value;
-    for (unsigned k = 0; k < 4; ++k) cweiHalves_[i][k] = arch::halfToFloat(uint16_t(value >> (16 * k)));
+    const unsigned n = i / 4, m = i % 4;
+    for (unsigned k = 0; k < 4; ++k) cweiHalf_[m][k][n] = arch::halfToFloat(uint16_t(value >> (16 * k)));
+    for (unsigned k = 0; k < 2; ++k) {
+      const uint32_t word = uint32_t(value >> (32 * k));
+      std::memcpy(&cweiFloat_[2 * m + k][n], &word, 4);
+    }
   }
   ExchangeLog &exchange() { return exchange_; }
   /// Set by an Ipu: the tile's sends have receivers (a lone tile's send is an exception).
@@ -320,7 +328,8 @@ private:
   /// that an earlier exception of another context comes first, as it would cycle by cycle.
   std::exception_ptr pendingFault_[7];
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
-  float cweiHalves_[64][4] = {};     ///< the same as floats
+  alignas(16) float cweiHalf_[4][4][16] = {}; ///< the same as floats (ampHalfWeights)
+  alignas(16) float cweiFloat_[8][16] = {};   ///< (ampFloatWeights)
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;

@@ -37,11 +37,18 @@ public:
   bool executable(uint32_t addr) const { return addr >= base_ && addr < executableEnd_; }
   /// The memory element (bank) an access to `addr` uses: one port per element per cycle ([I]
   /// ipu-facts §2.4); in the interleaved region even and odd 64-bit words are different elements.
-  uint32_t element(uint32_t addr) const;
+  uint32_t element(uint32_t addr) const {
+    if (!interleaved(addr)) return elements(addr - base_);
+    // Region 1: adjacent 64-bit words alternate between two element arrays ([RE] S8, S9).
+    return 0x10000 + elements(addr - interleavedBase_) / 2 * 2 + ((addr >> 3) & 1);
+  }
 
 private:
   uint8_t *bytes_ = nullptr;
   uint32_t base_, end_, elementSize_, executableEnd_, interleavedBase_;
+  unsigned elementShift_ = 0; ///< log2 of the element size when it is a power of two (it is on Mk2), else 0
+  /// Whole elements in `bytes` (a shift every memory access of a bundle would otherwise divide).
+  uint32_t elements(uint32_t bytes) const { return elementShift_ ? bytes >> elementShift_ : bytes / elementSize_; }
 };
 
 } // namespace ipusim::sim
