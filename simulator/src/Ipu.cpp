@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -86,6 +87,33 @@ std::string Ipu::tileList(const std::vector<unsigned> &v) const {
 
 namespace {
 
+/// Calls `fn(t)` for every tile t of `tiles` on up to `threads` host threads, which take the tiles
+/// in chunks. If any call throws, the exception of the first such tile in `tiles` is rethrown after
+/// all have run: the same whatever the threads did.
+void forEachTile(unsigned threads, const std::vector<unsigned> &tiles, const std::function<void(unsigned)> &fn) {
+  const size_t n = tiles.size();
+  std::vector<std::exception_ptr> error(n);
+  std::atomic<size_t> next{0};
+  constexpr size_t kChunk = 8;
+  auto work = [&] {
+    for (size_t first; (first = next.fetch_add(kChunk)) < n;)
+      for (size_t i = first; i < std::min(n, first + kChunk); ++i) {
+        try {
+          fn(tiles[i]);
+        } catch (...) {
+          error[i] = std::current_exception();
+        }
+      }
+  };
+  const size_t helpers = std::min<size_t>(std::max(1u, threads), (n + kChunk - 1) / kChunk);
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < helpers; ++i) pool.emplace_back(work);
+  work();
+  for (std::thread &th : pool) th.join();
+  for (const std::exception_ptr &e : error)
+    if (e) std::rethrow_exception(e);
+}
+
 const char *directionName(unsigned dir) { return dir == arch::ExchangeLayout::East ? "east" : "west"; }
 
 } // namespace
@@ -114,7 +142,7 @@ std::vector<ExchangeLog::Setting> Ipu::muxSettings(unsigned t) const {
   return merged;
 }
 
-void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd) {
+void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd, unsigned threads) {
   const unsigned n = tileCount();
   // Where each receiver's mux selects a source: windows [from, to) of constant $INCOMING_MUX, in
   // cycle order per receiver, filed under the source they select. A put at cycle c selects for
@@ -211,7 +239,9 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       }
   }
 
-  for (unsigned dst : tiles) {
+  // Each receiver takes its runs on its own (its memory, CSRs, counters and trace), so receivers
+  // are shared among the threads like the tiles' compute.
+  auto receive = [&](unsigned dst) {
     std::vector<Run> &runs = inbox[dst];
     std::sort(runs.begin(), runs.end(),
               [](const Run &a, const Run &b) { return a.write != b.write ? a.write < b.write : a.src < b.src; });
@@ -328,7 +358,8 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     if (delta.next < delta.settings.size()) incoming = delta.at(INT64_MAX);
     tile.incomingDelta = incoming;
     tile.incomingMux = finalMux[dst];
-  }
+  };
+  forEachTile(threads, tiles, receive);
   for (unsigned t : tiles) {
     Tile &tile = *tiles_[t];
     ExchangeLog &log = tile.exchange();
@@ -386,29 +417,12 @@ void Ipu::checkPairLane(unsigned src) const {
 Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
   const unsigned n = tileCount();
   std::vector<Tile::Stop> stop(n, Tile::Stop::Returned);
-  std::vector<std::exception_ptr> error(n);
   // Every active tile runs to its next sync or its return. Tiles touch only their own state, so
-  // which host thread runs which tile cannot change any result; threads take tiles in chunks.
-  std::atomic<unsigned> next{0};
-  constexpr unsigned kChunk = 8;
-  auto work = [&] {
-    for (unsigned first; (first = next.fetch_add(kChunk)) < n;)
-      for (unsigned t = first; t < std::min(n, first + kChunk); ++t) {
-        if (!active_[t]) continue;
-        try {
-          stop[t] = tiles_[t]->run(maxCycles);
-        } catch (...) {
-          error[t] = std::current_exception();
-        }
-      }
-  };
-  const unsigned helpers = std::min(std::max(1u, threads), (n + kChunk - 1) / kChunk) - 1;
-  std::vector<std::thread> pool;
-  for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(work);
-  work();
-  for (std::thread &th : pool) th.join();
+  // which host thread runs which tile cannot change any result.
+  std::vector<unsigned> active;
   for (unsigned t = 0; t < n; ++t)
-    if (error[t]) std::rethrow_exception(error[t]); // the lowest tile first: deterministic
+    if (active_[t]) active.push_back(t);
+  forEachTile(threads, active, [&](unsigned t) { stop[t] = tiles_[t]->run(maxCycles); });
 
   std::vector<unsigned> returned, inPhase;
   std::vector<uint64_t> phaseEnd(n, 0);
@@ -432,7 +446,7 @@ Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
   }
   // The words sent in the phase that just ended reach their receivers.
   phaseSent_ = false;
-  resolveExchange(inPhase, phaseEnd);
+  resolveExchange(inPhase, phaseEnd, threads);
 
   const uint64_t index = totals_.computePhases + totals_.exchangePhases;
   (phaseSent_ ? totals_.exchangeCycles : totals_.computeCycles) += end - phaseStart_;

@@ -54,8 +54,6 @@ void notImplemented(Tile &t, Context &c, const Op &op) {
   t.raise(c, std::string("'") + op.desc->mnemonic + "' is not implemented by the simulator yet");
 }
 
-constexpr unsigned kBarrelSlots = 6; // [F] S3: six execution slots, round-robin
-
 } // namespace
 
 Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
@@ -193,18 +191,6 @@ void Tile::badAccess(const Context &c, uint32_t addr, unsigned bytes) {
   else
     std::snprintf(buf, sizeof buf, "misaligned %u-byte access at 0x%x", bytes, addr);
   raise(c, buf);
-}
-
-void Tile::noteAccess(uint32_t addr) {
-  uint32_t e = memory_.element(addr);
-  for (unsigned i = 0; i < accessCount_; ++i)
-    if (accessElements_[i] == e) {
-      // Two accesses of one instruction to one element take an extra cycle (ipu-facts §2.4 [I];
-      // the stall is the named parameter tile.timing.memory_conflict_stall).
-      Context &c = ctx_[issueContext_];
-      c.extraWorkerCycles += (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
-    }
-  if (accessCount_ < 3) accessElements_[accessCount_++] = e;
 }
 
 bool Tile::anyWorkerRunning() const {

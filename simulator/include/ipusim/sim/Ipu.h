@@ -125,7 +125,7 @@ public:
 private:
   /// Delivers the words sent in the phase that ended (DESIGN decision 3); `phaseEnd[t]` is the
   /// cycle tile t entered the sync (or returned).
-  void resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd);
+  void resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd, unsigned threads);
   std::string tileList(const std::vector<unsigned> &tiles) const;
   /// "ipuN: " in a system of IPUs (where errors must say which IPU), else nothing.
   std::string where() const { return inSystem_ ? "ipu" + std::to_string(id_) + ": " : ""; }

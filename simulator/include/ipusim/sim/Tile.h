@@ -47,6 +47,7 @@ struct Op {
 };
 
 constexpr unsigned kSupervisor = 0; ///< context number of the supervisor; workers are 1..6
+constexpr unsigned kBarrelSlots = 6; ///< [F] S3: six execution slots, round-robin
 
 /// Architectural state of one context.
 struct Context {
@@ -264,7 +265,18 @@ public:
       badAccess(c, addr, bytes);
     return addr;
   }
-  void noteAccess(uint32_t addr);  ///< memory-element conflict tracking within one bundle
+  /// Memory-element conflict tracking within one bundle (inline: every access of a pace bundle).
+  void noteAccess(uint32_t addr) {
+    const uint32_t e = memory_.element(addr);
+    for (unsigned i = 0; i < accessCount_; ++i)
+      if (accessElements_[i] == e) [[unlikely]] {
+        // Two accesses of one instruction to one element take an extra cycle (ipu-facts §2.4 [I];
+        // the stall is the named parameter tile.timing.memory_conflict_stall).
+        Context &c = ctx_[issueContext_];
+        c.extraWorkerCycles += (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+      }
+    if (accessCount_ < 3) accessElements_[accessCount_++] = e;
+  }
   void startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t vertexBase);
   uint64_t now() const { return cycle_; }
   bool anyWorkerRunning() const;
