@@ -1,7 +1,8 @@
 // poplibs' operations on a full simulated GC200 (issue 11, deliverable 5; docs/performance.md):
-// each benchmark builds one operation, compiles it and runs it once. Counters: simulated cycles,
-// the fraction of the hardware limit the operation reaches, graph construction, compile and run
-// host seconds, and simulated cycles per host second.
+// each benchmark builds one operation, compiles it and runs it twice. Counters: simulated cycles,
+// the fraction of the hardware limit the operation reaches, graph construction, compile, first
+// and second run host seconds, and simulated cycles per host second of the second run (the first
+// also puts the program into the simulated tiles).
 //   matMul M x K x N: limit = M K N / (tiles x MACs a tile cycle): 64 for half with half partials
 //     (f16v4hihov4amp), 16 for float (f32sisov2amp) (ipu-facts §3.2).
 //   addInPlace of n floats: limit = n / (tiles x 2): a tile loads 16 and stores 8 bytes a cycle
