@@ -319,7 +319,9 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
                  "        out[pix * C + c] = static_cast<" + T + ">(g);\n"));
   const std::string vertex = vertexClass(graph, b.str());
   Tensor grad = graph.addVariable(pooledGradient.elementType(), {params.batchSize, s.h, s.w, C}, name);
-  const Tensor pgNHWC = asNHWC(pooledGradient);
+  // Each view once: a view of a whole activation walks all its elements.
+  const Tensor pgNHWC = asNHWC(pooledGradient), inNHWC = isMax ? asNHWC(*in) : Tensor(),
+               pooledNHWC = isMax ? asNHWC(*pooled) : Tensor();
   std::vector<unsigned> colStart, colList, colCount;
   flatten(covering(s.cols, s.w), colStart, colList);
   for (const auto &c : s.cols) colCount.push_back(unsigned(c.size()));
@@ -337,14 +339,14 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
     graph.setTileMapping(o, tile);
     VertexRef v = graph.addVertex(cs, vertex);
     const std::size_t image = n; // (a structured binding cannot be captured in C++17)
-    auto pooledRows = [&](const Tensor &t) {
-      return rows.hi > rows.lo ? asNHWC(t)[image].slice(rows.lo, rows.hi).flatten() : asNHWC(t)[image][0][0];
+    auto pooledRows = [&](const Tensor &nhwc) {
+      return rows.hi > rows.lo ? nhwc[image].slice(rows.lo, rows.hi).flatten() : nhwc[image][0][0];
     };
     if (isMax) {
-      graph.connect(v["in"], asNHWC(*in)[n].slice(r0, r1).flatten());
-      graph.connect(v["pooled"], pooledRows(*pooled));
+      graph.connect(v["in"], inNHWC[n].slice(r0, r1).flatten());
+      graph.connect(v["pooled"], pooledRows(pooledNHWC));
     }
-    graph.connect(v["pg"], pooledRows(pooledGradient));
+    graph.connect(v["pg"], pooledRows(pgNHWC));
     graph.connect(v["out"], o);
     graph.setInitialValue(v["rowStart"], rows.start);
     graph.setInitialValue(v["rowOuts"], rows.list);
