@@ -48,6 +48,19 @@ std::pair<size_t, uint64_t> TensorImpl::locate(uint64_t i) const {
   return {r, i - s[r]};
 }
 
+std::pair<size_t, uint64_t> TensorImpl::locate(uint64_t i, Walk &walk) const {
+  const std::vector<uint64_t> &s = starts();
+  auto holds = [&](size_t r) { return r < s.size() && s[r] <= i && (r + 1 == s.size() || i < s[r + 1]); };
+  size_t r = walk.region;
+  if (!holds(r) && !holds(++r)) {
+    r = size_t(ptrdiff_t(walk.region) + walk.step);
+    if (!holds(r)) r = locate(i).first;
+  }
+  walk.step = ptrdiff_t(r) - ptrdiff_t(walk.region);
+  walk.region = r;
+  return {r, i - s[r]};
+}
+
 std::vector<Region> TensorImpl::range(uint64_t begin, uint64_t end) const {
   std::vector<Region> out;
   appendRange(out, begin, end);
@@ -96,15 +109,49 @@ std::vector<uint64_t> strides(const std::vector<size_t> &shape) {
   return s;
 }
 
+/// The source of a view whose every coordinate d moves the source by step[d] (a dimShuffle, a
+/// subSample): gather asks for i, i + 1, ... in turn, so the coordinates are stepped like an
+/// odometer instead of divided out of i for every element.
+class LinearSource {
+public:
+  LinearSource(std::vector<size_t> shape, std::vector<uint64_t> step)
+      : shape_(std::move(shape)), step_(std::move(step)), outStride_(strides(shape_)), coord_(shape_.size(), 0) {}
+  uint64_t operator()(uint64_t i) {
+    if (i == at_ + 1) {
+      for (size_t d = shape_.size(); d-- > 0;) {
+        value_ += step_[d];
+        if (++coord_[d] < shape_[d]) break;
+        value_ -= coord_[d] * step_[d];
+        coord_[d] = 0;
+      }
+    } else if (i != at_) {
+      value_ = 0;
+      for (size_t d = 0; d < shape_.size(); ++d) {
+        coord_[d] = size_t(i / outStride_[d] % shape_[d]);
+        value_ += coord_[d] * step_[d];
+      }
+    }
+    at_ = i;
+    return value_;
+  }
+
+private:
+  std::vector<size_t> shape_;
+  std::vector<uint64_t> step_, outStride_;
+  std::vector<size_t> coord_; ///< of output element at_, whose source is value_
+  uint64_t at_ = 0, value_ = 0;
+};
+
 /// A view whose flat element i is `t`'s element source(i): the general form of every
 /// rearrangement. Runs of consecutive source elements in one region become one region.
 template <class Source> TensorPtr gather(const TensorImpl &t, std::vector<size_t> shape, Source source) {
   const uint64_t n = product(shape);
   std::vector<Region> out;
   uint64_t i = 0;
+  TensorImpl::Walk walk;
   while (i < n) {
     const uint64_t s = source(i);
-    auto [r, off] = t.locate(s);
+    auto [r, off] = t.locate(s, walk);
     const Region &g = t.regions()[r];
     // Extend while the source stays consecutive and inside the region.
     uint64_t len = 1;
@@ -237,12 +284,10 @@ TensorPtr dimShuffle(const TensorImpl &t, const std::vector<unsigned> &perm) {
   if (identity) return std::make_shared<TensorImpl>(t);
   std::vector<size_t> shape(rank);
   for (unsigned i = 0; i < rank; ++i) shape[i] = t.shape[perm[i]];
-  const std::vector<uint64_t> in = strides(t.shape), outStride = strides(shape);
-  return gather(t, shape, [&](uint64_t i) {
-    uint64_t s = 0;
-    for (unsigned d = 0; d < rank; ++d) s += (i / outStride[d] % shape[d]) * in[perm[d]];
-    return s;
-  });
+  const std::vector<uint64_t> in = strides(t.shape);
+  std::vector<uint64_t> step(rank);
+  for (unsigned d = 0; d < rank; ++d) step[d] = in[perm[d]];
+  return gather(t, shape, LinearSource(shape, step));
 }
 
 TensorPtr transpose(const TensorImpl &t) {
@@ -317,12 +362,9 @@ TensorPtr subSample(const TensorImpl &t, unsigned stride, unsigned dim) {
   if (stride == 0) fail("Tensor::subSample: the stride must be at least 1");
   std::vector<size_t> shape = t.shape;
   shape[dim] = (t.shape[dim] + stride - 1) / stride;
-  const std::vector<uint64_t> in = strides(t.shape), out = strides(shape);
-  return gather(t, shape, [&](uint64_t i) {
-    uint64_t s = 0;
-    for (unsigned d = 0; d < shape.size(); ++d) s += (i / out[d] % shape[d]) * (d == dim ? stride : 1) * in[d];
-    return s;
-  });
+  std::vector<uint64_t> step = strides(t.shape);
+  step[dim] *= stride;
+  return gather(t, shape, LinearSource(shape, step));
 }
 
 TensorPtr upsample(const TensorImpl &t, unsigned scale, unsigned dim) {

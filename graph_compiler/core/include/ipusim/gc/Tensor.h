@@ -38,6 +38,15 @@ struct TensorImpl {
   uint64_t numElements() const;
   /// The region index and offset in it of flat element i (a binary search).
   std::pair<size_t, uint64_t> locate(uint64_t i) const;
+  /// Where the last locate of a walk found its element and how many regions it had moved.
+  struct Walk {
+    size_t region = 0;
+    ptrdiff_t step = 0;
+  };
+  /// The same for a walk's next element, trying first the region of the last, the one after it
+  /// and the one as far on again as the last move (a transpose walking down a column of a
+  /// blocked layout moves by a block row a step), then searching.
+  std::pair<size_t, uint64_t> locate(uint64_t i, Walk &walk) const;
   /// Flat elements [begin, end) as regions.
   std::vector<Region> range(uint64_t begin, uint64_t end) const;
   /// The same appended to out (merged with its last region when adjacent). With `hint`, ranges
