@@ -63,8 +63,30 @@ void finishSet(const AmpSet &s, unsigned outputs) {
   }
 }
 
+// Four binary32 lanes (a GCC/Clang vector: SSE on x86-64, NEON on AArch64). Each lane's
+// multiplies and adds are the scalar ones, rounded alike, so four outputs' sums go at once.
+using Lanes = float __attribute__((vector_size(16)));
+Lanes lanesAt(const float *p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 /// Adds one input's products to the running sums: output k's is products[k].
-void accumulate(const AmpSet &s, unsigned outputs, const float *products);
+void accumulate(const AmpSet &s, unsigned outputs, const float *products) {
+  unsigned k = 0;
+  // Four outputs at a time: their sums are the even lanes of two (sum, Pin) quads.
+  for (; k + 4 <= outputs; k += 4) {
+    const Lanes lo = lanesAt(s.sum + 2 * k), hi = lanesAt(s.sum + 2 * k + 4);
+    const Lanes sums = __builtin_shufflevector(lo, hi, 0, 2, 4, 6) + lanesAt(products + k);
+    const Lanes pins = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
+    const Lanes newLo = __builtin_shufflevector(sums, pins, 0, 4, 1, 5);
+    const Lanes newHi = __builtin_shufflevector(sums, pins, 2, 6, 3, 7);
+    std::memcpy(s.sum + 2 * k, &newLo, sizeof newLo);
+    std::memcpy(s.sum + 2 * k + 4, &newHi, sizeof newHi);
+  }
+  for (; k < outputs; ++k) s.sum[2 * k] += products[k];
+}
 
 /// Returns result pair `i` of the finished set and queues a partial pair as Pin of outputs 2i, 2i+1.
 void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
@@ -90,43 +112,20 @@ float dot4(const Tile &t, const Inputs &in, unsigned entry) {
   return dot;
 }
 
-// Four binary32 lanes (a GCC vector: SSE on x86-64, NEON on AArch64). Each lane's multiplies
-// and adds are the scalar ones, rounded alike, so four outputs' sums go at once.
-using Lanes = float __attribute__((vector_size(16)));
-Lanes lanesAt(const float *p) {
-  Lanes v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-/// dot4 for the outputs n = first .. first + count - 1 (count a multiple of 4) of phase `phase`
-/// at once, into dots[0 .. count): the same products and sums in the same order as dot4's.
-void dots4(const Tile &t, const Inputs &in, unsigned phase, unsigned first, unsigned count, float *dots) {
+/// dot4 for the outputs n = 0 .. count - 1 (count a multiple of 4) of phase `phase` at once,
+/// into dots[n]: the same products and sums in the same order as dot4's.
+void dots4(const Tile &t, const Inputs &in, unsigned phase, unsigned count, float *dots) {
   for (unsigned g = 0; g < count; g += 4) {
     Lanes dot = {0, 0, 0, 0};
-    for (unsigned i = 0; i < 4; ++i) dot += lanesAt(t.ampHalfWeights(phase, i) + first + g) * in.x[i];
+    for (unsigned i = 0; i < 4; ++i) dot += lanesAt(t.ampHalfWeights(phase, i) + g) * in.x[i];
     std::memcpy(dots + g, &dot, sizeof dot);
   }
 }
 
-void accumulate(const AmpSet &s, unsigned outputs, const float *products) {
-  unsigned k = 0;
-  // Four outputs at a time: their sums are the even lanes of two (sum, Pin) quads.
-  for (; k + 4 <= outputs; k += 4) {
-    const Lanes lo = lanesAt(s.sum + 2 * k), hi = lanesAt(s.sum + 2 * k + 4);
-    const Lanes sums = __builtin_shufflevector(lo, hi, 0, 2, 4, 6) + lanesAt(products + k);
-    const Lanes pins = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
-    const Lanes newLo = __builtin_shufflevector(sums, pins, 0, 4, 1, 5), newHi = __builtin_shufflevector(sums, pins, 2, 6, 3, 7);
-    std::memcpy(s.sum + 2 * k, &newLo, sizeof newLo);
-    std::memcpy(s.sum + 2 * k + 4, &newHi, sizeof newHi);
-  }
-  for (; k < outputs; ++k) s.sum[2 * k] += products[k];
-}
-
-/// Input x times the f32 weights of input channel j for outputs first .. first + count - 1.
-void products(const Tile &t, float x, unsigned j, unsigned first, unsigned count, float *out) {
+/// Input x times the f32 weights of input channel j for outputs 0 .. count - 1 (a multiple of 4).
+void products(const Tile &t, float x, unsigned j, unsigned count, float *out) {
   for (unsigned g = 0; g < count; g += 4) {
-    const Lanes p = lanesAt(t.ampFloatWeights(j) + first + g) * x;
+    const Lanes p = lanesAt(t.ampFloatWeights(j) + g) * x;
     std::memcpy(out + g, &p, sizeof p);
   }
 }
@@ -140,7 +139,7 @@ void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float part
     c.ampPair = 0;
   }
   float dots[8];
-  dots4(t, Inputs(c, inputReg), f.phase, 0, f.outputs < 4 ? 4 : f.outputs, dots);
+  dots4(t, Inputs(c, inputReg), f.phase, f.outputs < 4 ? 4 : f.outputs, dots);
   accumulate(a, f.outputs, dots);
   movePair(a, c.ampPair, partial0, partial1, out0, out1);
   c.ampPair = nextPair(c.ampPair, f.outputs);
@@ -194,7 +193,7 @@ IPU_SEMANTICS(f16v4hihov4amp) {
     c.ampPair = 0;
   }
   float dots[16];
-  dots4(t, Inputs(c, unsigned(op.v[1])), f.phase, 0, 16, dots);
+  dots4(t, Inputs(c, unsigned(op.v[1])), f.phase, 16, dots);
   accumulate(a, 8, dots);
   accumulate(b, 8, dots + 8);
   const unsigned pr = unsigned(op.v[2]);
@@ -222,7 +221,7 @@ IPU_SEMANTICS(f32sisoamp) {
     c.ampPair = 0;
   }
   float p[8];
-  products(t, asFloat(c.a[op.v[1]]), j, 0, f.outputs < 4 ? 4 : f.outputs, p);
+  products(t, asFloat(c.a[op.v[1]]), j, f.outputs < 4 ? 4 : f.outputs, p);
   accumulate(a, f.outputs, p);
   if (j & 1) return;
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
@@ -247,7 +246,7 @@ IPU_SEMANTICS(f32sisov2amp) {
     c.ampPair = 0;
   }
   float p[16];
-  products(t, asFloat(c.a[op.v[1]]), j, 0, 16, p);
+  products(t, asFloat(c.a[op.v[1]]), j, 16, p);
   accumulate(a, 8, p);
   accumulate(b, 8, p + 8);
   const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
