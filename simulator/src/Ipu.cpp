@@ -419,19 +419,17 @@ Ipu::Superstep Ipu::compute(unsigned threads, uint64_t maxCycles) {
   std::vector<Tile::Stop> stop(n, Tile::Stop::Returned);
   // Every active tile runs to its next sync or its return. Tiles touch only their own state, so
   // which host thread runs which tile cannot change any result.
-  std::vector<unsigned> active;
+  std::vector<unsigned> inPhase;
   for (unsigned t = 0; t < n; ++t)
-    if (active_[t]) active.push_back(t);
-  forEachTile(threads, active, [&](unsigned t) { stop[t] = tiles_[t]->run(maxCycles); });
+    if (active_[t]) inPhase.push_back(t);
+  forEachTile(threads, inPhase, [&](unsigned t) { stop[t] = tiles_[t]->run(maxCycles); });
 
-  std::vector<unsigned> returned, inPhase;
+  std::vector<unsigned> returned;
   std::vector<uint64_t> phaseEnd(n, 0);
   waiting_.clear();
   Superstep s;
   uint64_t end = phaseStart_;
-  for (unsigned t = 0; t < n; ++t) {
-    if (!active_[t]) continue;
-    inPhase.push_back(t);
+  for (unsigned t : inPhase) {
     Tile &tile = *tiles_[t];
     if (stop[t] == Tile::Stop::Sync) {
       waiting_.push_back(t);
