@@ -145,9 +145,6 @@ void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float part
   c.ampPair = nextPair(c.ampPair, f.outputs);
 }
 
-/// The weight of f32 input channel j: the low (j even) or high (j odd) word of $CWEI_k_(j/2).
-float f32Weight(uint64_t w, unsigned j) { return asFloat(uint32_t(w >> (32 * (j & 1)))); }
-
 } // namespace
 
 // f16v4hihoamp $aD, $aIn:In+1, $aPartials, flags: f16 partials in and results out.
@@ -207,8 +204,9 @@ IPU_SEMANTICS(f16v4hihov4amp) {
 }
 
 // f32sisoamp $aD:D+1, $aIn, $aPartials:P+1, flags: a set takes two issues an engine (eight with
-// E4), each one f32 input channel j, weighted by f32Weight ([F] S2 operands; Graphcore's tutorial
-// matrix code and poplibs' conv_partial_1x1_float_float load order, [I] the lane map). Partials
+// E4), each one f32 input channel j, weighted by word j%2 of $CWEI_k_(j/2) ([F] S2 operands;
+// Graphcore's tutorial matrix code and poplibs' conv_partial_1x1_float_float load order, [I] the
+// lane map). Partials
 // and results move on the even phases only ([F] the tutorial: "only on even phases for
 // f32sisoamp"; poplibs passes $azeros at odd phases). On odd phases the destination is left as
 // it was ([I]).
@@ -335,7 +333,9 @@ unsigned f32SlicFlags(Tile &t, Context &c, const Op &op) {
 /// An f32 issue's products for set s: the input element times the low (low issue) or high (high
 /// issue) word of output channel m's weights.
 auto f32SlicProduct(Tile &t, const AmpSet &s, unsigned flags, float x) {
-  return [&t, s, flags, x](unsigned m) { return x * f32Weight(t.commonWeights()[slicEntry(s, flags & 1, m)], (flags >> 2) & 1); };
+  // Word (flags >> 2 & 1) of $CWEI_(base + m)_bank: ampFloatWeights' input 2 bank + word.
+  const float *w = t.ampFloatWeights(2 * (flags & 1) + ((flags >> 2) & 1)) + s.weightBase;
+  return [w, x](unsigned m) { return x * w[m]; };
 }
 
 } // namespace
