@@ -40,7 +40,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Builds with `build` (returning the operation's work in limit cycles), compiles, runs twice (the counters are of the second run but for run_s).
+/// Builds with `build` (returning the operation's work in limit cycles), compiles, runs twice:
+/// the counters are of the second run but run_s.
 void measure(benchmark::State &state, const std::function<double(Graph &, Sequence &)> &build) {
   IPUModel model;
   Device device = model.createDevice();
@@ -75,13 +76,18 @@ void measure(benchmark::State &state, const std::function<double(Graph &, Sequen
   state.counters["simulated_cycles_per_s"] = double(cycles) / rerunS;
 }
 
+/// A [m][k] x [k][n] matMul of `in` with `partials` partials, its operands laid out by poplin.
+void addMatMul(Graph &graph, Sequence &prog, Type in, Type partials, std::size_t m, std::size_t k, std::size_t n) {
+  const OptionFlags options{{"partialsType", partials == HALF ? "half" : "float"}};
+  Tensor a = poplin::createMatMulInputLHS(graph, in, {m, k}, {k, n}, "A", options);
+  Tensor b = poplin::createMatMulInputRHS(graph, in, {m, k}, {k, n}, "B", options);
+  poplin::matMul(graph, a, b, prog, "C", options);
+}
+
 void BM_MatMul(benchmark::State &state, Type type) {
   const std::size_t m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
   measure(state, [&](Graph &graph, Sequence &prog) {
-    const OptionFlags options{{"partialsType", type == HALF ? "half" : "float"}};
-    Tensor a = poplin::createMatMulInputLHS(graph, type, {m, k}, {k, n}, "A", options);
-    Tensor b = poplin::createMatMulInputRHS(graph, type, {m, k}, {k, n}, "B", options);
-    poplin::matMul(graph, a, b, prog, "C", options);
+    addMatMul(graph, prog, type, type, m, k, n);
     const double macsPerTileCycle = type == HALF ? 64 : 16;
     return double(m) * double(k) * double(n) / (graph.getTarget().getNumTiles() * macsPerTileCycle);
   });
@@ -192,13 +198,9 @@ void BM_TileAmp(benchmark::State &state, Type in, Type partials) {
   popops::addCodelets(graph);
   poplin::addCodelets(graph);
   Sequence prog;
-  const OptionFlags options{{"partialsType", partials == HALF ? "half" : "float"}};
   // 576 rows (96 a worker) of 128 by 64 outputs: 4.7 M multiply-adds (half; float 288 rows, so
   // that operands and results fit the planner's memory budget).
-  const std::size_t m = in == HALF ? 576 : 288, k = 128, n = 64;
-  Tensor a = poplin::createMatMulInputLHS(graph, in, {m, k}, {k, n}, "A", options);
-  Tensor b = poplin::createMatMulInputRHS(graph, in, {m, k}, {k, n}, "B", options);
-  poplin::matMul(graph, a, b, prog, "C", options);
+  addMatMul(graph, prog, in, partials, in == HALF ? 576 : 288, 128, 64);
   Engine engine(graph, prog);
   engine.load(device);
   engine.run(0);
