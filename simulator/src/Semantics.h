@@ -25,6 +25,16 @@ struct RegisterSpecialised {
   RegisterSpecialised(const char *key, Handler h) { specialisedRegistry()[key] = h; }
 };
 
+/// Handlers that use the host's vector units (AVX2 and F16C on x86-64), keyed by mnemonic: the
+/// tile's fast path takes them over the mnemonic's own where the host has those units; its stepped
+/// path keeps the portable ones, so that every ISS test compares the two (Tile::decodeWord).
+std::map<std::string, Handler> &hostVectorRegistry();
+struct RegisterHostVector {
+  RegisterHostVector(const char *mnemonic, Handler h) { hostVectorRegistry()[mnemonic] = h; }
+};
+/// True if the host has the units hostVectorRegistry's handlers need and IPUSIM_HOST_VECTOR is not 0.
+bool hostVectorUnits();
+
 #define IPU_SEMANTICS(name)                                                                     \
   static void sem_##name(Tile &t, Context &c, const Op &op);                                    \
   static RegisterHandler reg_##name(#name, sem_##name);                                         \

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ipusim::sim {
 
@@ -35,6 +36,23 @@ SimException::SimException(unsigned ipu_, unsigned tile_, unsigned context_, uin
       }()),
       ipu(ipu_), tile(tile_), context(context_), pc(pc_), instruction(std::move(insn)), reason(std::move(reason_)),
       source(std::move(source_)) {}
+
+std::map<std::string, Handler> &hostVectorRegistry() {
+  static std::map<std::string, Handler> registry;
+  return registry;
+}
+
+bool hostVectorUnits() {
+  static const bool on = [] {
+#if defined(__x86_64__) && defined(__clang__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c")) return false;
+#endif
+    const char *env = std::getenv("IPUSIM_HOST_VECTOR");
+    return !(env && std::string(env) == "0");
+  }();
+  return on;
+}
 
 namespace {
 
@@ -80,6 +98,15 @@ Op &DecodeCache::store(uint32_t i, const Op &op) {
   if (!c) c = std::make_unique<Chunk>();
   c->valid[i % kChunkWords] = true;
   return c->ops[i % kChunkWords] = op;
+}
+
+void Tile::setFastPaths(bool on) {
+  if (on == fastPaths_) return;
+  fastPaths_ = on;
+  // Words decode to different handlers on the two paths (decodeWord): start a fresh cache.
+  auto fresh = std::make_shared<DecodeCache>();
+  fresh->chunks.resize(decoded_->chunks.size());
+  decoded_ = std::move(fresh);
 }
 
 void Tile::predecode(uint32_t from, uint32_t to) {
@@ -137,6 +164,10 @@ Op Tile::decodeWord(uint32_t word) const {
     key += k == OperandKind::MReg ? 'm' : k == OperandKind::AReg ? 'a' : (k == OperandKind::UImm || k == OperandKind::SImm) ? 'i' : '?';
   }
   if (auto s = specialisedRegistry().find(key); s != specialisedRegistry().end()) op.fn = s->second;
+  // The fast path's handler on the host's vector units, where there is one (the stepped path keeps
+  // the portable handler, so that the tests' stepped-against-fast runs compare the two).
+  if (fastPaths_ && hostVectorUnits())
+    if (auto v = hostVectorRegistry().find(mn); v != hostVectorRegistry().end()) op.fn = v->second;
   // A pair must start at an even register and a quad at a multiple of 4 (the assembler checks
   // this; a word from elsewhere may not).
   for (unsigned i = 0; i < op.desc->numOperands; ++i) {

@@ -341,6 +341,62 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
   }
 }
 
+TEST(Semantics, AmpSpecialValues) {
+  // f16v4hihov4amp with every weight 1.0 and zero partials: each set's sixteen outputs are the sum
+  // of its sixteen input halves (four phases of four), summed in binary32 and rounded to f16. The
+  // host-vector handlers (F16C conversions) must give the portable ones' bits: runTile compares
+  // the fast path (vector handlers where the host has them) with the stepped one (portable).
+  // Set 1: a signalling NaN 0x7C01 -> the canonical NaN 0x7E00 (F16C alone would keep the payload:
+  // 0x7E01). Set 2: its negative 0xFC01 -> 0xFE00. Set 3: 4 x 65504 = 262016 -> infinity 0x7C00.
+  // Set 4: 2048 + 1 = 2049, a tie between 2048 and 2050 -> even 2048 (0x6800). Set 5: 2^-24 + 2^-24
+  // -> the subnormal 2^-23 (0x0002). Set 6: 65504 + 16 = 65520, the first value that rounds to
+  // infinity -> 0x7C00; 65504 + 15 -> 65504 (0x7BFF) would be set 7.
+  const std::vector<std::vector<uint16_t>> sets = {{0x7C01}, {0xFC01}, {0x7BFF, 0x7BFF, 0x7BFF, 0x7BFF},
+                                                   {0x6800, 0x3C00}, {0x0001, 0x0001}, {0x7BFF, 0x4C00},
+                                                   {0x7BFF, 0x4B80}};
+  const std::vector<uint16_t> expected = {0x7E00, 0xFE00, 0x7C00, 0x6800, 0x0002, 0x7C00, 0x7BFF};
+  const unsigned n = unsigned(sets.size());
+  std::string body = "  setzi $m1, 0x70000\n";
+  // Warm-up set: zero partials. Then each set's four phases; the results of set s come out
+  // during set s + 1 (the last during four drain issues), stored after each issue.
+  for (unsigned p = 0; p < 4; ++p) body += "  f16v4hihov4amp $a4:5, $azeros, $azeros, " + std::to_string(16 + p) + "\n";
+  for (unsigned s = 0; s <= n; ++s)
+    for (unsigned p = 0; p < 4; ++p) {
+      body += s < n ? "  ld64step $a0:1, $mzero, $m1+=, 1\n  f16v4hihov4amp $a4:5, $a0:1, $azeros, "
+                    : "  f16v4hihov4amp $a4:5, $azeros, $azeros, ";
+      body += std::to_string(16 + p) + "\n";
+      if (s > 0) body += "  st64 $a4:5, $mvertex_base, " + std::to_string(4 * (s - 1) + p) + "\n";
+    }
+  auto r = runAsm("w:\n" + body + "  exitz $mzero\n", "w", Mode::Worker, 0x71000, [&](sim::Tile &t) {
+    for (unsigned s = 0; s < n; ++s) {
+      uint16_t in[16] = {};
+      for (size_t i = 0; i < sets[s].size(); ++i) in[i] = sets[s][i];
+      for (unsigned w = 0; w < 8; ++w) putWords(t, 0x70000 + 32 * s + 4 * w, {uint32_t(in[2 * w]) | uint32_t(in[2 * w + 1]) << 16});
+    }
+    for (unsigned e = 0; e < 64; ++e) t.setCommonWeight(e, 0x3C003C003C003C00ull); // 1.0
+  });
+  for (unsigned s = 0; s < n; ++s)
+    for (unsigned h = 0; h < 16; ++h) {
+      const uint32_t word = r.word(0x71000 + 32 * s + 2 * (h & ~1u));
+      EXPECT_EQ(uint16_t(word >> (16 * (h % 2))), expected[s]) << "set " << s + 1 << " half " << h;
+    }
+
+  // f16v4sisoamp (f32 results, E4: eight outputs): the NaN's payload survives in binary32, quieted
+  // by the multiply on either path: 0x7C01 -> 0x7F802000 -> 0x7FC02000.
+  std::string siso = "  ld64 $a0:1, $mvertex_base, 0\n";
+  for (unsigned p = 0; p < 4; ++p) siso += "  f16v4sisoamp $a4:5, $azeros, $azeros, " + std::to_string(16 + p) + "\n";
+  for (unsigned p = 0; p < 4; ++p)
+    siso += "  f16v4sisoamp $a4:5, " + std::string(p == 0 ? "$a0:1" : "$azeros") + ", $azeros, " + std::to_string(16 + p) + "\n";
+  for (unsigned p = 0; p < 4; ++p)
+    siso += "  f16v4sisoamp $a4:5, $azeros, $azeros, " + std::to_string(16 + p) + "\n  st64 $a4:5, $mvertex_base, " +
+            std::to_string(1 + p) + "\n";
+  auto q = runAsm("w:\n" + siso + "  exitz $mzero\n", "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+    putWords(t, 0x70000, {0x7C01, 0});
+    for (unsigned e = 0; e < 64; ++e) t.setCommonWeight(e, 0x3C003C003C003C00ull);
+  });
+  for (unsigned k = 0; k < 8; ++k) EXPECT_EQ(q.word(0x70008 + 4 * k), 0x7FC02000u) << k;
+}
+
 TEST(Semantics, SlicChainsAreOneDimensionalConvolutions) {
   // f16v4sisoslic: weights of output channel m ($CWEI_m_0, bank 0) are four halves of m + 1; bank 1
   // ($CWEI_m_1) is zero. Issue i: input four halves of i + 1 (dot with m + 1: 4 (i + 1)(m + 1)),

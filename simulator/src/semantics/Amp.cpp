@@ -17,6 +17,10 @@
 #include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+#endif
+
 namespace ipusim::sim {
 using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
 
@@ -55,48 +59,25 @@ inline Flags flagsOf(Tile &t, Context &c, const Op &op, unsigned phasesPerEngine
 /// The pair after `pair` in a set of `outputs` outputs (outputs / 2 is 1, 2 or 4 engines).
 uint8_t nextPair(unsigned pair, unsigned outputs) { return uint8_t((pair + 1) & (outputs / 2 - 1)); }
 
-/// A phase 0 finishes the running set into the result queue and starts the next from Pin.
-void finishSet(const AmpSet &s, unsigned outputs) {
-  for (unsigned k = 0; k < outputs; ++k) {
-    s.results[k] = s.sum[2 * k];
-    s.sum[2 * k] = s.pin[2 * k];
-  }
-}
-
-// Four binary32 lanes (a GCC/Clang vector: SSE on x86-64, NEON on AArch64). Each lane's
-// multiplies and adds are the scalar ones, rounded alike, so four outputs' sums go at once.
+// Four and eight binary32 lanes (GCC/Clang vectors: SSE or AVX on x86-64, NEON on AArch64). Each
+// lane's multiplies and adds are the scalar ones, rounded alike, so several outputs' sums go at once.
 using Lanes = float __attribute__((vector_size(16)));
-Lanes lanesAt(const float *p) {
+using Lanes8 = float __attribute__((vector_size(32)));
+inline Lanes lanesAt(const float *p) {
   Lanes v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
-/// Adds one input's products to the running sums: output k's is products[k].
-void accumulate(const AmpSet &s, unsigned outputs, const float *products) {
-  unsigned k = 0;
-  // Four outputs at a time: their sums are the even lanes of two (sum, Pin) quads.
-  for (; k + 4 <= outputs; k += 4) {
-    const Lanes lo = lanesAt(s.sum + 2 * k), hi = lanesAt(s.sum + 2 * k + 4);
-    const Lanes sums = __builtin_shufflevector(lo, hi, 0, 2, 4, 6) + lanesAt(products + k);
-    const Lanes pins = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
-    const Lanes newLo = __builtin_shufflevector(sums, pins, 0, 4, 1, 5);
-    const Lanes newHi = __builtin_shufflevector(sums, pins, 2, 6, 3, 7);
-    std::memcpy(s.sum + 2 * k, &newLo, sizeof newLo);
-    std::memcpy(s.sum + 2 * k + 4, &newHi, sizeof newHi);
-  }
-  for (; k < outputs; ++k) s.sum[2 * k] += products[k];
-}
-
 /// Returns result pair `i` of the finished set and queues a partial pair as Pin of outputs 2i, 2i+1.
-void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
+inline void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
   out0 = s.results[2 * i];
   out1 = s.results[2 * i + 1];
   s.pin[4 * i] = partial0;
   s.pin[4 * i + 2] = partial1;
 }
 
-/// Four f16 inputs (a register pair) as floats.
+/// Four f16 inputs (a register pair) as floats (the SLIC forms').
 struct Inputs {
   float x[4];
   [[gnu::always_inline]] Inputs(const Context &c, unsigned reg) {
@@ -112,149 +93,44 @@ float dot4(const Tile &t, const Inputs &in, unsigned entry) {
   return dot;
 }
 
-/// dot4 for the outputs n = 0 .. count - 1 (count a multiple of 4) of phase `phase` at once,
-/// into dots[n]: the same products and sums in the same order as dot4's.
-void dots4(const Tile &t, const Inputs &in, unsigned phase, unsigned count, float *dots) {
-  for (unsigned g = 0; g < count; g += 4) {
-    Lanes dot = {0, 0, 0, 0};
-    for (unsigned i = 0; i < 4; ++i) dot += lanesAt(t.ampHalfWeights(phase, i) + g) * in.x[i];
-    std::memcpy(dots + g, &dot, sizeof dot);
-  }
-}
-
-/// Input x times the f32 weights of input channel j for outputs 0 .. count - 1 (a multiple of 4).
-void products(const Tile &t, float x, unsigned j, unsigned count, float *out) {
-  for (unsigned g = 0; g < count; g += 4) {
-    const Lanes p = lanesAt(t.ampFloatWeights(j) + g) * x;
-    std::memcpy(out + g, &p, sizeof p);
-  }
-}
-
-/// One f16v4 issue on set A: a phase of input, a pair of partials in and of results out.
-void issueF16(Tile &t, Context &c, const Flags &f, unsigned inputReg, float partial0, float partial1, float &out0,
-              float &out1) {
-  const AmpSet a = setA(c);
-  if (f.phase == 0) {
-    finishSet(a, f.outputs);
-    c.ampPair = 0;
-  }
-  float dots[8];
-  dots4(t, Inputs(c, inputReg), f.phase, f.outputs < 4 ? 4 : f.outputs, dots);
-  accumulate(a, f.outputs, dots);
-  movePair(a, c.ampPair, partial0, partial1, out0, out1);
-  c.ampPair = nextPair(c.ampPair, f.outputs);
-}
-
+// The AMP forms (AmpForms.inc), for any host and for hosts with AVX2 and F16C. (The portable copy
+// passes eight-lane values between its own internal functions, which -Wpsabi warns of: its
+// callers are all in this copy, so the ABI is the same at both ends.)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wpsabi"
+namespace portable {
+#define IPUSIM_HOST_F16C 0
+#include "AmpForms.inc"
+#undef IPUSIM_HOST_F16C
+} // namespace portable
+#pragma clang diagnostic pop
+#if defined(__x86_64__) && defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,f16c"))), apply_to = function)
+namespace avx2 {
+#define IPUSIM_HOST_F16C 1
+#include "AmpForms.inc"
+#undef IPUSIM_HOST_F16C
+} // namespace avx2
+#pragma clang attribute pop
+#endif
 } // namespace
 
-// f16v4hihoamp $aD, $aIn:In+1, $aPartials, flags: f16 partials in and results out.
-IPU_SEMANTICS(f16v4hihoamp) {
-  const Flags f = flagsOf(t, c, op, 1);
-  const uint32_t partials = c.a[op.v[2]];
-  float out0, out1;
-  issueF16(t, c, f, unsigned(op.v[1]), halfToFloat(uint16_t(partials)), halfToFloat(uint16_t(partials >> 16)), out0,
-           out1);
-  c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
-}
-
-// f16v4sisoamp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: f32 partials in and results out.
-IPU_SEMANTICS(f16v4sisoamp) {
-  const Flags f = flagsOf(t, c, op, 1);
-  const unsigned pr = unsigned(op.v[2]);
-  float out0, out1;
-  issueF16(t, c, f, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.setA(unsigned(op.v[0]), asBits(out0));
-  c.setA(unsigned(op.v[0]) + 1, asBits(out1));
-}
-
-// f16v4sihoamp $aD, $aIn:In+1, $aPartials:P+1, flags: f32 partials in, f16 results out ([F] S2
-// operands; no public use, so [I] the same set pipeline as the other forms).
-IPU_SEMANTICS(f16v4sihoamp) {
-  const Flags f = flagsOf(t, c, op, 1);
-  const unsigned pr = unsigned(op.v[2]);
-  float out0, out1;
-  issueF16(t, c, f, unsigned(op.v[1]), asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.setA(unsigned(op.v[0]), floatToHalf(out0) | uint32_t(floatToHalf(out1)) << 16);
-}
-
-// f16v4hihov4amp $aD:D+1, $aIn:In+1, $aPartials:P+1, flags: sixteen outputs, two sets side by
-// side ([F] S2 operands; poplibs' 16-output 1x1 convolution). Each issue feeds both sets the same
-// input and moves four halves each way: lanes (A_2i, A_2i+1, B_2i, B_2i+1), set B's outputs using
-// $CWEI_(8+k)_p ([I] from poplibs' weight placement: output channels 4p..4p+3 of a phase).
-IPU_SEMANTICS(f16v4hihov4amp) {
-  const Flags f = flagsOf(t, c, op, 1, true);
-  const AmpSet a = setA(c), b = setB(c);
-  if (f.phase == 0) {
-    finishSet(a, 8);
-    finishSet(b, 8);
-    c.ampPair = 0;
-  }
-  float dots[16];
-  dots4(t, Inputs(c, unsigned(op.v[1])), f.phase, 16, dots);
-  accumulate(a, 8, dots);
-  accumulate(b, 8, dots + 8);
-  const unsigned pr = unsigned(op.v[2]);
-  auto half = [&](unsigned lane) { return halfToFloat(uint16_t(c.a[pr + lane / 2] >> (16 * (lane % 2)))); };
-  float r[4];
-  movePair(a, c.ampPair, half(0), half(1), r[0], r[1]);
-  movePair(b, c.ampPair, half(2), half(3), r[2], r[3]);
-  c.ampPair = uint8_t((c.ampPair + 1) % 4);
-  c.setA(unsigned(op.v[0]), floatToHalf(r[0]) | uint32_t(floatToHalf(r[1])) << 16);
-  c.setA(unsigned(op.v[0]) + 1, floatToHalf(r[2]) | uint32_t(floatToHalf(r[3])) << 16);
-}
-
-// f32sisoamp $aD:D+1, $aIn, $aPartials:P+1, flags: a set takes two issues an engine (eight with
-// E4), each one f32 input channel j, weighted by word j%2 of $CWEI_k_(j/2) ([F] S2 operands;
-// Graphcore's tutorial matrix code and poplibs' conv_partial_1x1_float_float load order, [I] the
-// lane map). Partials
-// and results move on the even phases only ([F] the tutorial: "only on even phases for
-// f32sisoamp"; poplibs passes $azeros at odd phases). On odd phases the destination is left as
-// it was ([I]).
-IPU_SEMANTICS(f32sisoamp) {
-  const Flags f = flagsOf(t, c, op, 2);
-  const AmpSet a = setA(c);
-  const unsigned j = f.phase;
-  if (j == 0) {
-    finishSet(a, f.outputs);
-    c.ampPair = 0;
-  }
-  float p[8];
-  products(t, asFloat(c.a[op.v[1]]), j, f.outputs < 4 ? 4 : f.outputs, p);
-  accumulate(a, f.outputs, p);
-  if (j & 1) return;
-  const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
-  float out0, out1;
-  movePair(a, c.ampPair, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.ampPair = nextPair(c.ampPair, f.outputs);
-  c.setA(d, asBits(out0));
-  c.setA(d + 1, asBits(out1));
-}
-
-// f32sisov2amp $aD:D+1, $aIn, $aPartials:P+1, flags: sixteen f32 outputs on two sets; eight
-// phases of one input each, a pair moving each way at every phase ([F] poplibs'
-// conv_partial_1x1_float_float_16: partials and results every phase): [I] the pairs alternate
-// between the sets, A's first, in order.
-IPU_SEMANTICS(f32sisov2amp) {
-  const Flags f = flagsOf(t, c, op, 2, true);
-  const AmpSet a = setA(c), b = setB(c);
-  const unsigned j = f.phase;
-  if (j == 0) {
-    finishSet(a, 8);
-    finishSet(b, 8);
-    c.ampPair = 0;
-  }
-  float p[16];
-  products(t, asFloat(c.a[op.v[1]]), j, 16, p);
-  accumulate(a, 8, p);
-  accumulate(b, 8, p + 8);
-  const unsigned pr = unsigned(op.v[2]), d = unsigned(op.v[0]);
-  float out0, out1;
-  movePair(c.ampPair & 1 ? b : a, c.ampPair / 2, asFloat(c.a[pr]), asFloat(c.a[pr + 1]), out0, out1);
-  c.ampPair = uint8_t((c.ampPair + 1) % 8);
-  c.setA(d, asBits(out0));
-  c.setA(d + 1, asBits(out1));
-}
-
+// Each form's handler, and where the host has them its AVX2 and F16C one, which the tile's fast
+// path takes (Semantics.h, RegisterHostVector).
+#if defined(__x86_64__) && defined(__clang__)
+#define AMP_FORM(name)                                                                           \
+  static RegisterHandler reg_##name(#name, portable::name);                                      \
+  static RegisterHostVector vec_##name(#name, avx2::name);
+#else
+#define AMP_FORM(name) static RegisterHandler reg_##name(#name, portable::name);
+#endif
+AMP_FORM(f16v4hihoamp)
+AMP_FORM(f16v4sisoamp)
+AMP_FORM(f16v4sihoamp)
+AMP_FORM(f16v4hihov4amp)
+AMP_FORM(f32sisoamp)
+AMP_FORM(f32sisov2amp)
+#undef AMP_FORM
 
 // ---- SLIC: slim convolutions (1-D kernels of 4 or 3 taps over 4 f16 input channels, 2 outputs) ----
 // From the ISA documentation's SLIC tables ([F] S2): the taps are chains of accumulators, the

@@ -196,8 +196,9 @@ public:
   /// Maps addresses to source locations for exception reports (may be empty).
   void setSourceLookup(std::function<std::string(uint32_t)> lookup) { source_ = std::move(lookup); }
   /// Off: every cycle is stepped and every bundle issued one at a time (no batched rpt loops, no
-  /// skipped idle cycles). The results are the same either way; the tests compare them.
-  void setFastPaths(bool on) { fastPaths_ = on; }
+  /// skipped idle cycles), and the handlers are the portable ones rather than those on the host's
+  /// vector units. The results are the same either way; the tests compare them.
+  void setFastPaths(bool on);
   /// Calls `report(cycle)` each time the tile passes another `every` cycles (a progress display
   /// for long runs; nothing else depends on it).
   void setProgress(std::function<void(uint64_t)> report, uint64_t every) {
