@@ -442,18 +442,19 @@ uint64_t Tile::runRepeatBatch(Context &c) {
       return 0;
     steps[b] = {m->nop ? nullptr : m, a->nop ? nullptr : a, (m->writesA & a->readsA) != 0, start + 8 * b};
   }
-  const unsigned extraBefore = c.extraWorkerCycles; // the rpt's own turns are counted by the caller
+  const uint64_t extraBefore = c.extraWorkerCycles; // the rpt's own turns are counted by the caller
   const uint64_t iterations = c.rptCount;
-  uint64_t extra = 0;
+  // Instructions only ever add to extraWorkerCycles: it sums the whole loop's extra turns (each a
+  // turn the worker waits).
+  c.extraWorkerCycles = 0;
   for (uint64_t i = 0; i < iterations; ++i)
     for (unsigned b = 0; b < bundles; ++b) {
       const Step &st = steps[b];
       issuePc_ = st.pc;
       accessCount_ = 0;
-      c.extraWorkerCycles = 0;
       execute(c, st.main, st.aux, st.defer);
-      extra += c.extraWorkerCycles; // each extra turn is a turn the worker waits
     }
+  const uint64_t extra = c.extraWorkerCycles;
   c.stallCycles += extra;
   c.bundles += iterations * bundles;
   c.extraWorkerCycles = extraBefore;

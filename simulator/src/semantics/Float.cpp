@@ -112,19 +112,26 @@ template <class F> void arith32Rounded(Tile &t, Context &c, const Op &op, bool d
   }
   for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, asBits(r[k]));
 }
-/// Arithmetic on binary32 lanes; `f` gives the exact-as-possible result in double.
-template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
-  if (c.fpCtl & kRoundingMask) [[unlikely]] {
+/// arith32 but for its common cases: in $FP_CTL's rounding mode (out of line, so that the common
+/// cases' handler saves no registers).
+template <class F> [[gnu::noinline]] void arith32Other(Tile &t, Context &c, const Op &op, bool division, F f) {
+  if (c.fpCtl & kRoundingMask) {
     HostRounding scope(rounding(c));
     return arith32Rounded(t, c, op, division, f);
   }
+  arith32Rounded(t, c, op, division, f);
+}
+/// Arithmetic on binary32 lanes: `f` gives the result, rounded in the host's mode.
+template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
+  if (c.fpCtl & kRoundingMask) [[unlikely]]
+    return arith32Other(t, c, op, division, f);
   // The common cases first: an f32 operation on single registers, or f32v2 on two register pairs,
   // with a finite result.
   if (op.dstRegs == 1 && op.kind[1] == arch::OperandKind::AReg && op.desc->numOperands > 2 &&
       op.kind[2] == arch::OperandKind::AReg) {
     const float r = float(f(asFloat(c.a[op.v[1]]), asFloat(c.a[op.v[2]])));
-    if (std::isfinite(r)) [[likely]] {
-      c.setA(unsigned(op.v[0]), asBits(r));
+    if (std::fabs(r) <= std::numeric_limits<float>::max()) [[likely]] { // finite: a compare in the FP unit
+      c.setAFloat(unsigned(op.v[0]), r);
       return;
     }
   }
@@ -132,13 +139,14 @@ template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division
       op.kind[2] == arch::OperandKind::APair) {
     const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);
     float r0 = float(f(asFloat(c.a[a]), asFloat(c.a[b]))), r1 = float(f(asFloat(c.a[a + 1]), asFloat(c.a[b + 1])));
-    if (std::isfinite(r0) && std::isfinite(r1)) [[likely]] {
-      c.setA(d, asBits(r0));
-      c.setA(d + 1, asBits(r1));
+    if (std::fabs(r0) <= std::numeric_limits<float>::max() && std::fabs(r1) <= std::numeric_limits<float>::max())
+      [[likely]] {
+      c.setAFloat(d, r0);
+      c.setAFloat(d + 1, r1);
       return;
     }
   }
-  arith32Rounded(t, c, op, division, f);
+  arith32Other(t, c, op, division, f);
 }
 /// Arithmetic on binary16 lanes, computed in double and rounded once.
 template <class F> void arith16(Tile &t, Context &c, const Op &op, F f) {

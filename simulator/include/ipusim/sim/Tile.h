@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -78,7 +79,7 @@ struct Context {
   uint64_t ansCycle = 0;        ///< supervisor: one past the cycle of an armed `sans`, or 0
   // Results of the current instruction that timing needs.
   bool branchTaken = false;
-  unsigned extraWorkerCycles = 0; ///< multi-cycle FP ops and memory conflicts
+  uint64_t extraWorkerCycles = 0; ///< multi-cycle FP ops and memory conflicts (instructions only add to it)
   unsigned extraSupervisorCycles = 0; ///< send and delay keep the supervisor busy
   // Stats.
   uint64_t bundles = 0, stallCycles = 0;
@@ -99,6 +100,17 @@ struct Context {
       deferredValue[deferredCount++] = v;
     } else {
       a[r] = v;
+    }
+  }
+  /// setA of a binary32 value, stored from the host's FP register (not through an integer one: a
+  /// dependent chain of f32 instructions then waits for one store-to-load forwarding an issue).
+  void setAFloat(unsigned r, float v) {
+    if (r >= 14) return;
+    if (deferArf) {
+      deferredIndex[deferredCount] = uint8_t(r);
+      std::memcpy(&deferredValue[deferredCount++], &v, 4);
+    } else {
+      std::memcpy(&a[r], &v, 4);
     }
   }
 };
