@@ -427,20 +427,33 @@ void Tile::runAhead(Context &c) {
 uint64_t Tile::runRepeatBatch(Context &c) {
   const uint32_t start = c.rptStart, end = c.rptEnd;
   const unsigned bundles = (end - start) / 8;
-  // Only bodies of bundles whose instructions have no effect on control flow run batched. Each
-  // step keeps what it needs: its instructions (nop and fnop left out) and whether the main one's
-  // ARF writes must wait for the aux one's reads.
-  struct Step {
-    const Op *main, *aux;
-    bool defer;
+  // Only bodies of bundles whose instructions have no effect on control flow run batched. The
+  // body becomes a list of handler calls: nop and fnop left out, the first call of each bundle
+  // marked (it notes the bundle's pc for exceptions and starts its memory-conflict check), and a
+  // bundle whose main instruction's ARF writes must wait for the aux one's reads kept whole.
+  struct Call {
+    Handler fn;       ///< nullptr: a deferred bundle, run by execute()
+    const Op *op, *aux;
     uint32_t pc;
-  } steps[256];
+    bool first;
+  } calls[512];
+  unsigned n = 0;
   for (unsigned b = 0; b < bundles; ++b) {
-    const Op *m = peek(start + 8 * b), *a = peek(start + 8 * b + 4);
+    const uint32_t pc = start + 8 * b;
+    const Op *m = peek(pc), *a = peek(pc + 4);
     if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
         !(a->modes & kWorker))
       return 0;
-    steps[b] = {m->nop ? nullptr : m, a->nop ? nullptr : a, (m->writesA & a->readsA) != 0, start + 8 * b};
+    if (!m->nop && !a->nop && (m->writesA & a->readsA)) {
+      calls[n++] = {nullptr, m, a, pc, true};
+      continue;
+    }
+    bool first = true;
+    for (const Op *op : {m, a})
+      if (!op->nop) {
+        calls[n++] = {op->fn, op, nullptr, pc, first};
+        first = false;
+      }
   }
   const uint64_t extraBefore = c.extraWorkerCycles; // the rpt's own turns are counted by the caller
   const uint64_t iterations = c.rptCount;
@@ -448,11 +461,14 @@ uint64_t Tile::runRepeatBatch(Context &c) {
   // turn the worker waits).
   c.extraWorkerCycles = 0;
   for (uint64_t i = 0; i < iterations; ++i)
-    for (unsigned b = 0; b < bundles; ++b) {
-      const Step &st = steps[b];
-      issuePc_ = st.pc;
-      accessCount_ = 0;
-      execute(c, st.main, st.aux, st.defer);
+    for (unsigned k = 0; k < n; ++k) {
+      const Call &call = calls[k];
+      if (call.first) {
+        issuePc_ = call.pc;
+        accessCount_ = 0;
+      }
+      if (call.fn) [[likely]] call.fn(*this, c, *call.op);
+      else execute(c, call.op, call.aux, true);
     }
   const uint64_t extra = c.extraWorkerCycles;
   c.stallCycles += extra;
