@@ -9,75 +9,90 @@ namespace ipusim::gc {
 
 namespace {
 
+/// A set of cycles, as a bitmap (grown as cycles are added). The scheduler's questions are about
+/// the runs of consecutive cycles in it, which the bitmap answers a 64-cycle word at a time: its
+/// first-fit search moves its candidate past a run per step, and a phase of many small transfers
+/// has many runs.
+class Cycles {
+public:
+  bool has(uint64_t c) const { return c / 64 < w_.size() && (w_[c / 64] >> (c % 64) & 1); }
+  void add(uint64_t a, uint64_t b) {
+    if (b <= a) return;
+    if ((b + 63) / 64 > w_.size()) w_.resize((b + 63) / 64);
+    for (uint64_t c = a; c < b;) {
+      const uint64_t i = c / 64, lo = c % 64, hi = std::min<uint64_t>(64, lo + (b - c));
+      w_[i] |= (hi == 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+      c += hi - lo;
+    }
+  }
+  /// One past the end of the run holding the first cycle of [a, b) in the set, or 0 if none is.
+  uint64_t until(uint64_t a, uint64_t b) const {
+    const uint64_t s = firstIn(a, b);
+    return s == kNone ? 0 : firstOutFrom(s);
+  }
+
+private:
+  static constexpr uint64_t kNone = UINT64_MAX;
+  std::vector<uint64_t> w_;
+  /// The first cycle of [a, b) in the set, or kNone.
+  uint64_t firstIn(uint64_t a, uint64_t b) const {
+    b = std::min<uint64_t>(b, w_.size() * 64);
+    for (uint64_t c = a; c < b;) {
+      const uint64_t bits = w_[c / 64] >> (c % 64);
+      if (bits) {
+        const uint64_t at = c + uint64_t(__builtin_ctzll(bits));
+        return at < b ? at : kNone;
+      }
+      c = (c / 64 + 1) * 64;
+    }
+    return kNone;
+  }
+  /// The first cycle from c on not in the set.
+  uint64_t firstOutFrom(uint64_t c) const {
+    while (c / 64 < w_.size()) {
+      const uint64_t holes = ~w_[c / 64] >> (c % 64);
+      if (holes) return c + uint64_t(__builtin_ctzll(holes));
+      c = (c / 64 + 1) * 64;
+    }
+    return c;
+  }
+};
+
 /// What one tile's supervisor does in the phase, while it is being scheduled.
 struct Timeline {
   uint64_t first = 0;                     ///< the first cycle it issues in (release skew)
-  std::map<uint64_t, uint64_t> busy;      ///< [start, end): sends and receive-pointer controls
+  Cycles busy;                            ///< sends and receive-pointer controls
   struct Pin {
     uint32_t value;  ///< the tile selected from this cycle on (kMuxNone: none)
     bool start;      ///< starts a receive window (an end pin may be replaced by a start)
   };
   std::map<uint64_t, Pin> mux;            ///< $INCOMING_MUX controls by cycle
-  std::map<uint64_t, uint64_t> controls;  ///< [start, end): the cycles of busy and of mux controls
-  std::map<uint64_t, uint64_t> windows;   ///< [a, b): cycles the mux selects a sender for this tile
-  std::map<uint64_t, uint64_t> lane;      ///< [start, end): cycles its transmit lane carries a word
+  Cycles controls;                        ///< the cycles of busy and of mux controls
+  Cycles windows;                         ///< cycles the mux selects a sender for this tile
+  Cycles lane;                            ///< cycles its transmit lane carries a word
   std::set<uint64_t> wideStarts;          ///< where its wide (64-bit) windows start
   uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
 
-  /// Adds [a, b) to `m` ([start, end) by start, disjoint, adjacent ones merged). Merging keeps
-  /// the set of cycles, so every check gives the same answer; it lets a search that meets a run
-  /// of back-to-back transfers skip the whole run at once instead of one transfer a step (many
-  /// small transfers made the search quadratic in a tile's transfers).
-  static void add(std::map<uint64_t, uint64_t> &m, uint64_t a, uint64_t b) {
-    auto it = m.lower_bound(a);
-    if (it != m.begin() && std::prev(it)->second >= a) {
-      it = std::prev(it);
-      a = it->first;
-      b = std::max(b, it->second);
-      it = m.erase(it);
-    }
-    while (it != m.end() && it->first <= b) {
-      b = std::max(b, it->second);
-      it = m.erase(it);
-    }
-    m.emplace_hint(it, a, b);
-  }
-
-  /// The end of an interval of `m` ([start, end) by start, disjoint) overlapping [a, b), or 0.
-  static uint64_t until(const std::map<uint64_t, uint64_t> &m, uint64_t a, uint64_t b) {
-    auto it = m.upper_bound(a);
-    if (it != m.begin()) {
-      auto p = std::prev(it);
-      if (p->second > a) return p->second;
-    }
-    if (it != m.end() && it->first < b) return it->second;
-    return 0;
-  }
-  bool windowEndsAt(uint64_t a) const {
-    auto it = windows.lower_bound(a);
-    if (it == windows.begin()) return false;
-    return std::prev(it)->second == a;
-  }
-
-  /// The end of a busy interval overlapping [a, b), or 0 if there is none.
-  uint64_t busyUntil(uint64_t a, uint64_t b) const { return until(busy, a, b); }
+  bool windowEndsAt(uint64_t a) const { return a > 0 && windows.has(a - 1) && !windows.has(a); }
+  /// The end of a run of busy cycles overlapping [a, b), or 0 if there is none.
+  uint64_t busyUntil(uint64_t a, uint64_t b) const { return busy.until(a, b); }
   bool pinIn(uint64_t a, uint64_t b) const {
     auto it = mux.lower_bound(a);
     return it != mux.end() && it->first < b;
   }
   /// The end of a run of instructions (sends, receive controls, mux controls) overlapping
   /// [a, b), or 0 if the cycles are free.
-  uint64_t controlsUntil(uint64_t a, uint64_t b) const { return until(controls, a, b); }
+  uint64_t controlsUntil(uint64_t a, uint64_t b) const { return controls.until(a, b); }
   void setBusy(uint64_t a, uint64_t b) {
-    add(busy, a, b);
-    add(controls, a, b);
+    busy.add(a, b);
+    controls.add(a, b);
   }
   void setPin(uint64_t cycle, Pin pin) {
     mux[cycle] = pin;
-    add(controls, cycle, cycle + 1);
+    controls.add(cycle, cycle + 1);
   }
-  /// The end of a receive window overlapping [a, b), or 0.
-  uint64_t windowUntil(uint64_t a, uint64_t b) const { return until(windows, a, b); }
+  /// The end of a run of receive-window cycles overlapping [a, b), or 0.
+  uint64_t windowUntil(uint64_t a, uint64_t b) const { return windows.until(a, b); }
 };
 
 } // namespace
@@ -151,12 +166,12 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         T = until;
         continue;
       }
-      if (uint64_t until = Timeline::until(s.lane, T - earliest, T + n + latest)) {
+      if (uint64_t until = s.lane.until(T - earliest, T + n + latest)) {
         T = until + earliest;
         continue;
       }
       if (x.wide)
-        if (uint64_t until = Timeline::until(partner.lane, T - earliest, T + n + latest)) {
+        if (uint64_t until = partner.lane.until(T - earliest, T + n + latest)) {
           T = until + earliest;
           continue;
         }
@@ -200,15 +215,15 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     // Commit.
     sendCycle[k] = T;
     s.setBusy(T, T + n);
-    Timeline::add(s.lane, T - earliest, T + n + latest);
-    if (x.wide) Timeline::add(partner.lane, T - earliest, T + n + latest);
+    s.lane.add(T - earliest, T + n + latest);
+    if (x.wide) partner.lane.add(T - earliest, T + n + latest);
     for (size_t i = 0; i < x.dst.size(); ++i) {
       Timeline &d = *receivers[i];
       const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
                      w = uint64_t(int64_t(T) + writeOff[i]);
       d.setPin(a, {x.src, true});
       if (!d.mux.count(b)) d.setPin(b, {kMuxNone, false});
-      Timeline::add(d.windows, a, b);
+      d.windows.add(a, b);
       d.setBusy(w, w + 1);
       if (x.wide) {
         d.wideStarts.insert(a);
