@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 
 namespace ipusim::sim {
 
@@ -114,6 +115,18 @@ void Tile::predecode(uint32_t from, uint32_t to) {
 }
 
 Op Tile::decodeWord(uint32_t word) const {
+  // A word's decoding depends on the word and on which handlers the path takes, nothing else:
+  // each host thread keeps the words it has decoded (an IPU's tiles load mostly the same
+  // codelets, so most of a program's words come again tile after tile).
+  const bool vector = fastPaths_ && hostVectorUnits();
+  thread_local std::unordered_map<uint64_t, Op> decoded;
+  const uint64_t key = uint64_t(word) << 1 | uint64_t(vector);
+  if (auto it = decoded.find(key); it != decoded.end()) return it->second;
+  if (decoded.size() >= (1u << 18)) decoded.clear(); // bounded (a fuzzer decodes random words)
+  return decoded.emplace(key, decodeWordAfresh(word, vector)).first->second;
+}
+
+Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
   Op op;
   op.word = word;
   op.desc = decode(word);
@@ -166,7 +179,7 @@ Op Tile::decodeWord(uint32_t word) const {
   if (auto s = specialisedRegistry().find(key); s != specialisedRegistry().end()) op.fn = s->second;
   // The fast path's handler on the host's vector units, where there is one (the stepped path keeps
   // the portable handler, so that the tests' stepped-against-fast runs compare the two).
-  if (fastPaths_ && hostVectorUnits())
+  if (vectorHandlers)
     if (auto v = hostVectorRegistry().find(mn); v != hostVectorRegistry().end()) op.fn = v->second;
   // A pair must start at an even register and a quad at a multiple of 4 (the assembler checks
   // this; a word from elsewhere may not).

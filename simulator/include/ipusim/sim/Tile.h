@@ -358,6 +358,8 @@ private:
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;
+  /// The decoding itself; `vectorHandlers`: the handlers on the host's vector units where there are.
+  static Op decodeWordAfresh(uint32_t word, bool vectorHandlers);
   void issue(Context &c);
   /// Executes one issue's instructions (nullptr: none there, or a nop left out).
   void execute(Context &c, const Op *main, const Op *aux, bool defer);
