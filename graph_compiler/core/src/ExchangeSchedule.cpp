@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <set>
 #include <stdexcept>
 
 namespace ipusim::gc {
@@ -24,6 +23,9 @@ public:
       w_[i] |= (hi == 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
       c += hi - lo;
     }
+  }
+  void remove(uint64_t c) {
+    if (c / 64 < w_.size()) w_[c / 64] &= ~(1ull << (c % 64));
   }
   /// One past the end of the run holding the first cycle of [a, b) in the set, or 0 if none is.
   uint64_t until(uint64_t a, uint64_t b) const {
@@ -70,16 +72,14 @@ struct Timeline {
   Cycles controls;                        ///< the cycles of busy and of mux controls
   Cycles windows;                         ///< cycles the mux selects a sender for this tile
   Cycles lane;                            ///< cycles its transmit lane carries a word
-  std::set<uint64_t> wideStarts;          ///< where its wide (64-bit) windows start
+  Cycles startPins, endPins;              ///< the cycles of mux's start and end pins
+  Cycles wideStarts;                      ///< where its wide (64-bit) windows start
   uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
 
   bool windowEndsAt(uint64_t a) const { return a > 0 && windows.has(a - 1) && !windows.has(a); }
   /// The end of a run of busy cycles overlapping [a, b), or 0 if there is none.
   uint64_t busyUntil(uint64_t a, uint64_t b) const { return busy.until(a, b); }
-  bool pinIn(uint64_t a, uint64_t b) const {
-    auto it = mux.lower_bound(a);
-    return it != mux.end() && it->first < b;
-  }
+  bool pinIn(uint64_t a, uint64_t b) const { return startPins.until(a, b) || endPins.until(a, b); }
   /// The end of a run of instructions (sends, receive controls, mux controls) overlapping
   /// [a, b), or 0 if the cycles are free.
   uint64_t controlsUntil(uint64_t a, uint64_t b) const { return controls.until(a, b); }
@@ -89,6 +89,8 @@ struct Timeline {
   }
   void setPin(uint64_t cycle, Pin pin) {
     mux[cycle] = pin;
+    if (pin.start) startPins.add(cycle, cycle + 1), endPins.remove(cycle);
+    else endPins.add(cycle, cycle + 1), startPins.remove(cycle);
     controls.add(cycle, cycle + 1);
   }
   /// The end of a run of receive-window cycles overlapping [a, b), or 0.
@@ -189,12 +191,10 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
         // already at b (a window starting there) is the deselect.
         // Each check is at a fixed offset from T, so when one meets a busy interval the
         // candidates up to its end fail the same way: skip to it (the first fit is unchanged).
-        auto pa = d.mux.find(a);
-        auto pb = d.mux.find(b);
         if (uint64_t until = d.busyUntil(a, a + 1)) next = T + (until - a);
-        else if (pa != d.mux.end() && pa->second.start) next = T + 1;
+        else if (d.startPins.has(a)) next = T + 1;
         else if (uint64_t until = d.busyUntil(b, b + 1)) next = T + (until - b);
-        else if (pb != d.mux.end() && !pb->second.start) next = T + 1;
+        else if (d.endPins.has(b)) next = T + 1;
         else if (uint64_t until = d.controlsUntil(w, w + 1)) next = T + (until - w);
         // Wide: $INCOMING_FORMAT says 64-bit from the cycle before the first write to the cycle
         // after the last, so no other window may write in the cycle before (one ending at a).
@@ -202,7 +202,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
           if (d.windowEndsAt(a) || d.busyUntil(w - 1, w) || d.pinIn(w - 1, w) || d.busyUntil(w + n, w + n + 1) ||
               d.pinIn(w + n, w + n + 1))
             next = T + 1;
-        } else if (d.wideStarts.count(b)) {
+        } else if (d.wideStarts.has(b)) {
           next = T + 1; // its last write would meet the wide window's format
         }
       }
@@ -222,11 +222,11 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       const uint64_t a = uint64_t(int64_t(T) + muxOff[i]) - early[i], b = uint64_t(int64_t(T) + muxOff[i]) + n + late[i],
                      w = uint64_t(int64_t(T) + writeOff[i]);
       d.setPin(a, {x.src, true});
-      if (!d.mux.count(b)) d.setPin(b, {kMuxNone, false});
+      if (!d.startPins.has(b) && !d.endPins.has(b)) d.setPin(b, {kMuxNone, false});
       d.windows.add(a, b);
       d.setBusy(w, w + 1);
       if (x.wide) {
-        d.wideStarts.insert(a);
+        d.wideStarts.add(a, a + 1);
         d.setBusy(w - 1, w);
         d.setBusy(w + n, w + n + 1);
       }
