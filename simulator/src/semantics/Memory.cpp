@@ -60,22 +60,13 @@ void writePacked(Context &c, unsigned r, Packed p) {
   c.setM(r, p.lo);
   c.setM(r + 1, p.hi);
 }
-/// The post-increments the 2-bit stride selects give, in bytes: select 0 one 64-bit atom, 1..3 the
-/// signed 10-bit stride fields 0..2 of the stride register, in atoms (asm-dialect §2.6).
-struct PaceIncrements {
-  int32_t bytes[4];
-  explicit PaceIncrements(uint32_t strides) {
-    bytes[0] = 8;
-    for (unsigned f = 0; f < 3; ++f) bytes[f + 1] = (int32_t(strides << (22 - 10 * f)) >> 22) * 8; // sign-extended
-  }
-  /// The increment of the select in bits 2k, 2k+1 of `selects`.
-  int32_t of(uint32_t selects, unsigned k) const { return bytes[selects >> (2 * k) & 3]; }
-};
-
-/// A 64-bit load of a pace form: its element noted (checked against the bundle's other accesses).
-void paceLoad(Tile &t, Context &c, unsigned dst, uint32_t addr) {
-  t.noteAccess(addr);
-  load64(t, c, dst, addr);
+/// The post-increment a 2-bit stride select gives, in bytes: 0 = one 64-bit atom, 1..3 = the
+/// signed 10-bit stride field 0..2 of the stride register, in atoms (asm-dialect §2.6).
+int32_t paceIncrement(uint32_t strides, unsigned select) {
+  if (select == 0) return 8;
+  int32_t field = int32_t(strides >> (10 * (select - 1)) & 0x3FF);
+  if (field & 0x200) field -= 0x400;
+  return field * 8;
 }
 
 } // namespace
@@ -112,42 +103,44 @@ IPU_SEMANTICS(stm32step) {
 // Pace forms: address 0 and 1 are loaded, address 2 is stored (asm-dialect §2.6: "xx=outPtr,
 // yy=partialsInPtr, zz=inPtr"); each 2-bit select, lowest first, post-increments one address.
 IPU_SEMANTICS(ld2x64pace) {
-  const unsigned r = unsigned(op.v[2]);
-  const Packed p = readPacked(c, r);
-  const PaceIncrements inc(c.m[op.v[3]]);
-  const uint32_t sel = uint32_t(op.v[4]);
-  paceLoad(t, c, unsigned(op.v[0]), p.addr(0));
-  paceLoad(t, c, unsigned(op.v[1]), p.addr(1));
-  writePacked(c, r, p.advanced(inc.of(sel, 0), inc.of(sel, 1), 0));
+  Packed p = readPacked(c, unsigned(op.v[2]));
+  uint32_t strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  t.noteAccess(p.addr(0));
+  t.noteAccess(p.addr(1));
+  load64(t, c, unsigned(op.v[0]), p.addr(0));
+  load64(t, c, unsigned(op.v[1]), p.addr(1));
+  p.add(0, paceIncrement(strides, sel & 3));
+  p.add(1, paceIncrement(strides, sel >> 2 & 3));
+  writePacked(c, unsigned(op.v[2]), p);
 }
 IPU_SEMANTICS(ldst64pace) {
-  const unsigned r = unsigned(op.v[2]);
-  const Packed p = readPacked(c, r);
-  const PaceIncrements inc(c.m[op.v[3]]);
-  const uint32_t sel = uint32_t(op.v[4]), out = p.addr(2);
-  const uint64_t data = pairA(c, unsigned(op.v[1]));
-  paceLoad(t, c, unsigned(op.v[0]), p.addr(0));
-  t.noteAccess(out);
-  store<uint64_t>(t, c, out, data);
-  writePacked(c, r, p.advanced(inc.of(sel, 0), 0, inc.of(sel, 1)));
+  Packed p = readPacked(c, unsigned(op.v[2]));
+  uint32_t strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  t.noteAccess(p.addr(0));
+  t.noteAccess(p.addr(2));
+  uint64_t data = pairA(c, unsigned(op.v[1]));
+  load64(t, c, unsigned(op.v[0]), p.addr(0));
+  store<uint64_t>(t, c, p.addr(2), data);
+  p.add(0, paceIncrement(strides, sel & 3));
+  p.add(2, paceIncrement(strides, sel >> 2 & 3));
+  writePacked(c, unsigned(op.v[2]), p);
 }
 IPU_SEMANTICS(ld2xst64pace) {
-  const unsigned r = unsigned(op.v[2]);
-  const Packed p = readPacked(c, r);
-  const PaceIncrements inc(c.m[op.v[3]]);
-  const uint32_t sel = uint32_t(op.v[4]), out = p.addr(2);
-  const uint64_t data = pairA(c, unsigned(op.v[1]));
-  paceLoad(t, c, unsigned(op.v[0]), p.addr(0));
-  paceLoad(t, c, unsigned(op.v[0]) + 2, p.addr(1));
-  t.noteAccess(out);
-  store<uint64_t>(t, c, out, data);
-  writePacked(c, r, p.advanced(inc.of(sel, 0), inc.of(sel, 1), inc.of(sel, 2)));
+  Packed p = readPacked(c, unsigned(op.v[2]));
+  uint32_t strides = c.m[op.v[3]], sel = uint32_t(op.v[4]);
+  for (unsigned k = 0; k < 3; ++k) t.noteAccess(p.addr(k));
+  uint64_t data = pairA(c, unsigned(op.v[1]));
+  load64(t, c, unsigned(op.v[0]), p.addr(0));
+  load64(t, c, unsigned(op.v[0]) + 2, p.addr(1));
+  store<uint64_t>(t, c, p.addr(2), data);
+  for (unsigned k = 0; k < 3; ++k) p.add(k, paceIncrement(strides, sel >> (2 * k) & 3));
+  writePacked(c, unsigned(op.v[2]), p);
 }
 IPU_SEMANTICS(st64pace) {
-  const unsigned r = unsigned(op.v[1]);
-  const Packed p = readPacked(c, r);
+  Packed p = readPacked(c, unsigned(op.v[1]));
   store<uint64_t>(t, c, p.addr(2), pairA(c, unsigned(op.v[0])));
-  writePacked(c, r, p.advanced(0, 0, PaceIncrements(c.m[op.v[2]]).of(uint32_t(op.v[3]), 0)));
+  p.add(2, paceIncrement(c.m[op.v[2]], uint32_t(op.v[3]) & 3));
+  writePacked(c, unsigned(op.v[1]), p);
 }
 
 // ld64a32 $aQ, $mAddr++, $mBase, $mDelta: a 64-bit load from $mAddr into the quad's upper pair
@@ -178,9 +171,8 @@ void load64Narrow(Tile &t, Context &c, const Op &op, unsigned narrowBytes) {
   const uint32_t narrow = narrowBytes == 4 ? load<uint32_t>(t, c, a1) : loadBroadcast16(t, c, a1);
   setPairA(c, d, wide);
   c.setA(e, narrow);
-  const PaceIncrements inc(strides);
-  c.setM(r, a0 + uint32_t(inc.of(sel, 0)));
-  c.setM(r + 1, a1 + uint32_t(inc.of(sel, 1) / 8 * int32_t(narrowBytes)));
+  c.setM(r, a0 + uint32_t(paceIncrement(strides, sel & 3)));
+  c.setM(r + 1, a1 + uint32_t(paceIncrement(strides, sel >> 2 & 3) / 8 * int32_t(narrowBytes)));
 }
 } // namespace
 IPU_SEMANTICS(ld64a32pace) { load64Narrow(t, c, op, 4); }

@@ -27,15 +27,13 @@ struct PackedAddresses {
     if (k == 1) return hi & kPackedAddressMask;
     return (lo >> 21) | ((hi >> 21) & 0x3FF) << 11;
   }
-  /// Each address advanced by its delta in bytes (wrapping at 21 bits).
-  PackedAddresses advanced(int32_t d0, int32_t d1, int32_t d2) const {
-    PackedAddresses p = pack(addr(0) + uint32_t(d0), addr(1) + uint32_t(d1), addr(2) + uint32_t(d2));
-    p.hi |= hi & 0x80000000u; // the second register's top bit is not part of any address
-    return p;
-  }
-  /// Address k advanced by `delta` bytes, the others kept.
+  /// Address k advanced by `delta` bytes (wrapping at 21 bits), the others kept.
   void add(unsigned k, int32_t delta) {
-    *this = advanced(k == 0 ? delta : 0, k == 1 ? delta : 0, k == 2 ? delta : 0);
+    uint32_t a[3] = {addr(0), addr(1), addr(2)};
+    a[k] = (a[k] + uint32_t(delta)) & kPackedAddressMask;
+    uint32_t keep = hi & 0x80000000u; // the second register's top bit is not part of any address
+    *this = pack(a[0], a[1], a[2]);
+    hi |= keep;
   }
 };
 
