@@ -32,7 +32,8 @@ std::map<std::string, Handler> &hostVectorRegistry();
 struct RegisterHostVector {
   RegisterHostVector(const char *mnemonic, Handler h) { hostVectorRegistry()[mnemonic] = h; }
 };
-/// True if the host has the units hostVectorRegistry's handlers need and IPUSIM_HOST_VECTOR is not 0.
+/// True unless IPUSIM_HOST_VECTOR is 0 or the host lacks the units hostVectorRegistry's handlers
+/// need (on hosts those handlers are not compiled for, the registry is empty).
 bool hostVectorUnits();
 
 #define IPU_SEMANTICS(name)                                                                     \

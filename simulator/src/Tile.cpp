@@ -87,9 +87,10 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
     if (r.executable) words = std::max(words, (r.end - config.memoryBase) / 4);
   decoded_ = std::make_shared<DecodeCache>();
   decoded_->chunks.resize((words + DecodeCache::kChunkWords - 1) / DecodeCache::kChunkWords);
+  decoded_->vectorHandlers = fastPaths_ && hostVectorUnits();
 }
 
-DecodeCache::DecodeCache(const DecodeCache &other) : chunks(other.chunks.size()) {
+DecodeCache::DecodeCache(const DecodeCache &other) : chunks(other.chunks.size()), vectorHandlers(other.vectorHandlers) {
   for (size_t i = 0; i < chunks.size(); ++i)
     if (other.chunks[i]) chunks[i] = std::make_unique<Chunk>(*other.chunks[i]);
 }
@@ -107,6 +108,7 @@ void Tile::setFastPaths(bool on) {
   // Words decode to different handlers on the two paths (decodeWord): start a fresh cache.
   auto fresh = std::make_shared<DecodeCache>();
   fresh->chunks.resize(decoded_->chunks.size());
+  fresh->vectorHandlers = fastPaths_ && hostVectorUnits();
   decoded_ = std::move(fresh);
 }
 
@@ -118,11 +120,11 @@ Op Tile::decodeWord(uint32_t word) const {
   // A word's decoding depends on the word and on which handlers the path takes, nothing else:
   // each host thread keeps the words it has decoded (an IPU's tiles load mostly the same
   // codelets, so most of a program's words come again tile after tile).
-  const bool vector = fastPaths_ && hostVectorUnits();
+  const bool vector = decoded_->vectorHandlers;
   thread_local std::unordered_map<uint64_t, Op> decoded;
   const uint64_t key = uint64_t(word) << 1 | uint64_t(vector);
   if (auto it = decoded.find(key); it != decoded.end()) return it->second;
-  if (decoded.size() >= (1u << 18)) decoded.clear(); // bounded (a fuzzer decodes random words)
+  if (decoded.size() >= (1u << 16)) decoded = {}; // bounded, a few MB (a fuzzer decodes random words)
   return decoded.emplace(key, decodeWordAfresh(word, vector)).first->second;
 }
 

@@ -395,6 +395,41 @@ TEST(Semantics, AmpSpecialValues) {
     for (unsigned e = 0; e < 64; ++e) t.setCommonWeight(e, 0x3C003C003C003C00ull);
   });
   for (unsigned k = 0; k < 8; ++k) EXPECT_EQ(q.word(0x70008 + 4 * k), 0x7FC02000u) << k;
+
+  // A partial waits unchanged as Pin ($AACC[1], [3] for the first pair), where gina reads it bit
+  // for bit: a signalling NaN partial stays signalling (halfToFloat keeps it: 0x7C01 ->
+  // 0x7F802000), which F16C's conversion would have quieted; 0x3C00 -> 1.0.
+  auto g = runAsm(R"(w:
+  ld32 $a2, $mvertex_base, 0
+  f16v4hihoamp $a4, $azeros, $a2, 16
+  f32v2gina $a4:5, $azeros, 1
+  st64 $a4:5, $mvertex_base, 1
+  exitz $mzero
+)",
+                  "w", Mode::Worker, 0x70000, [](sim::Tile &t) { putWords(t, 0x70000, {0x3C007C01}); });
+  EXPECT_EQ(g.word(0x70008), 0x7F802000u);
+  EXPECT_EQ(g.word(0x7000C), 0x3F800000u);
+
+  // Two NaNs meet in a product: a NaN weight (0x7F800001) times a NaN input (0x7F800002), f32 in
+  // and out (f32sisoamp, E1: two outputs). Which payload the host passes on depends on operand
+  // order, so both paths take it from the portable code (runTile compares them); the result is
+  // one of the two, quieted.
+  auto m = runAsm(R"(w:
+  ld32 $a0, $mvertex_base, 0
+  f32sisoamp $a4:5, $azero, $azeros, 0
+  f32sisoamp $a4:5, $azero, $azeros, 1
+  f32sisoamp $a4:5, $a0, $azeros, 0
+  f32sisoamp $a4:5, $azero, $azeros, 1
+  f32sisoamp $a4:5, $azero, $azeros, 0
+  st64 $a4:5, $mvertex_base, 1
+  exitz $mzero
+)",
+                  "w", Mode::Worker, 0x70000, [](sim::Tile &t) {
+                    putWords(t, 0x70000, {0x7F800002});
+                    for (unsigned e = 0; e < 64; ++e) t.setCommonWeight(e, 0x7F8000017F800001ull);
+                  });
+  for (uint32_t addr : {0x70008u, 0x7000Cu})
+    EXPECT_TRUE(m.word(addr) == 0x7FC00001u || m.word(addr) == 0x7FC00002u) << std::hex << m.word(addr);
 }
 
 TEST(Semantics, SlicChainsAreOneDimensionalConvolutions) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace ipusim::gc {
 
@@ -127,6 +128,8 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     if (x.words == 0 || x.dst.empty()) continue;
     for (unsigned d : x.dst)
       if (d == x.src) throw std::logic_error("exchange: a tile cannot send to itself (on-tile copies are compute)");
+    if (x.wide && x.words % 2)
+      throw std::logic_error("exchange: a 64-bit transfer of " + std::to_string(x.words) + " words (it needs pairs)");
     Timeline &s = timeline(x.src);
     // A wide transfer takes one cycle per 64-bit item, on its pair partner's lane too.
     const uint64_t n = x.wide ? x.words / 2 : x.words;

@@ -112,8 +112,8 @@ template <class F> void arith32Rounded(Tile &t, Context &c, const Op &op, bool d
   }
   for (unsigned k = 0; k < n; ++k) c.setA(unsigned(op.v[0]) + k, asBits(r[k]));
 }
-/// arith32 but for its common cases: in $FP_CTL's rounding mode (out of line, so that the common
-/// cases' handler saves no registers).
+/// arith32's uncommon cases: a directed rounding mode, non-finite results, other operand forms
+/// (out of line, so that the common cases' handler saves no registers).
 template <class F> [[gnu::noinline]] void arith32Other(Tile &t, Context &c, const Op &op, bool division, F f) {
   if (c.fpCtl & kRoundingMask) {
     HostRounding scope(rounding(c));

@@ -127,6 +127,7 @@ struct DecodeCache {
     bool valid[kChunkWords] = {};
   };
   std::vector<std::unique_ptr<Chunk>> chunks;
+  bool vectorHandlers = false; ///< decoded for the handlers on the host's vector units (Tile::decodeWord)
 
   DecodeCache() = default;
   DecodeCache(const DecodeCache &other);
@@ -199,7 +200,10 @@ public:
   void predecode(uint32_t from, uint32_t to);
   /// The decode cache, to share with other tiles whose code memory holds the same image.
   const std::shared_ptr<DecodeCache> &decodeCache() const { return decoded_; }
-  void shareDecodeCache(std::shared_ptr<DecodeCache> cache) { decoded_ = std::move(cache); }
+  /// (A cache decoded for the other path's handlers is not taken: the tile keeps its own.)
+  void shareDecodeCache(std::shared_ptr<DecodeCache> cache) {
+    if (cache->vectorHandlers == decoded_->vectorHandlers) decoded_ = std::move(cache);
+  }
   const arch::TileConfig &config() const { return config_; }
   Context &context(unsigned i) { return ctx_[i]; }
   uint64_t cycle() const { return cycle_; }
@@ -301,8 +305,14 @@ public:
   /// the AMP's dot products take them, four outputs at a time.
   const float *ampHalfWeights(unsigned m, unsigned i) const { return cweiHalf_[m][i]; }
   const float *ampFloatWeights(unsigned j) const { return cweiFloat_[j]; }
+  /// True if a $CWEI entry holds a NaN, as four halves or as two floats.
+  bool ampWeightsHaveNaN() const { return cweiNaN_ != 0; }
   void setCommonWeight(unsigned i, uint64_t value) {
     cwei_[i] = value;
+    bool nan = false;
+    for (unsigned k = 0; k < 4; ++k) nan |= (value >> (16 * k) & 0x7C00) == 0x7C00 && (value >> (16 * k) & 0x3FF);
+    for (unsigned k = 0; k < 2; ++k) nan |= (value >> (32 * k) & 0x7F800000) == 0x7F800000 && (value >> (32 * k) & 0x7FFFFF);
+    cweiNaN_ = nan ? cweiNaN_ | 1ull << i : cweiNaN_ & ~(1ull << i);
     const unsigned n = i / 4, m = i % 4;
     for (unsigned k = 0; k < 4; ++k) cweiHalf_[m][k][n] = arch::halfToFloat(uint16_t(value >> (16 * k)));
     for (unsigned k = 0; k < 2; ++k) {
@@ -353,6 +363,7 @@ private:
   /// that an earlier exception of another context comes first, as it would cycle by cycle.
   std::exception_ptr pendingFault_[7];
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
+  uint64_t cweiNaN_ = 0;             ///< bit i: entry i holds a NaN (ampWeightsHaveNaN)
   alignas(16) float cweiHalf_[4][4][16] = {}; ///< the same as floats (ampHalfWeights)
   alignas(16) float cweiFloat_[8][16] = {};   ///< (ampFloatWeights)
 
