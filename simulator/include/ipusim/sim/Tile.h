@@ -305,14 +305,17 @@ public:
   /// the AMP's dot products take them, four outputs at a time.
   const float *ampHalfWeights(unsigned m, unsigned i) const { return cweiHalf_[m][i]; }
   const float *ampFloatWeights(unsigned j) const { return cweiFloat_[j]; }
-  /// True if a $CWEI entry holds a NaN, as four halves or as two floats.
-  bool ampWeightsHaveNaN() const { return cweiNaN_ != 0; }
+  /// True if a $CWEI entry holds a NaN: read as four halves (the f16 forms' weights), or as two
+  /// floats (the f32 forms').
+  bool ampWeightsHaveNaN(bool floats) const { return (floats ? cweiFloatNaN_ : cweiHalfNaN_) != 0; }
   void setCommonWeight(unsigned i, uint64_t value) {
     cwei_[i] = value;
-    bool nan = false;
-    for (unsigned k = 0; k < 4; ++k) nan |= (value >> (16 * k) & 0x7C00) == 0x7C00 && (value >> (16 * k) & 0x3FF);
-    for (unsigned k = 0; k < 2; ++k) nan |= (value >> (32 * k) & 0x7F800000) == 0x7F800000 && (value >> (32 * k) & 0x7FFFFF);
-    cweiNaN_ = nan ? cweiNaN_ | 1ull << i : cweiNaN_ & ~(1ull << i);
+    bool half = false, single = false;
+    for (unsigned k = 0; k < 4; ++k) half |= (value >> (16 * k) & 0x7C00) == 0x7C00 && (value >> (16 * k) & 0x3FF);
+    for (unsigned k = 0; k < 2; ++k)
+      single |= (value >> (32 * k) & 0x7F800000) == 0x7F800000 && (value >> (32 * k) & 0x7FFFFF);
+    cweiHalfNaN_ = (cweiHalfNaN_ & ~(1ull << i)) | uint64_t(half) << i;
+    cweiFloatNaN_ = (cweiFloatNaN_ & ~(1ull << i)) | uint64_t(single) << i;
     const unsigned n = i / 4, m = i % 4;
     for (unsigned k = 0; k < 4; ++k) cweiHalf_[m][k][n] = arch::halfToFloat(uint16_t(value >> (16 * k)));
     for (unsigned k = 0; k < 2; ++k) {
@@ -363,7 +366,7 @@ private:
   /// that an earlier exception of another context comes first, as it would cycle by cycle.
   std::exception_ptr pendingFault_[7];
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
-  uint64_t cweiNaN_ = 0;             ///< bit i: entry i holds a NaN (ampWeightsHaveNaN)
+  uint64_t cweiHalfNaN_ = 0, cweiFloatNaN_ = 0; ///< bit i: entry i holds a NaN (ampWeightsHaveNaN)
   alignas(16) float cweiHalf_[4][4][16] = {}; ///< the same as floats (ampHalfWeights)
   alignas(16) float cweiFloat_[8][16] = {};   ///< (ampFloatWeights)
 
