@@ -69,7 +69,7 @@ struct Timeline {
     uint32_t value;  ///< the tile selected from this cycle on (kMuxNone: none)
     bool start;      ///< starts a receive window (an end pin may be replaced by a start)
   };
-  std::map<uint64_t, Pin> mux;            ///< $INCOMING_MUX controls by cycle
+  std::map<uint64_t, uint32_t> mux;       ///< $INCOMING_MUX controls by cycle: the value put
   Cycles controls;                        ///< the cycles of busy and of mux controls
   Cycles windows;                         ///< cycles the mux selects a sender for this tile
   Cycles lane;                            ///< cycles its transmit lane carries a word
@@ -89,7 +89,7 @@ struct Timeline {
     controls.add(a, b);
   }
   void setPin(uint64_t cycle, Pin pin) {
-    mux[cycle] = pin;
+    mux[cycle] = pin.value;
     if (pin.start) startPins.add(cycle, cycle + 1), endPins.remove(cycle);
     else endPins.add(cycle, cycle + 1), startPins.remove(cycle);
     controls.add(cycle, cycle + 1);
@@ -270,9 +270,9 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   }
   for (auto &[t, line] : tl) {
     TileExchange &te = out.tiles[t];
-    for (const auto &[cycle, pin] : line.mux) {
+    for (const auto &[cycle, value] : line.mux) {
       ExchangeOp op{ExchangeOp::Mux, cycle, 0};
-      op.value = pin.value;
+      op.value = value;
       te.ops.push_back(op);
     }
     std::sort(te.ops.begin(), te.ops.end(), [](const ExchangeOp &a, const ExchangeOp &b) { return a.cycle < b.cycle; });

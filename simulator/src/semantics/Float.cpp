@@ -121,6 +121,8 @@ template <class F> [[gnu::noinline]] void arith32Other(Tile &t, Context &c, cons
   }
   arith32Rounded(t, c, op, division, f);
 }
+/// isfinite as a compare in the FP unit (the value need not move to an integer register).
+inline bool isFinite(float x) { return std::fabs(x) <= std::numeric_limits<float>::max(); }
 /// Arithmetic on binary32 lanes: `f` gives the result, rounded in the host's mode.
 template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division, F f) {
   if (c.fpCtl & kRoundingMask) [[unlikely]]
@@ -130,7 +132,7 @@ template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division
   if (op.dstRegs == 1 && op.kind[1] == arch::OperandKind::AReg && op.desc->numOperands > 2 &&
       op.kind[2] == arch::OperandKind::AReg) {
     const float r = float(f(asFloat(c.a[op.v[1]]), asFloat(c.a[op.v[2]])));
-    if (std::fabs(r) <= std::numeric_limits<float>::max()) [[likely]] { // finite: a compare in the FP unit
+    if (isFinite(r)) [[likely]] {
       c.setAFloat(unsigned(op.v[0]), r);
       return;
     }
@@ -139,8 +141,7 @@ template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division
       op.kind[2] == arch::OperandKind::APair) {
     const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);
     float r0 = float(f(asFloat(c.a[a]), asFloat(c.a[b]))), r1 = float(f(asFloat(c.a[a + 1]), asFloat(c.a[b + 1])));
-    if (std::fabs(r0) <= std::numeric_limits<float>::max() && std::fabs(r1) <= std::numeric_limits<float>::max())
-      [[likely]] {
+    if (isFinite(r0) && isFinite(r1)) [[likely]] {
       c.setAFloat(d, r0);
       c.setAFloat(d + 1, r1);
       return;

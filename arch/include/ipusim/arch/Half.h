@@ -20,6 +20,17 @@ inline float halfToFloat(uint16_t h) {
   return f;
 }
 
+/// True if any of the four binary16 lanes of `h` is a NaN. A lane is a NaN when its magnitude is
+/// above infinity's: adding (the lane's top bit) - 1 - infinity to each magnitude sets the top bit
+/// of exactly those lanes, and no carry reaches the next lane.
+inline bool halvesHaveNaN(uint64_t h) {
+  return ((h & 0x7FFF7FFF7FFF7FFFull) + 0x03FF03FF03FF03FFull) & 0x8000800080008000ull;
+}
+/// The same for the two binary32 lanes of `f`.
+inline bool floatsHaveNaN(uint64_t f) {
+  return ((f & 0x7FFFFFFF7FFFFFFFull) + 0x007FFFFF007FFFFFull) & 0x8000000080000000ull;
+}
+
 /// Rounds a double to binary16 once, `round` taking a value scaled so that the binary16 result's
 /// last place is 1 to an integral value. Computed exactly in double and rounded here, f16 add,
 /// sub and mul are correctly rounded: their exact results need at most 40 significant bits.

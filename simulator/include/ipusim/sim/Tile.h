@@ -93,18 +93,15 @@ struct Context {
   void setM(unsigned r, uint32_t v) {
     if (r != 15) m[r] = v;
   }
-  void setA(unsigned r, uint32_t v) {
-    if (r >= 14) return;
-    if (deferArf) {
-      deferredIndex[deferredCount] = uint8_t(r);
-      deferredValue[deferredCount++] = v;
-    } else {
-      a[r] = v;
-    }
-  }
+  void setA(unsigned r, uint32_t v) { storeA(r, v); }
   /// setA of a binary32 value, stored from the host's FP register (not through an integer one: a
   /// dependent chain of f32 instructions then waits for one store-to-load forwarding an issue).
-  void setAFloat(unsigned r, float v) {
+  void setAFloat(unsigned r, float v) { storeA(r, v); }
+
+private:
+  /// $aR = the 32 bits of v, or later if the aux instruction has yet to read (deferArf).
+  template <class T> void storeA(unsigned r, T v) {
+    static_assert(sizeof(T) == 4);
     if (r >= 14) return;
     if (deferArf) {
       deferredIndex[deferredCount] = uint8_t(r);
@@ -310,12 +307,8 @@ public:
   bool ampWeightsHaveNaN(bool floats) const { return (floats ? cweiFloatNaN_ : cweiHalfNaN_) != 0; }
   void setCommonWeight(unsigned i, uint64_t value) {
     cwei_[i] = value;
-    bool half = false, single = false;
-    for (unsigned k = 0; k < 4; ++k) half |= (value >> (16 * k) & 0x7C00) == 0x7C00 && (value >> (16 * k) & 0x3FF);
-    for (unsigned k = 0; k < 2; ++k)
-      single |= (value >> (32 * k) & 0x7F800000) == 0x7F800000 && (value >> (32 * k) & 0x7FFFFF);
-    cweiHalfNaN_ = (cweiHalfNaN_ & ~(1ull << i)) | uint64_t(half) << i;
-    cweiFloatNaN_ = (cweiFloatNaN_ & ~(1ull << i)) | uint64_t(single) << i;
+    cweiHalfNaN_ = (cweiHalfNaN_ & ~(1ull << i)) | uint64_t(arch::halvesHaveNaN(value)) << i;
+    cweiFloatNaN_ = (cweiFloatNaN_ & ~(1ull << i)) | uint64_t(arch::floatsHaveNaN(value)) << i;
     const unsigned n = i / 4, m = i % 4;
     for (unsigned k = 0; k < 4; ++k) cweiHalf_[m][k][n] = arch::halfToFloat(uint16_t(value >> (16 * k)));
     for (unsigned k = 0; k < 2; ++k) {
