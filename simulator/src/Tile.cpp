@@ -4,6 +4,7 @@
 
 #include "Semantics.h"
 #include "ipusim/arch/InsnText.h"
+#include "ipusim/arch/PackedAddresses.h"
 #include "ipusim/arch/Registers.h"
 
 #include <algorithm>
@@ -169,6 +170,9 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
   const bool localBranch = mn == "br" || mn == "bri" || mn == "brz" || mn == "brnz" || mn == "brneg" || mn == "brpos" ||
                            mn == "brnzdec" || mn == "brzdec" || mn == "call";
   op.aheadSafe = op.loopSafe || localBranch;
+  op.paceLoadStore = mn == "ld2xst64pace";
+  // The AMP forms, SLIC forms and clamps (their operands are ARF registers and flags).
+  op.registersOnly = op.desc->timing == TimingClass::Amp && !op.readsM && !op.writesM;
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
@@ -442,49 +446,53 @@ void Tile::runAhead(Context &c) {
 uint64_t Tile::runRepeatBatch(Context &c) {
   const uint32_t start = c.rptStart, end = c.rptEnd;
   const unsigned bundles = (end - start) / 8;
-  // Only bodies of bundles whose instructions have no effect on control flow run batched. The
-  // body becomes a list of handler calls: nop and fnop left out, the first call of each bundle
-  // marked (it notes the bundle's pc for exceptions and starts its memory-conflict check), and a
-  // bundle whose main instruction's ARF writes must wait for the aux one's reads kept whole.
-  struct Call {
-    Handler fn;       ///< nullptr: a deferred bundle, run by execute()
-    const Op *op, *aux;
-    uint32_t pc;
-    bool first;
-  } calls[512];
-  unsigned n = 0;
-  for (unsigned b = 0; b < bundles; ++b) {
-    const uint32_t pc = start + 8 * b;
-    const Op *m = peek(pc), *a = peek(pc + 4);
-    if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
-        !(a->modes & kWorker))
-      return 0;
-    if (!m->nop && !a->nop && (m->writesA & a->readsA)) {
-      calls[n++] = {nullptr, m, a, pc, true};
-      continue;
-    }
-    bool first = true;
-    for (const Op *op : {m, a})
-      if (!op->nop) {
-        calls[n++] = {op->fn, op, nullptr, pc, first};
-        first = false;
-      }
-  }
   const uint64_t extraBefore = c.extraWorkerCycles; // the rpt's own turns are counted by the caller
   const uint64_t iterations = c.rptCount;
   // Instructions only ever add to extraWorkerCycles: it sums the whole loop's extra turns (each a
   // turn the worker waits).
   c.extraWorkerCycles = 0;
-  for (uint64_t i = 0; i < iterations; ++i)
-    for (unsigned k = 0; k < n; ++k) {
-      const Call &call = calls[k];
-      if (call.first) {
-        issuePc_ = call.pc;
-        accessCount_ = 0;
+  if (!runPaceLoop(c)) {
+    // Only bodies of bundles whose instructions have no effect on control flow run batched. The
+    // body becomes a list of handler calls: nop and fnop left out, the first call of each bundle
+    // marked (it notes the bundle's pc for exceptions and starts its memory-conflict check), and
+    // a bundle whose main instruction's ARF writes must wait for the aux one's reads kept whole.
+    struct Call {
+      Handler fn;       ///< nullptr: a deferred bundle, run by execute()
+      const Op *op, *aux;
+      uint32_t pc;
+      bool first;
+    } calls[512];
+    unsigned n = 0;
+    for (unsigned b = 0; b < bundles; ++b) {
+      const uint32_t pc = start + 8 * b;
+      const Op *m = peek(pc), *a = peek(pc + 4);
+      if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
+          !(a->modes & kWorker)) {
+        c.extraWorkerCycles = extraBefore;
+        return 0;
       }
-      if (call.fn) [[likely]] call.fn(*this, c, *call.op);
-      else execute(c, call.op, call.aux, true);
+      if (!m->nop && !a->nop && (m->writesA & a->readsA)) {
+        calls[n++] = {nullptr, m, a, pc, true};
+        continue;
+      }
+      bool first = true;
+      for (const Op *op : {m, a})
+        if (!op->nop) {
+          calls[n++] = {op->fn, op, nullptr, pc, first};
+          first = false;
+        }
     }
+    for (uint64_t i = 0; i < iterations; ++i)
+      for (unsigned k = 0; k < n; ++k) {
+        const Call &call = calls[k];
+        if (call.first) {
+          issuePc_ = call.pc;
+          accessCount_ = 0;
+        }
+        if (call.fn) [[likely]] call.fn(*this, c, *call.op);
+        else execute(c, call.op, call.aux, true);
+      }
+  }
   const uint64_t extra = c.extraWorkerCycles;
   c.stallCycles += extra;
   c.bundles += iterations * bundles;
@@ -492,6 +500,104 @@ uint64_t Tile::runRepeatBatch(Context &c) {
   c.rptCount = 0;
   c.pc = end;
   return iterations * bundles + extra;
+}
+
+namespace {
+/// Packs a pace form's three addresses back into its MRF pair (the second register's top bit,
+/// part of no address, kept), as every step of the pace forms does.
+void storePacked(Context &c, unsigned r, arch::PackedAddresses before, const uint32_t addr[3]) {
+  arch::PackedAddresses p = arch::PackedAddresses::pack(addr[0], addr[1], addr[2]);
+  p.hi |= before.hi & 0x80000000u;
+  c.setM(r, p.lo);
+  c.setM(r + 1, p.hi);
+}
+} // namespace
+
+bool Tile::runPaceLoop(Context &c) {
+  // The matmul and convolution kernels' loop (graph_compiler/poplin/Amp.cpp): every bundle
+  // `{ ld2xst64pace $aL:L+3, $aS:S+1, $mP:P+1+=, $mStrides, selects ; AMP form }`, the same packed
+  // pair and strides register throughout. Within the loop the strides do not change and the
+  // three addresses move by fixed steps, so each address's whole path is known before the loop
+  // runs: if every access is in tile memory, aligned and outside the body's code, none can fault
+  // and none needs checking again; the addresses stay in host registers, packed back once at the
+  // end. Each bundle then does what the general batch would: note the three accesses' memory
+  // elements (a conflict costs the same turns as noteAccess's), read the store's pair, load,
+  // store, run the AMP issue on the registers as they were, then write the loads (the main
+  // instruction's ARF writes wait for the aux one's reads: execute()). Exact, as the general
+  // batch is; the ISS tests compare it with the stepped path (tests/sim/semantics_test.cpp).
+  constexpr unsigned kMaxBundles = 16;
+  const uint32_t start = c.rptStart;
+  const unsigned bundles = (c.rptEnd - start) / 8;
+  if (bundles == 0 || bundles > kMaxBundles) return false;
+  struct Step {
+    const Op *amp;
+    uint32_t pc;
+    unsigned load, store; ///< the load quad's and the stored pair's first registers
+    int32_t inc[3];       ///< each address's step after the access, in bytes
+  } steps[kMaxBundles];
+  unsigned packed = 0, strideReg = 0;
+  for (unsigned b = 0; b < bundles; ++b) {
+    const uint32_t pc = start + 8 * b;
+    const Op *m = peek(pc), *a = peek(pc + 4);
+    if (!m || !a || !m->paceLoadStore || !(m->word & kCoissueBit) || !a->registersOnly || !(a->modes & kWorker) ||
+        (m->writesA & a->writesA))
+      return false;
+    if (b == 0) {
+      packed = unsigned(m->v[2]);
+      strideReg = unsigned(m->v[3]);
+      if (packed + 1 >= 15 || strideReg == packed || strideReg == packed + 1) return false;
+    } else if (unsigned(m->v[2]) != packed || unsigned(m->v[3]) != strideReg) {
+      return false;
+    }
+    steps[b] = {a, pc, unsigned(m->v[0]), unsigned(m->v[1]), {}};
+    for (unsigned k = 0; k < 3; ++k) steps[b].inc[k] = arch::paceIncrement(c.m[strideReg], uint32_t(m->v[4]) >> (2 * k) & 3);
+  }
+  // Each address's lowest and highest access over the loop: iteration i's bundle b accesses
+  // start + i * (the iteration's sum of steps) + (the steps of the bundles before b).
+  const uint64_t iterations = c.rptCount;
+  const arch::PackedAddresses at0{c.m[packed], c.m[packed + 1]};
+  uint32_t addr[3];
+  for (unsigned k = 0; k < 3; ++k) {
+    addr[k] = at0.addr(k);
+    int64_t before = 0, lowest = 0, highest = 0;
+    for (unsigned b = 0; b < bundles; ++b) {
+      lowest = std::min(lowest, before);
+      highest = std::max(highest, before);
+      before += steps[b].inc[k];
+    }
+    const int64_t whole = before * int64_t(iterations - 1); // the last iteration's start
+    const int64_t lo = int64_t(addr[k]) + lowest + std::min<int64_t>(0, whole);
+    const int64_t hi = int64_t(addr[k]) + highest + std::max<int64_t>(0, whole) + 8;
+    if (addr[k] % 8 || lo < int64_t(memory_.base()) || hi > int64_t(memory_.end())) return false;
+    // The store must not write the loop's own code (the general path would fetch what it wrote).
+    if (k == 2 && lo < int64_t(c.rptEnd) && hi > int64_t(start)) return false;
+  }
+  const uint32_t stallTurns = (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+  uint64_t conflicts = 0;
+  unsigned b = 0;
+  try {
+    for (uint64_t i = 0; i < iterations; ++i)
+      for (b = 0; b < bundles; ++b) {
+        const Step &s = steps[b];
+        issuePc_ = s.pc;
+        const uint32_t e0 = memory_.element(addr[0]), e1 = memory_.element(addr[1]), e2 = memory_.element(addr[2]);
+        conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
+        const uint64_t data = pairA(c, s.store);
+        const uint64_t in = memory_.read<uint64_t>(addr[0]), partials = memory_.read<uint64_t>(addr[1]);
+        memory_.write<uint64_t>(addr[2], data);
+        for (unsigned k = 0; k < 3; ++k) addr[k] += uint32_t(s.inc[k]);
+        s.amp->fn(*this, c, *s.amp);
+        setPairA(c, s.load, in);
+        setPairA(c, s.load + 2, partials);
+      }
+  } catch (const SimException &) {
+    // The main instruction had run (its address steps included) when the AMP issue raised.
+    storePacked(c, packed, at0, addr);
+    throw;
+  }
+  storePacked(c, packed, at0, addr);
+  c.extraWorkerCycles += conflicts * stallTurns;
+  return true;
 }
 
 void Tile::supervisorAhead(Context &sup) {

@@ -37,4 +37,13 @@ struct PackedAddresses {
   }
 };
 
+/// The post-increment a pace form's 2-bit stride select gives, in bytes: 0 = one 64-bit atom,
+/// 1..3 = the signed 10-bit stride field 0..2 of the stride register, in atoms (asm-dialect §2.6).
+inline int32_t paceIncrement(uint32_t strides, unsigned select) {
+  if (select == 0) return 8;
+  int32_t field = int32_t(strides >> (10 * (select - 1)) & 0x3FF);
+  if (field & 0x200) field -= 0x400;
+  return field * 8;
+}
+
 } // namespace ipusim::arch

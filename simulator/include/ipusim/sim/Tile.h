@@ -44,6 +44,8 @@ struct Op {
   bool loopSafe = false;            ///< may run in a batched rpt body (not control or system)
   bool aheadSafe = false;           ///< a worker may run it ahead of the other contexts (loopSafe,
                                     ///< or a branch on its own registers: docs/tile-timing.md)
+  bool paceLoadStore = false;       ///< ld2xst64pace (the AMP kernels' main instruction: Tile::runPaceLoop)
+  bool registersOnly = false;       ///< reads and writes only the ARF and the AMP's state (no memory, no MRF)
   enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
 };
 
@@ -377,6 +379,10 @@ private:
     return need;
   }
   uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
+  /// runRepeatBatch for a body of { ld2xst64pace ; AMP } bundles (the matmul and convolution
+  /// kernels' loop); false if the body is not one or an access could fault (then the general batch
+  /// runs it). Adds the loop's memory-conflict turns to c.extraWorkerCycles.
+  bool runPaceLoop(Context &c);
   void runAhead(Context &c);           ///< a worker's next issues, as far as they are its own business
   void supervisorAhead(Context &sup);  ///< the supervisor's, while no worker runs
   void skipIdleCycles();
