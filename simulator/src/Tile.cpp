@@ -573,22 +573,32 @@ bool Tile::runPaceLoop(Context &c) {
     if (k == 2 && lo < int64_t(c.rptEnd) && hi > int64_t(start)) return false;
   }
   const uint32_t stallTurns = (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+  const TileMemory::Elements elements = memory_.elements();
+  uint8_t *const bytes = memory_.at(memory_.base());
+  const uint32_t base = memory_.base();
   uint64_t conflicts = 0;
-  unsigned b = 0;
   try {
     for (uint64_t i = 0; i < iterations; ++i)
-      for (b = 0; b < bundles; ++b) {
+      for (unsigned b = 0; b < bundles; ++b) {
         const Step &s = steps[b];
         issuePc_ = s.pc;
-        const uint32_t e0 = memory_.element(addr[0]), e1 = memory_.element(addr[1]), e2 = memory_.element(addr[2]);
+        const uint32_t e0 = elements.of(addr[0]), e1 = elements.of(addr[1]), e2 = elements.of(addr[2]);
         conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
+        uint64_t in, partials;
+        std::memcpy(&in, bytes + (addr[0] - base), 8);
+        std::memcpy(&partials, bytes + (addr[1] - base), 8);
         const uint64_t data = pairA(c, s.store);
-        const uint64_t in = memory_.read<uint64_t>(addr[0]), partials = memory_.read<uint64_t>(addr[1]);
-        memory_.write<uint64_t>(addr[2], data);
+        std::memcpy(bytes + (addr[2] - base), &data, 8);
         for (unsigned k = 0; k < 3; ++k) addr[k] += uint32_t(s.inc[k]);
         s.amp->fn(*this, c, *s.amp);
-        setPairA(c, s.load, in);
-        setPairA(c, s.load + 2, partials);
+        if (s.load < 14) { // else $azeros: the loads are discarded
+          c.a[s.load] = uint32_t(in);
+          c.a[s.load + 1] = uint32_t(in >> 32);
+          if (s.load + 2 < 14) {
+            c.a[s.load + 2] = uint32_t(partials);
+            c.a[s.load + 3] = uint32_t(partials >> 32);
+          }
+        }
       }
   } catch (const SimException &) {
     // The main instruction had run (its address steps included) when the AMP issue raised.

@@ -3,6 +3,9 @@
 // supervisor result latency 6, taken branch 6, runall 6, sync LOCAL 6, worker start 6).
 #include "SimUtil.h"
 
+#include "ipusim/arch/Half.h"
+#include "ipusim/arch/PackedAddresses.h"
+
 #include <gtest/gtest.h>
 
 using namespace ipusim;
@@ -169,6 +172,87 @@ TEST(TileTiming, BatchedRptLoopsAndSkippedCyclesMatchTheCycleByCycleModel) {
     }
     for (uint32_t i = 0; i < 14; ++i) EXPECT_EQ(fast.word(0x68000 + 4 * i), slow.word(0x68000 + 4 * i));
   }
+}
+
+TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
+  // poplin's AMP loop shape (graph_compiler/poplin/Amp.cpp): an rpt body of four
+  // { ld2xst64pace ; f16v4hihov4amp } bundles, which the fast path runs in one executor
+  // (Tile::runPaceLoop) with each address's path checked before the loop. runAsm compares it with
+  // the stepped path: cycles, bundles, stalls, memory (the registers are stored after the loop)
+  // and exceptions. Strides: field 0 +3 atoms, field 1 -5, field 2 +2. Selects (input, partials,
+  // store): (0,0,0), (0,1,0), (0,2,3), (1,0,0), so each iteration the input moves 6 atoms, the
+  // partials come back to where they started (P, P+1, P+4, P-1 atoms) and the store moves 5.
+  // Input and partial halves vary (products round); one input half is a NaN, loaded by iteration
+  // 8's first issue (input atom 48), from which the issues that meet it take the portable handler.
+  const uint32_t strides = 3u | 0x3FBu << 10 | 2u << 20;
+  auto program = [](unsigned lastFlags) {
+    std::string body = "w:\n  ld32 $m0, $mvertex_base, 0\n  ld32 $m1, $mvertex_base, 1\n  ld32 $m3, $mvertex_base, 2\n"
+                       "  tapack $m4:5, $m0, $m1, $m3\n  ld32 $m2, $mvertex_base, 3\n  ld32 $m6, $mvertex_base, 4\n"
+                       "  .align 8\n  { rpt $m6, 3 ; fnop }\n";
+    const char *selects[] = {"0b000000", "0b000100", "0b111000", "0b000001"};
+    for (unsigned b = 0; b < 4; ++b) {
+      const std::string result = b % 2 ? "$a6:7" : "$a4:5";
+      body += "  { ld2xst64pace $a0:3, " + result + ", $m4:5+=, $m2, " + selects[b] + " ; f16v4hihov4amp " + result +
+              ", $a0:1, $a2:3, " + std::to_string(b == 3 ? lastFlags : 16 + b) + " }\n";
+    }
+    for (unsigned r = 0; r < 4; ++r) body += "  st64 $a" + std::to_string(2 * r) + ":" + std::to_string(2 * r + 1) + ", $mvertex_base, " + std::to_string(4 + r) + "\n";
+    return body + "  st32 $m4, $mvertex_base, 16\n  st32 $m5, $mvertex_base, 17\n  exitz $mzero\n";
+  };
+  auto run = [&](uint32_t out, uint32_t iterations, unsigned lastFlags = 19) {
+    return runAsm(program(lastFlags), "w", Mode::Worker, 0x70000, [&](sim::Tile &t) {
+      putWords(t, 0x70000, {0x60000, 0x64100, out, strides, iterations});
+      for (uint32_t i = 0; i < 512; ++i) {
+        const uint16_t in = arch::floatToHalf(float(int(i * 37 % 201) - 100) / 48.0f);
+        const uint16_t partial = arch::floatToHalf(float(int(i * 53 % 157) - 78) / 40.0f);
+        t.memory().write<uint16_t>(0x60000 + 2 * i, in);
+        t.memory().write<uint16_t>(0x64100 - 64 + 2 * i, partial);
+      }
+      t.memory().write<uint16_t>(0x60000 + 48 * 8 + 2, 0x7E00);
+      for (unsigned e = 0; e < 64; ++e)
+        t.setCommonWeight(e, 0x3C00BC0039003800ull + 0x0001000100010001ull * e); // about 1, -1, 0.6, 0.5
+    });
+  };
+  // Inputs (element 5), partials (element 6) and results (element 7) apart: no conflicts. With
+  // the results in the partials' element (0x64400) every bundle's store meets its partial load:
+  // one more turn a bundle (tile.timing.memory_conflict_stall = 6), 12 x 4 turns = 288 cycles.
+  auto apart = run(0x68000, 12), together = run(0x64400, 12);
+  EXPECT_EQ(together.stats.cycles, apart.stats.cycles + 288);
+  EXPECT_EQ(together.stats.stallCycles[1], apart.stats.stallCycles[1] + 48);
+  EXPECT_EQ(apart.stats.bundles[1], together.stats.bundles[1]);
+  // The addresses after the loop: input 0x60000 + 12 x 48, partials back at 0x64100, results
+  // 0x68000 + 12 x 40, packed as tapack does.
+  const arch::PackedAddresses after = arch::PackedAddresses::pack(0x60000 + 12 * 48, 0x64100, 0x68000 + 12 * 40);
+  EXPECT_EQ(apart.word(0x70040), after.lo);
+  EXPECT_EQ(apart.word(0x70044), after.hi);
+  // The NaN reached the results: some stored half is a NaN (0x7E00 or 0xFE00).
+  bool nan = false;
+  for (uint32_t i = 0; i < 12 * 20; ++i) nan |= (apart.tile->memory().read<uint16_t>(0x68000 + 2 * i) & 0x7FFF) > 0x7C00;
+  EXPECT_TRUE(nan);
+  // A store that leaves tile memory in iteration 2 (its last bundle: 0xE7F90 + 2 x 40 + 32 = 0xE8000): the loop
+  // runs on the general path, which raises at that bundle on either path (runAsm compares them).
+  EXPECT_THROW(
+      {
+        try {
+          run(0xE7F90, 12);
+        } catch (const sim::SimException &e) {
+          EXPECT_NE(std::string(e.what()).find("8-byte access at 0xe8000 is outside tile memory"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      sim::SimException);
+  // An AMP issue that raises inside the executor (flags 20: phase 4 of four engines' four).
+  EXPECT_THROW(
+      {
+        try {
+          run(0x68000, 12, 20);
+        } catch (const sim::SimException &e) {
+          EXPECT_NE(std::string(e.what()).find("AMP phase 4 does not exist with 4 engine(s)"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      sim::SimException);
 }
 
 } // namespace

@@ -28,12 +28,12 @@ namespace {
 
 /// One AMP set's state: running sums, pending partials (Pin) and the finished set being read out.
 struct AmpSet {
-  float *sum, *pin; ///< output k's at sum[2k], pin[2k]
+  float *sum, *pin; ///< output k's at sum[k] ($AACC[2k]) and pin[k] ($AACC[2k+1])
   float *results;   ///< the finished set's outputs
   unsigned weightBase; ///< output k's weights are $CWEI_(weightBase + k)_p
 };
-AmpSet setA(Context &c) { return {c.aacc, c.aacc + 1, c.ampResults, 0}; }
-AmpSet setB(Context &c) { return {c.ampB, c.ampB + 1, c.ampResultsB, 8}; }
+AmpSet setA(Context &c) { return {c.aacc.even(), c.aacc.odd(), c.ampResults, 0}; }
+AmpSet setB(Context &c) { return {c.ampB.even(), c.ampB.odd(), c.ampResultsB, 8}; }
 
 /// The flags (TileConstants.hpp, ours: (log2(engines) << 3) | phase): outputs and phase.
 struct Flags {
@@ -73,8 +73,8 @@ inline Lanes lanesAt(const float *p) {
 inline void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
   out0 = s.results[2 * i];
   out1 = s.results[2 * i + 1];
-  s.pin[4 * i] = partial0;
-  s.pin[4 * i + 2] = partial1;
+  s.pin[2 * i] = partial0;
+  s.pin[2 * i + 1] = partial1;
 }
 
 /// Four f16 inputs (a register pair) as floats (the SLIC forms').
@@ -153,20 +153,22 @@ namespace {
 unsigned slicEntry(const AmpSet &s, unsigned bank, unsigned m) { return 4 * (s.weightBase + m) + bank; }
 
 /// One issue of a set's chains: returns the tail pair, shifts every link by one and adds the
-/// input's products; `product(m)` is the input times output channel m's weights.
+/// input's products; `product(m)` is the input times output channel m's weights. The chains'
+/// accumulators are the even ones: AACC[2j] is s.sum[j], so link l of the even chain (AACC[4l])
+/// is sum[2l] and of the odd chain (AACC[4l + 2]) sum[2l + 1].
 template <class Product>
 void slicIssue(const AmpSet &s, bool threeTaps, float partial0, float partial1, Product product, float &out0,
                float &out1) {
   float *acc = s.sum;
   out0 = acc[0];
-  out1 = acc[2];
-  const unsigned head = threeTaps ? 8 : 12;
-  for (unsigned link = 0; link < head; link += 4) { // tail first: each link takes the one above
-    acc[link] = acc[link + 4] + product(link / 2);
-    acc[link + 2] = acc[link + 6] + product(link / 2 + 1);
+  out1 = acc[1];
+  const unsigned head = threeTaps ? 4 : 6;
+  for (unsigned j = 0; j < head; j += 2) { // tail first: each link takes the one above
+    acc[j] = acc[j + 2] + product(j);
+    acc[j + 1] = acc[j + 3] + product(j + 1);
   }
-  acc[head] = partial0 + product(head / 2);
-  acc[head + 2] = partial1 + product(head / 2 + 1);
+  acc[head] = partial0 + product(head);
+  acc[head + 1] = partial1 + product(head + 1);
 }
 
 /// The f32 forms' high issue: adds the products to the same links, without shifting ([I]), and
@@ -174,13 +176,13 @@ void slicIssue(const AmpSet &s, bool threeTaps, float partial0, float partial1, 
 template <class Product>
 void slicAdd(const AmpSet &s, bool threeTaps, float partial0, float partial1, Product product) {
   float *acc = s.sum;
-  const unsigned head = threeTaps ? 8 : 12;
-  for (unsigned link = 0; link < head; link += 4) {
-    acc[link] += product(link / 2);
-    acc[link + 2] += product(link / 2 + 1);
+  const unsigned head = threeTaps ? 4 : 6;
+  for (unsigned j = 0; j < head; j += 2) {
+    acc[j] += product(j);
+    acc[j + 1] += product(j + 1);
   }
-  acc[head] += partial0 + product(head / 2);
-  acc[head + 2] += partial1 + product(head / 2 + 1);
+  acc[head] += partial0 + product(head);
+  acc[head + 1] += partial1 + product(head + 1);
 }
 
 unsigned slicFlags(Tile &t, Context &c, const Op &op) {

@@ -173,8 +173,8 @@ IPU_SEMANTICS(uput) {
   case 1: // $FP_CLR: clears the status; the ZAACC bit (0x8, TileConstants.hpp) zeroes the accumulators
     c.fpSts = 0;
     if (v & 0x8) { // and the second AMP set's hidden sums ([I])
-      std::fill(std::begin(c.aacc), std::end(c.aacc), 0.0f);
-      std::fill(std::begin(c.ampB), std::end(c.ampB), 0.0f);
+      c.aacc.zero();
+      c.ampB.zero();
     }
     break;
   case 2: c.fpCtl = checkedFpControl(t, c, v, "$FP_CTL"); break;

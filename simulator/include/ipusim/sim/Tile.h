@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <string>
@@ -52,6 +53,18 @@ struct Op {
 constexpr unsigned kSupervisor = 0; ///< context number of the supervisor; workers are 1..6
 constexpr unsigned kBarrelSlots = 6; ///< [F] S3: six execution slots, round-robin
 
+/// Sixteen binary32 accumulators, $AACC[0..15], kept as the AMP uses them: the even ones (an AMP
+/// output's running sum, output k's in $AACC[2k]) apart from the odd ones (its pending partial),
+/// so that a set's eight sums are eight adjacent floats (one host vector register).
+struct Accumulators {
+  float v[16] = {}; ///< $AACC[2k] at v[k], $AACC[2k+1] at v[8 + k]
+  float &operator[](unsigned i) { return v[(i & 1) * 8 + i / 2]; }
+  const float &operator[](unsigned i) const { return v[(i & 1) * 8 + i / 2]; }
+  float *even() { return v; }
+  float *odd() { return v + 8; }
+  void zero() { std::fill(std::begin(v), std::end(v), 0.0f); }
+};
+
 /// Architectural state of one context.
 struct Context {
   unsigned id = 0;
@@ -62,9 +75,10 @@ struct Context {
   // Worker CSRs.
   uint32_t wsr = 0, vertexBase = 0, workerBase = 0;
   uint32_t fpCtl = 0, fpSts = 0, tas = 0, prng[4] = {}, prngSeed = 0;
-  float aacc[16] = {};  ///< $AACC accumulators (binary32)
+  Accumulators aacc;    ///< $AACC
   float ampResults[8] = {}; ///< the AMP's finished set, read out two an issue (docs/tile-timing.md)
-  float ampB[16] = {}, ampResultsB[8] = {}; ///< the second AMP set of the 16-output forms (hidden)
+  Accumulators ampB;    ///< the second AMP set of the 16-output forms (hidden), laid out as $AACC
+  float ampResultsB[8] = {};
   uint8_t ampPair = 0; ///< the pair the next issue moves: partials in, results out
   // Supervisor CSRs.
   uint32_t cccsload = 0, fpIctl = 0;
