@@ -86,4 +86,42 @@ inline uint32_t asBits(float f) {
   return u;
 }
 
+/// A batched rpt loop of `{ ld2xst64pace ; AMP form }` bundles (poplin's matmul and convolution
+/// loop) laid out by Tile::runPaceLoop, which has checked that no access of the loop can fault:
+/// each bundle's register operands and address steps, the three addresses, and tile memory.
+struct PaceLoop {
+  static constexpr unsigned kMaxBundles = 16;
+  struct Step {
+    const Op *amp;        ///< the bundle's AMP instruction
+    uint32_t pc;
+    unsigned load, store; ///< ld2xst64pace's load quad and stored pair (first registers)
+    int32_t inc[3];       ///< each address's step after the access, in bytes
+  } steps[kMaxBundles];
+  unsigned bundles = 0;
+  uint64_t iterations = 0;
+  uint32_t addr[3] = {};       ///< the input, partials and store addresses
+  uint8_t *bytes = nullptr;    ///< host pointer of tile address `base`
+  uint32_t base = 0;
+  TileMemory::Elements elements{};
+  uint64_t conflicts = 0;      ///< accesses that met an earlier one's memory element in their bundle
+
+  /// Step s's main instruction: notes its three accesses' memory elements as Tile::noteAccess
+  /// does, loads the input and partials, stores the pair it stores, steps the addresses.
+  [[gnu::always_inline]] void access(const Step &s, const Context &c, uint64_t &in, uint64_t &partials) {
+    const uint32_t e0 = elements.of(addr[0]), e1 = elements.of(addr[1]), e2 = elements.of(addr[2]);
+    conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
+    std::memcpy(&in, bytes + (addr[0] - base), 8);
+    std::memcpy(&partials, bytes + (addr[1] - base), 8);
+    const uint64_t data = pairA(c, s.store);
+    std::memcpy(bytes + (addr[2] - base), &data, 8);
+    for (unsigned k = 0; k < 3; ++k) addr[k] += uint32_t(s.inc[k]);
+  }
+};
+
+/// Runs a PaceLoop's bundles from the first on the host's vector units, with the AMP's state in
+/// host registers, while they are a form it takes (poplin's f16v4hihov4amp, f16v4sisoamp and
+/// f32sisov2amp, one whole set an iteration) and no NaN comes in; returns how many bundles it ran
+/// (their loads written, the AMP's state stored back), which may be none (src/semantics/Amp.cpp).
+uint64_t vectorPaceAmpLoop(Tile &t, Context &c, PaceLoop &loop);
+
 } // namespace ipusim::sim

@@ -523,20 +523,16 @@ bool Tile::runPaceLoop(Context &c) {
   // end. Each bundle then does what the general batch would: note the three accesses' memory
   // elements (a conflict costs the same turns as noteAccess's), read the store's pair, load,
   // store, run the AMP issue on the registers as they were, then write the loads (the main
-  // instruction's ARF writes wait for the aux one's reads: execute()). Exact, as the general
-  // batch is; the ISS tests compare it with the stepped path (tests/sim/semantics_test.cpp).
-  constexpr unsigned kMaxBundles = 16;
+  // instruction's ARF writes wait for the aux one's reads: execute()). Where the host has the
+  // vector units, an executor that keeps the AMP's state in host registers runs the bundles it
+  // can first (vectorPaceAmpLoop); the rest run here. Exact, as the general batch is; the ISS
+  // tests compare it with the stepped path (tests/sim/timing_test.cpp).
+  PaceLoop loop;
   const uint32_t start = c.rptStart;
-  const unsigned bundles = (c.rptEnd - start) / 8;
-  if (bundles == 0 || bundles > kMaxBundles) return false;
-  struct Step {
-    const Op *amp;
-    uint32_t pc;
-    unsigned load, store; ///< the load quad's and the stored pair's first registers
-    int32_t inc[3];       ///< each address's step after the access, in bytes
-  } steps[kMaxBundles];
+  loop.bundles = (c.rptEnd - start) / 8;
+  if (loop.bundles == 0 || loop.bundles > PaceLoop::kMaxBundles) return false;
   unsigned packed = 0, strideReg = 0;
-  for (unsigned b = 0; b < bundles; ++b) {
+  for (unsigned b = 0; b < loop.bundles; ++b) {
     const uint32_t pc = start + 8 * b;
     const Op *m = peek(pc), *a = peek(pc + 4);
     if (!m || !a || !m->paceLoadStore || !(m->word & kCoissueBit) || !a->registersOnly || !(a->modes & kWorker) ||
@@ -549,64 +545,52 @@ bool Tile::runPaceLoop(Context &c) {
     } else if (unsigned(m->v[2]) != packed || unsigned(m->v[3]) != strideReg) {
       return false;
     }
-    steps[b] = {a, pc, unsigned(m->v[0]), unsigned(m->v[1]), {}};
-    for (unsigned k = 0; k < 3; ++k) steps[b].inc[k] = arch::paceIncrement(c.m[strideReg], uint32_t(m->v[4]) >> (2 * k) & 3);
+    PaceLoop::Step &s = loop.steps[b];
+    s = {a, pc, unsigned(m->v[0]), unsigned(m->v[1]), {}};
+    for (unsigned k = 0; k < 3; ++k) s.inc[k] = arch::paceIncrement(c.m[strideReg], uint32_t(m->v[4]) >> (2 * k) & 3);
   }
   // Each address's lowest and highest access over the loop: iteration i's bundle b accesses
   // start + i * (the iteration's sum of steps) + (the steps of the bundles before b).
-  const uint64_t iterations = c.rptCount;
+  loop.iterations = c.rptCount;
   const arch::PackedAddresses at0{c.m[packed], c.m[packed + 1]};
-  uint32_t addr[3];
   for (unsigned k = 0; k < 3; ++k) {
-    addr[k] = at0.addr(k);
+    loop.addr[k] = at0.addr(k);
     int64_t before = 0, lowest = 0, highest = 0;
-    for (unsigned b = 0; b < bundles; ++b) {
+    for (unsigned b = 0; b < loop.bundles; ++b) {
       lowest = std::min(lowest, before);
       highest = std::max(highest, before);
-      before += steps[b].inc[k];
+      before += loop.steps[b].inc[k];
     }
-    const int64_t whole = before * int64_t(iterations - 1); // the last iteration's start
-    const int64_t lo = int64_t(addr[k]) + lowest + std::min<int64_t>(0, whole);
-    const int64_t hi = int64_t(addr[k]) + highest + std::max<int64_t>(0, whole) + 8;
-    if (addr[k] % 8 || lo < int64_t(memory_.base()) || hi > int64_t(memory_.end())) return false;
+    const int64_t whole = before * int64_t(loop.iterations - 1); // the last iteration's start
+    const int64_t lo = int64_t(loop.addr[k]) + lowest + std::min<int64_t>(0, whole);
+    const int64_t hi = int64_t(loop.addr[k]) + highest + std::max<int64_t>(0, whole) + 8;
+    if (loop.addr[k] % 8 || lo < int64_t(memory_.base()) || hi > int64_t(memory_.end())) return false;
     // The store must not write the loop's own code (the general path would fetch what it wrote).
     if (k == 2 && lo < int64_t(c.rptEnd) && hi > int64_t(start)) return false;
   }
-  const uint32_t stallTurns = (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
-  const TileMemory::Elements elements = memory_.elements();
-  uint8_t *const bytes = memory_.at(memory_.base());
-  const uint32_t base = memory_.base();
-  uint64_t conflicts = 0;
+  loop.elements = memory_.elements();
+  loop.bytes = memory_.at(memory_.base());
+  loop.base = memory_.base();
+  const uint64_t done = decoded_->vectorHandlers ? vectorPaceAmpLoop(*this, c, loop) : 0;
   try {
-    for (uint64_t i = 0; i < iterations; ++i)
-      for (unsigned b = 0; b < bundles; ++b) {
-        const Step &s = steps[b];
+    for (uint64_t i = done / loop.bundles; i < loop.iterations; ++i)
+      for (unsigned b = i == done / loop.bundles ? unsigned(done % loop.bundles) : 0; b < loop.bundles; ++b) {
+        const PaceLoop::Step &s = loop.steps[b];
         issuePc_ = s.pc;
-        const uint32_t e0 = elements.of(addr[0]), e1 = elements.of(addr[1]), e2 = elements.of(addr[2]);
-        conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
         uint64_t in, partials;
-        std::memcpy(&in, bytes + (addr[0] - base), 8);
-        std::memcpy(&partials, bytes + (addr[1] - base), 8);
-        const uint64_t data = pairA(c, s.store);
-        std::memcpy(bytes + (addr[2] - base), &data, 8);
-        for (unsigned k = 0; k < 3; ++k) addr[k] += uint32_t(s.inc[k]);
+        loop.access(s, c, in, partials);
         s.amp->fn(*this, c, *s.amp);
-        if (s.load < 14) { // else $azeros: the loads are discarded
-          c.a[s.load] = uint32_t(in);
-          c.a[s.load + 1] = uint32_t(in >> 32);
-          if (s.load + 2 < 14) {
-            c.a[s.load + 2] = uint32_t(partials);
-            c.a[s.load + 3] = uint32_t(partials >> 32);
-          }
-        }
+        setPairA(c, s.load, in);
+        setPairA(c, s.load + 2, partials);
       }
   } catch (const SimException &) {
     // The main instruction had run (its address steps included) when the AMP issue raised.
-    storePacked(c, packed, at0, addr);
+    storePacked(c, packed, at0, loop.addr);
     throw;
   }
-  storePacked(c, packed, at0, addr);
-  c.extraWorkerCycles += conflicts * stallTurns;
+  storePacked(c, packed, at0, loop.addr);
+  const uint32_t stallTurns = (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+  c.extraWorkerCycles += loop.conflicts * stallTurns;
   return true;
 }
 

@@ -174,66 +174,102 @@ TEST(TileTiming, BatchedRptLoopsAndSkippedCyclesMatchTheCycleByCycleModel) {
   }
 }
 
-TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
-  // poplin's AMP loop shape (graph_compiler/poplin/Amp.cpp): an rpt body of four
-  // { ld2xst64pace ; f16v4hihov4amp } bundles, which the fast path runs in one executor
-  // (Tile::runPaceLoop) with each address's path checked before the loop. runAsm compares it with
-  // the stepped path: cycles, bundles, stalls, memory (the registers are stored after the loop)
-  // and exceptions. Strides: field 0 +3 atoms, field 1 -5, field 2 +2. Selects (input, partials,
-  // store): (0,0,0), (0,1,0), (0,2,3), (1,0,0), so each iteration the input moves 6 atoms, the
-  // partials come back to where they started (P, P+1, P+4, P-1 atoms) and the store moves 5.
-  // Input and partial halves vary (products round); one input half is a NaN, loaded by iteration
-  // 8's first issue (input atom 48), from which the issues that meet it take the portable handler.
-  const uint32_t strides = 3u | 0x3FBu << 10 | 2u << 20;
-  auto program = [](unsigned lastFlags) {
+/// A worker running poplin's AMP loop shape (graph_compiler/poplin/Amp.cpp): an rpt body of S
+/// bundles `{ ld2xst64pace ; AMP form }` (S = the form's phases), which the fast path runs in one
+/// executor (Tile::runPaceLoop, and vectorPaceAmpLoop where the host has AVX2 and F16C) with each
+/// address's path checked before the loop. runAsm compares it with the stepped path: cycles,
+/// bundles, stalls, memory (the registers are stored after the loop) and exceptions. Strides:
+/// field 0 +3 atoms, field 1 -5, field 2 +2; the selects (input, partials, store) of bundle b are
+/// pattern b % 4 of (0,0,0), (0,1,0), (0,2,3), (1,0,0), so every four bundles the input moves 6
+/// atoms, the partials come back to where they started (P, P+1, P+4, P-1 atoms) and the store
+/// moves 5. `p0` is the body's first phase; with `prelude` the phases before it are issued before
+/// the loop (as poplin's kernel does), so that the pair the AMP moves matches the phase.
+struct PaceAmpLoop {
+  std::string form;
+  unsigned phases;
+  bool f32In;
+  unsigned p0 = 0;
+  bool prelude = false;
+  unsigned lastFlags = 0; ///< the last bundle's flags if not 0
+
+  std::string program() const {
     std::string body = "w:\n  ld32 $m0, $mvertex_base, 0\n  ld32 $m1, $mvertex_base, 1\n  ld32 $m3, $mvertex_base, 2\n"
-                       "  tapack $m4:5, $m0, $m1, $m3\n  ld32 $m2, $mvertex_base, 3\n  ld32 $m6, $mvertex_base, 4\n"
-                       "  .align 8\n  { rpt $m6, 3 ; fnop }\n";
+                       "  tapack $m4:5, $m0, $m1, $m3\n  ld32 $m2, $mvertex_base, 3\n  ld32 $m6, $mvertex_base, 4\n";
+    if (prelude)
+      for (unsigned p = 0; p < p0; ++p) body += "  " + form + " $a4:5, " + input(p) + ", $azeros, " + std::to_string(16 + p) + "\n";
+    body += "  .align 8\n  { rpt $m6, " + std::to_string(phases - 1) + " ; fnop }\n";
     const char *selects[] = {"0b000000", "0b000100", "0b111000", "0b000001"};
-    for (unsigned b = 0; b < 4; ++b) {
+    for (unsigned b = 0; b < phases; ++b) {
       const std::string result = b % 2 ? "$a6:7" : "$a4:5";
-      body += "  { ld2xst64pace $a0:3, " + result + ", $m4:5+=, $m2, " + selects[b] + " ; f16v4hihov4amp " + result +
-              ", $a0:1, $a2:3, " + std::to_string(b == 3 ? lastFlags : 16 + b) + " }\n";
+      const unsigned flags = b == phases - 1 && lastFlags ? lastFlags : 16 + (p0 + b) % phases;
+      body += "  { ld2xst64pace $a0:3, " + result + ", $m4:5+=, $m2, " + selects[b % 4] + " ; " + form + " " + result + ", " +
+              input((p0 + b) % phases) + ", $a2:3, " + std::to_string(flags) + " }\n";
     }
-    for (unsigned r = 0; r < 4; ++r) body += "  st64 $a" + std::to_string(2 * r) + ":" + std::to_string(2 * r + 1) + ", $mvertex_base, " + std::to_string(4 + r) + "\n";
+    for (unsigned r = 0; r < 4; ++r)
+      body += "  st64 $a" + std::to_string(2 * r) + ":" + std::to_string(2 * r + 1) + ", $mvertex_base, " + std::to_string(4 + r) + "\n";
     return body + "  st32 $m4, $mvertex_base, 16\n  st32 $m5, $mvertex_base, 17\n  exitz $mzero\n";
-  };
-  auto run = [&](uint32_t out, uint32_t iterations, unsigned lastFlags = 19) {
-    return runAsm(program(lastFlags), "w", Mode::Worker, 0x70000, [&](sim::Tile &t) {
-      putWords(t, 0x70000, {0x60000, 0x64100, out, strides, iterations});
-      for (uint32_t i = 0; i < 512; ++i) {
-        const uint16_t in = arch::floatToHalf(float(int(i * 37 % 201) - 100) / 48.0f);
-        const uint16_t partial = arch::floatToHalf(float(int(i * 53 % 157) - 78) / 40.0f);
-        t.memory().write<uint16_t>(0x60000 + 2 * i, in);
-        t.memory().write<uint16_t>(0x64100 - 64 + 2 * i, partial);
+  }
+  /// The input operand of a phase: four halves, or one float of the loaded pair (poplin's order).
+  std::string input(unsigned phase) const { return f32In ? (phase % 2 ? "$a1" : "$a0") : "$a0:1"; }
+  /// The input address of iteration 8's first bundle (the iteration moves 6 atoms a 4 bundles).
+  uint32_t nanInput() const { return 0x60000 + 8 * 8 * 6 * (phases / 4); }
+
+  TileRun run(uint32_t out, uint32_t iterations) const {
+    return runAsm(program(), "w", Mode::Worker, 0x70000, [&](sim::Tile &t) {
+      putWords(t, 0x70000, {0x60000, 0x64100, out, 3u | 0x3FBu << 10 | 2u << 20, iterations});
+      for (uint32_t i = 0; i < 1024; ++i) { // inputs and partials of varied size (the products round)
+        const float in = float(int(i * 37 % 201) - 100) / 48.0f, partial = float(int(i * 53 % 157) - 78) / 40.0f;
+        if (f32In) {
+          t.memory().write<float>(0x60000 + 4 * i, in);
+          t.memory().write<float>(0x64100 - 64 + 4 * i, partial);
+        } else {
+          t.memory().write<uint16_t>(0x60000 + 2 * i, arch::floatToHalf(in));
+          t.memory().write<uint16_t>(0x64100 - 64 + 2 * i, arch::floatToHalf(partial));
+        }
       }
-      t.memory().write<uint16_t>(0x60000 + 48 * 8 + 2, 0x7E00);
-      for (unsigned e = 0; e < 64; ++e)
-        t.setCommonWeight(e, 0x3C00BC0039003800ull + 0x0001000100010001ull * e); // about 1, -1, 0.6, 0.5
+      // A NaN input, loaded by iteration 8's first bundle: the issues that meet it take the
+      // portable handler (and the executor hands the rest of the loop to the general one).
+      if (f32In) t.memory().write<uint64_t>(nanInput(), 0x7FC000007FC00000ull); // whichever the issue takes
+      else t.memory().write<uint16_t>(nanInput() + 2, 0x7E00);
+      for (unsigned e = 0; e < 64; ++e) // halves about 0.5, 0.6, -1 and 1; as floats about 0.6 and 1.3
+        t.setCommonWeight(e, 0x3C00BC0039003800ull + 0x0001000100010001ull * e);
     });
-  };
-  // Inputs (element 5), partials (element 6) and results (element 7) apart: no conflicts. With
-  // the results in the partials' element (0x64400) every bundle's store meets its partial load:
-  // one more turn a bundle (tile.timing.memory_conflict_stall = 6), 12 x 4 turns = 288 cycles.
-  auto apart = run(0x68000, 12), together = run(0x64400, 12);
-  EXPECT_EQ(together.stats.cycles, apart.stats.cycles + 288);
-  EXPECT_EQ(together.stats.stallCycles[1], apart.stats.stallCycles[1] + 48);
-  EXPECT_EQ(apart.stats.bundles[1], together.stats.bundles[1]);
-  // The addresses after the loop: input 0x60000 + 12 x 48, partials back at 0x64100, results
-  // 0x68000 + 12 x 40, packed as tapack does.
-  const arch::PackedAddresses after = arch::PackedAddresses::pack(0x60000 + 12 * 48, 0x64100, 0x68000 + 12 * 40);
-  EXPECT_EQ(apart.word(0x70040), after.lo);
-  EXPECT_EQ(apart.word(0x70044), after.hi);
-  // The NaN reached the results: some stored half is a NaN (0x7E00 or 0xFE00).
-  bool nan = false;
-  for (uint32_t i = 0; i < 12 * 20; ++i) nan |= (apart.tile->memory().read<uint16_t>(0x68000 + 2 * i) & 0x7FFF) > 0x7C00;
-  EXPECT_TRUE(nan);
-  // A store that leaves tile memory in iteration 2 (its last bundle: 0xE7F90 + 2 x 40 + 32 = 0xE8000): the loop
-  // runs on the general path, which raises at that bundle on either path (runAsm compares them).
+  }
+};
+
+TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
+  for (const PaceAmpLoop &loop : {PaceAmpLoop{"f16v4hihov4amp", 4, false}, PaceAmpLoop{"f16v4sisoamp", 4, false},
+                                  PaceAmpLoop{"f32sisov2amp", 8, true}, PaceAmpLoop{"f16v4hihov4amp", 4, false, 2, true},
+                                  PaceAmpLoop{"f32sisov2amp", 8, true, 6, true}, PaceAmpLoop{"f16v4sisoamp", 4, false, 2, false}}) {
+    SCOPED_TRACE(loop.form + " from phase " + std::to_string(loop.p0));
+    // Inputs (element 5), partials (element 6) and results (element 7) apart: no conflicts. With
+    // the results in the partials' element (0x64400) every bundle's store meets its partial load:
+    // one more turn a bundle (tile.timing.memory_conflict_stall = 6): 12 iterations x S turns.
+    TileRun apart = loop.run(0x68000, 12), together = loop.run(0x64400, 12);
+    EXPECT_EQ(together.stats.cycles, apart.stats.cycles + 12 * loop.phases * 6);
+    EXPECT_EQ(together.stats.stallCycles[1], apart.stats.stallCycles[1] + 12 * loop.phases);
+    EXPECT_EQ(apart.stats.bundles[1], together.stats.bundles[1]);
+    // The addresses after the loop: the input 6 atoms and the store 5 atoms on for every four
+    // bundles, the partials back at 0x64100; packed as tapack does.
+    const uint32_t quarters = 12 * loop.phases / 4;
+    const arch::PackedAddresses after = arch::PackedAddresses::pack(0x60000 + quarters * 48, 0x64100, 0x68000 + quarters * 40);
+    EXPECT_EQ(apart.word(0x70040), after.lo);
+    EXPECT_EQ(apart.word(0x70044), after.hi);
+    // The NaN reached the results: some stored result is a NaN.
+    bool nan = false;
+    for (uint32_t i = 0; i < quarters * 8; ++i) {
+      const uint32_t w = apart.word(0x68000 + 4 * i);
+      nan |= loop.form == "f16v4hihov4amp" ? ((w & 0x7FFF) > 0x7C00 || (w >> 16 & 0x7FFF) > 0x7C00) : (w & 0x7FFFFFFF) > 0x7F800000;
+    }
+    EXPECT_TRUE(nan);
+  }
+  // A store that leaves tile memory in iteration 2 (its last bundle: 0xE7F90 + 2 x 40 + 32 =
+  // 0xE8000): the loop runs on the general path, which raises at that bundle on either path.
+  PaceAmpLoop half{"f16v4hihov4amp", 4, false};
   EXPECT_THROW(
       {
         try {
-          run(0xE7F90, 12);
+          half.run(0xE7F90, 12);
         } catch (const sim::SimException &e) {
           EXPECT_NE(std::string(e.what()).find("8-byte access at 0xe8000 is outside tile memory"), std::string::npos)
               << e.what();
@@ -241,11 +277,12 @@ TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
         }
       },
       sim::SimException);
-  // An AMP issue that raises inside the executor (flags 20: phase 4 of four engines' four).
+  // An AMP issue that raises inside the loop (flags 20: phase 4 of four engines' four).
+  half.lastFlags = 20;
   EXPECT_THROW(
       {
         try {
-          run(0x68000, 12, 20);
+          half.run(0x68000, 12);
         } catch (const sim::SimException &e) {
           EXPECT_NE(std::string(e.what()).find("AMP phase 4 does not exist with 4 engine(s)"), std::string::npos)
               << e.what();

@@ -132,6 +132,15 @@ AMP_FORM(f32sisoamp)
 AMP_FORM(f32sisov2amp)
 #undef AMP_FORM
 
+uint64_t vectorPaceAmpLoop(Tile &t, Context &c, PaceLoop &loop) {
+#if defined(__x86_64__) && defined(__clang__)
+  return avx2::paceAmpLoop(t, c, loop);
+#else
+  (void)t, (void)c, (void)loop;
+  return 0;
+#endif
+}
+
 // ---- SLIC: slim convolutions (1-D kernels of 4 or 3 taps over 4 f16 input channels, 2 outputs) ----
 // From the ISA documentation's SLIC tables ([F] S2): the taps are chains of accumulators, the
 // even output's AACC[12] -> [8] -> [4] -> [0] and the odd output's [14] -> [10] -> [6] -> [2]
