@@ -32,9 +32,7 @@ std::map<std::string, Handler> &hostVectorRegistry();
 struct RegisterHostVector {
   RegisterHostVector(const char *mnemonic, Handler h) { hostVectorRegistry()[mnemonic] = h; }
 };
-/// True unless IPUSIM_HOST_VECTOR is 0 or the host lacks the units hostVectorRegistry's handlers
-/// need (on hosts those handlers are not compiled for, the registry is empty).
-bool hostVectorUnits();
+// hostVectorUnits(): ipusim/sim/Tile.h.
 
 #define IPU_SEMANTICS(name)                                                                     \
   static void sem_##name(Tile &t, Context &c, const Op &op);                                    \

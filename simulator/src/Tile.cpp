@@ -170,7 +170,6 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
   const bool localBranch = mn == "br" || mn == "bri" || mn == "brz" || mn == "brnz" || mn == "brneg" || mn == "brpos" ||
                            mn == "brnzdec" || mn == "brzdec" || mn == "call";
   op.aheadSafe = op.loopSafe || localBranch;
-  op.paceLoadStore = mn == "ld2xst64pace";
   // The AMP forms, SLIC forms and clamps (their operands are ARF registers and flags).
   op.registersOnly = op.desc->timing == TimingClass::Amp && !op.readsM && !op.writesM;
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
@@ -193,6 +192,7 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
     unsigned n = op.desc->operands[i].registerCount();
     if (n > 1 && unsigned(op.v[i]) % n) op.fn = misalignedGroup;
   }
+  op.paceLoadStore = mn == "ld2xst64pace" && op.fn != misalignedGroup; // (a bad encoding raises, Tile::runPaceLoop)
   return op;
 }
 
@@ -565,29 +565,36 @@ bool Tile::runPaceLoop(Context &c) {
     const int64_t lo = int64_t(loop.addr[k]) + lowest + std::min<int64_t>(0, whole);
     const int64_t hi = int64_t(loop.addr[k]) + highest + std::max<int64_t>(0, whole) + 8;
     if (loop.addr[k] % 8 || lo < int64_t(memory_.base()) || hi > int64_t(memory_.end())) return false;
-    // The store must not write the loop's own code (the general path would fetch what it wrote).
+    // The store must not write the loop's own code (the stepped path would fetch what it wrote).
     if (k == 2 && lo < int64_t(c.rptEnd) && hi > int64_t(start)) return false;
   }
   loop.elements = memory_.elements();
   loop.bytes = memory_.at(memory_.base());
   loop.base = memory_.base();
   const uint64_t done = decoded_->vectorHandlers ? vectorPaceAmpLoop(*this, c, loop) : 0;
-  try {
-    for (uint64_t i = done / loop.bundles; i < loop.iterations; ++i)
-      for (unsigned b = i == done / loop.bundles ? unsigned(done % loop.bundles) : 0; b < loop.bundles; ++b) {
-        const PaceLoop::Step &s = loop.steps[b];
-        issuePc_ = s.pc;
-        uint64_t in, partials;
-        loop.access(s, c, in, partials);
+  vectorLoopBundles_ += done;
+  paceLoopBundles_ += loop.iterations * loop.bundles;
+  for (uint64_t i = done / loop.bundles; i < loop.iterations; ++i)
+    for (unsigned b = i == done / loop.bundles ? unsigned(done % loop.bundles) : 0; b < loop.bundles; ++b) {
+      const PaceLoop::Step &s = loop.steps[b];
+      issuePc_ = s.pc;
+      uint64_t in, partials;
+      loop.access(s, c, in, partials);
+      try {
         s.amp->fn(*this, c, *s.amp);
-        setPairA(c, s.load, in);
-        setPairA(c, s.load + 2, partials);
+      } catch (const SimException &) {
+        // As it raises, the main instruction has run, its address steps included, and its loads
+        // are written unless they wait for the AMP's reads (execute()).
+        if (!((0xFu << s.load) & s.amp->readsA)) {
+          setPairA(c, s.load, in);
+          setPairA(c, s.load + 2, partials);
+        }
+        storePacked(c, packed, at0, loop.addr);
+        throw;
       }
-  } catch (const SimException &) {
-    // The main instruction had run (its address steps included) when the AMP issue raised.
-    storePacked(c, packed, at0, loop.addr);
-    throw;
-  }
+      setPairA(c, s.load, in);
+      setPairA(c, s.load + 2, partials);
+    }
   storePacked(c, packed, at0, loop.addr);
   const uint32_t stallTurns = (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
   c.extraWorkerCycles += loop.conflicts * stallTurns;

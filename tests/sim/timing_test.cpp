@@ -191,6 +191,7 @@ struct PaceAmpLoop {
   unsigned p0 = 0;
   bool prelude = false;
   unsigned lastFlags = 0; ///< the last bundle's flags if not 0
+  bool nan = true;        ///< a NaN input in iteration 8; else none, and a set's issues after the loop
 
   std::string program() const {
     std::string body = "w:\n  ld32 $m0, $mvertex_base, 0\n  ld32 $m1, $mvertex_base, 1\n  ld32 $m3, $mvertex_base, 2\n"
@@ -205,6 +206,12 @@ struct PaceAmpLoop {
       body += "  { ld2xst64pace $a0:3, " + result + ", $m4:5+=, $m2, " + selects[b % 4] + " ; " + form + " " + result + ", " +
               input((p0 + b) % phases) + ", $a2:3, " + std::to_string(flags) + " }\n";
     }
+    // After a loop without NaNs, the next set's issues read what the executor left (its sums,
+    // pending partials, results and pair): their results are stored at 0x70080.
+    if (!nan)
+      for (unsigned k = 0; k < phases; ++k)
+        body += "  " + form + " $a4:5, " + input((p0 + k) % phases) + ", $azeros, " + std::to_string(16 + (p0 + k) % phases) +
+                "\n  st64 $a4:5, $mvertex_base, " + std::to_string(16 + k) + "\n";
     for (unsigned r = 0; r < 4; ++r)
       body += "  st64 $a" + std::to_string(2 * r) + ":" + std::to_string(2 * r + 1) + ", $mvertex_base, " + std::to_string(4 + r) + "\n";
     return body + "  st32 $m4, $mvertex_base, 16\n  st32 $m5, $mvertex_base, 17\n  exitz $mzero\n";
@@ -229,6 +236,7 @@ struct PaceAmpLoop {
       }
       // A NaN input, loaded by iteration 8's first bundle: the issues that meet it take the
       // portable handler (and the executor hands the rest of the loop to the general one).
+      if (!nan) return;
       if (f32In) t.memory().write<uint64_t>(nanInput(), 0x7FC000007FC00000ull); // whichever the issue takes
       else t.memory().write<uint16_t>(nanInput() + 2, 0x7E00);
       for (unsigned e = 0; e < 64; ++e) // halves about 0.5, 0.6, -1 and 1; as floats about 0.6 and 1.3
@@ -262,6 +270,18 @@ TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
       nan |= loop.form == "f16v4hihov4amp" ? ((w & 0x7FFF) > 0x7C00 || (w >> 16 & 0x7FFF) > 0x7C00) : (w & 0x7FFFFFFF) > 0x7F800000;
     }
     EXPECT_TRUE(nan);
+    // The executor ran every bundle (12 iterations of S); its vector form ran them up to the
+    // issue that reads the NaN (iteration 8's second bundle: 8 S + 1), and none where the pair
+    // does not match the first phase (f16v4sisoamp from phase 2 with no issues before the loop).
+    EXPECT_EQ(apart.tile->paceLoopBundles(), 12u * loop.phases);
+    if (apart.tile->vectorLoopBundles() || sim::hostVectorUnits())
+      EXPECT_EQ(apart.tile->vectorLoopBundles(), loop.p0 && !loop.prelude ? 0u : 8u * loop.phases + 1);
+    // Without the NaN the vector form runs the whole loop, and the issues after it continue.
+    PaceAmpLoop clean = loop;
+    clean.nan = false;
+    TileRun whole = clean.run(0x68000, 12);
+    EXPECT_EQ(whole.tile->paceLoopBundles(), 12u * loop.phases);
+    if (sim::hostVectorUnits()) EXPECT_EQ(whole.tile->vectorLoopBundles(), loop.p0 && !loop.prelude ? 0u : 12u * loop.phases);
   }
   // A store that leaves tile memory in iteration 2 (its last bundle: 0xE7F90 + 2 x 40 + 32 =
   // 0xE8000): the loop runs on the general path, which raises at that bundle on either path.

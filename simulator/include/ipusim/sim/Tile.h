@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <iterator>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,9 +46,15 @@ struct Op {
   bool aheadSafe = false;           ///< a worker may run it ahead of the other contexts (loopSafe,
                                     ///< or a branch on its own registers: docs/tile-timing.md)
   bool paceLoadStore = false;       ///< ld2xst64pace (the AMP kernels' main instruction: Tile::runPaceLoop)
-  bool registersOnly = false;       ///< reads and writes only the ARF and the AMP's state (no memory, no MRF)
+  bool registersOnly = false;       ///< an AMP, SLIC or clamp form: reads and writes only the ARF and
+                                    ///< the AMP's state (no memory, no MRF)
   enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
 };
+
+/// True unless IPUSIM_HOST_VECTOR is 0 or the host lacks the units that the handlers written for
+/// its vector units need (AVX2 and F16C on x86-64; elsewhere there are none): the fast path then
+/// takes those handlers (src/Semantics.h, RegisterHostVector).
+bool hostVectorUnits();
 
 constexpr unsigned kSupervisor = 0; ///< context number of the supervisor; workers are 1..6
 constexpr unsigned kBarrelSlots = 6; ///< [F] S3: six execution slots, round-robin
@@ -278,6 +284,10 @@ public:
     wordsReceived_ += received;
   }
   TileStats stats() const;
+  /// Bundles the AMP loop executor ran since the tile was made (Tile::runPaceLoop), and of them
+  /// those its form on the host's vector units ran (vectorPaceAmpLoop): for tests and profiles.
+  uint64_t paceLoopBundles() const { return paceLoopBundles_; }
+  uint64_t vectorLoopBundles() const { return vectorLoopBundles_; }
   /// The address the supervisor returns to when a run is done (outside tile memory).
   static constexpr uint32_t kHaltAddress = 0x1FFFFC;
   /// A small boot program outside tile memory: `setzi; setzi; run|runall; sync; br $lr`, which
@@ -363,6 +373,7 @@ private:
   uint32_t spoolPart_ = 1;
   size_t spoolLimit_ = 0;
   uint64_t syncWaitCycles_ = 0, wordsSent_ = 0, wordsReceived_ = 0;
+  uint64_t paceLoopBundles_ = 0, vectorLoopBundles_ = 0;
   uint32_t accessElements_[3];       ///< elements touched by the current bundle
   unsigned accessCount_ = 0;
   bool fastPaths_ = true;
