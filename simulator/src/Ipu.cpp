@@ -335,9 +335,49 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       overlap |= r.write < end;
       end = std::max(end, r.write + int64_t(r.count));
     }
+    // A whole run at once where deliver() would find nothing to report and nothing changing
+    // within it: before the sync, the format right for it, no put to the base or delta during it,
+    // and every address in tile memory and aligned. Returns false (nothing done) otherwise.
+    auto deliverRun = [&](const Run &r) {
+      const ExchangeLog &from = tiles_[r.src]->exchange();
+      const bool wide = from.instructions[from.sends[r.first].instruction].wide();
+      const int64_t last = r.write + int64_t(r.count) - 1;
+      auto still = [last](const Csr &csr) { return csr.next == csr.settings.size() || int64_t(csr.settings[csr.next].cycle) > last; };
+      if (last >= int64_t(phaseEnd[dst]) || format.at(r.write) != (wide ? layout_.direction(r.src, dst) : 0) || !still(format))
+        return false;
+      // A put to the delta at or before the first write, as deliver() takes it (its cursor has
+      // then moved past it, so deliver() would not take it again).
+      if (delta.next < delta.settings.size() && int64_t(delta.settings[delta.next].cycle) <= r.write)
+        incoming = delta.at(r.write);
+      const uint32_t bytes = wide ? 8 : 4, addr = base.at(r.write) + incoming;
+      if (!still(delta) || !still(base) || addr % bytes || !tile.memory().contains(addr, bytes * r.count)) return false;
+      for (uint32_t k = 0; k < r.count; ++k) {
+        const ExchangeLog::Send &send = from.sends[r.first + k];
+        tile.memory().write<uint32_t>(addr + bytes * k, send.lo);
+        if (wide) tile.memory().write<uint32_t>(addr + bytes * k + 4, send.hi);
+      }
+      incoming += bytes * r.count;
+      const uint32_t instruction = from.sends[r.first].instruction;
+      if (!group.open || group.src != r.src || group.instruction != instruction || addr != group.addr + group.bytes) {
+        flush();
+        group.open = true;
+        group.src = r.src;
+        group.instruction = instruction;
+        group.first = r.write;
+        group.addr = addr;
+      }
+      group.bytes += bytes * r.count;
+      group.last = last;
+      any = true;
+      previousWrite = last;
+      previousSrc = r.src;
+      wordsIn += bytes / 4 * r.count;
+      return true;
+    };
     if (!overlap) {
       for (const Run &r : runs)
-        for (uint32_t k = 0; k < r.count; ++k) deliver(r.write + k, r.src, r.first + k);
+        if (!deliverRun(r))
+          for (uint32_t k = 0; k < r.count; ++k) deliver(r.write + k, r.src, r.first + k);
     } else {
       struct Word {
         int64_t write;

@@ -194,6 +194,43 @@ TEST(Exchange, RingShiftBetweenNeighbours) {
   EXPECT_EQ(s.syncCycles, 2u * 126u);
 }
 
+TEST(Exchange, APutWhileWordsArriveAppliesFromItsCycle) {
+  // The ring shift, each receiver putting a new $INCOMING_DELTA (0x100) or $INCOMING_BASE
+  // (0x71200) `d` cycles after its send's last issue (the put at 204 + d), while its words arrive
+  // (225..230, RingShiftBetweenNeighbours). Words written from the put's cycle on use the new
+  // value: word i of the four goes to 0x71000 + 4i before, and after it to 0x71100 + 4(i - k)
+  // (the delta restarts from the put) or 0x71200 + 4i (the delta keeps counting), k the words
+  // before. Over d = 14..28 some receiver must see the put land between its words (0 < k < 4).
+  for (const char *csr : {"$INCOMING_DELTA", "$INCOMING_BASE"}) {
+    const bool delta = std::string(csr) == "$INCOMING_DELTA";
+    bool between = false;
+    for (unsigned d = 14; d <= 28; ++d) {
+      std::string program = ringProgram(30);
+      program.replace(program.find("  delay 40\n"), 11, std::string("  setzi $m5, ") + (delta ? "0x100" : "0x71200") + "\n  delay 39\n");
+      program.replace(program.find("  delay 30\n"), 11,
+                      "  delay " + std::to_string(d) + "\n  put " + csr + ", $m5\n  delay " + std::to_string(29 - d) + "\n");
+      sim::Ipu ipu(mk2Config(), 4);
+      cc::ObjectFile img;
+      runRing(program, ipu, img);
+      for (unsigned t = 0; t < 4; ++t) {
+        auto at = [&](uint32_t addr) { return ipu.tile(t).memory().read<uint32_t>(addr); };
+        int found = -1;
+        for (unsigned k = 0; k <= 4 && found < 0; ++k) {
+          bool match = true;
+          for (uint32_t i = 0; i < 4; ++i) {
+            const uint32_t addr = i < k ? 0x71000 + 4 * i : delta ? 0x71100 + 4 * (i - k) : 0x71200 + 4 * i;
+            match &= at(addr) == 100 * ((t + 3) % 4) + i;
+          }
+          if (match) found = int(k);
+        }
+        EXPECT_GE(found, 0) << csr << " d " << d << " tile " << t;
+        between |= found > 0 && found < 4;
+      }
+    }
+    EXPECT_TRUE(between) << csr;
+  }
+}
+
 TEST(Exchange, ErrorsNameSenderReceiverAndCycle) {
   {
     sim::Ipu ipu(mk2Config(), 4);
