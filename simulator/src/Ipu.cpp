@@ -273,12 +273,30 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
             .add("last_cycle", uint64_t(group.last));
       group = Group{};
     };
-    // One word (or 64-bit item) `k` of the sender's log, written at `write`.
     bool any = false;
     int64_t previousWrite = 0;
     unsigned previousSrc = 0;
     uint64_t wordsIn = 0;
     uint32_t incoming = log.deltaAtStart; // $INCOMING_DELTA: counts up by each item, or as put
+    // Notes `bytes` of send instruction `instruction` from `src`, written at `addr` from cycle
+    // `first` to `last`: the receive event they join, the counts, the last write.
+    auto received = [&](unsigned src, uint32_t instruction, uint32_t addr, int64_t first, int64_t last, uint32_t bytes) {
+      if (!group.open || group.src != src || group.instruction != instruction || addr != group.addr + group.bytes) {
+        flush();
+        group.open = true;
+        group.src = src;
+        group.instruction = instruction;
+        group.first = first;
+        group.addr = addr;
+      }
+      group.bytes += bytes;
+      group.last = last;
+      any = true;
+      previousWrite = last;
+      previousSrc = src;
+      wordsIn += bytes / 4;
+    };
+    // One word (or 64-bit item) `k` of the sender's log, written at `write`.
     auto deliver = [&](int64_t write, unsigned src, uint32_t k) {
       const ExchangeLog &from = tiles_[src]->exchange();
       const ExchangeLog::Send &send = from.sends[k];
@@ -312,20 +330,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       tile.memory().write<uint32_t>(addr, send.lo);
       if (wide) tile.memory().write<uint32_t>(addr + 4, send.hi);
       incoming += bytes;
-      if (!group.open || group.src != src || group.instruction != send.instruction || addr != group.addr + group.bytes) {
-        flush();
-        group.open = true;
-        group.src = src;
-        group.instruction = send.instruction;
-        group.first = write;
-        group.addr = addr;
-      }
-      group.bytes += bytes;
-      group.last = write;
-      any = true;
-      previousWrite = write;
-      previousSrc = src;
-      wordsIn += bytes / 4;
+      received(src, send.instruction, addr, write, write, bytes);
     };
     // Runs that do not overlap are the words in write order; overlapping ones (two words in one
     // cycle: an error, reported at the first such cycle) go word by word.
@@ -357,21 +362,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
         if (wide) tile.memory().write<uint32_t>(addr + bytes * k + 4, send.hi);
       }
       incoming += bytes * r.count;
-      const uint32_t instruction = from.sends[r.first].instruction;
-      if (!group.open || group.src != r.src || group.instruction != instruction || addr != group.addr + group.bytes) {
-        flush();
-        group.open = true;
-        group.src = r.src;
-        group.instruction = instruction;
-        group.first = r.write;
-        group.addr = addr;
-      }
-      group.bytes += bytes * r.count;
-      group.last = last;
-      any = true;
-      previousWrite = last;
-      previousSrc = r.src;
-      wordsIn += bytes / 4 * r.count;
+      received(r.src, from.sends[r.first].instruction, addr, r.write, last, bytes * r.count);
       return true;
     };
     if (!overlap) {

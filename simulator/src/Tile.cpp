@@ -503,11 +503,9 @@ uint64_t Tile::runRepeatBatch(Context &c) {
 }
 
 namespace {
-/// Packs a pace form's three addresses back into its MRF pair (the second register's top bit,
-/// part of no address, kept), as every step of the pace forms does.
+/// Packs a pace form's three addresses back into its MRF pair, as every step of the pace forms does.
 void storePacked(Context &c, unsigned r, arch::PackedAddresses before, const uint32_t addr[3]) {
-  arch::PackedAddresses p = arch::PackedAddresses::pack(addr[0], addr[1], addr[2]);
-  p.hi |= before.hi & 0x80000000u;
+  const arch::PackedAddresses p = before.with(addr[0], addr[1], addr[2]);
   c.setM(r, p.lo);
   c.setM(r + 1, p.hi);
 }

@@ -27,13 +27,17 @@ struct PackedAddresses {
     if (k == 1) return hi & kPackedAddressMask;
     return (lo >> 21) | ((hi >> 21) & 0x3FF) << 11;
   }
+  /// These registers holding addresses a0, a1, a2 instead (each wrapping at 21 bits).
+  PackedAddresses with(uint32_t a0, uint32_t a1, uint32_t a2) const {
+    PackedAddresses p = pack(a0, a1, a2);
+    p.hi |= hi & 0x80000000u; // the second register's top bit is not part of any address: kept
+    return p;
+  }
   /// Address k advanced by `delta` bytes (wrapping at 21 bits), the others kept.
   void add(unsigned k, int32_t delta) {
     uint32_t a[3] = {addr(0), addr(1), addr(2)};
-    a[k] = (a[k] + uint32_t(delta)) & kPackedAddressMask;
-    uint32_t keep = hi & 0x80000000u; // the second register's top bit is not part of any address
-    *this = pack(a[0], a[1], a[2]);
-    hi |= keep;
+    a[k] += uint32_t(delta);
+    *this = with(a[0], a[1], a[2]);
   }
 };
 

@@ -33,7 +33,7 @@ public:
   template <class T> void write(uint32_t addr, T v) { std::memcpy(at(addr), &v, sizeof v); }
 
   /// True if `addr` is in a region whose 64-bit words alternate between element arrays.
-  bool interleaved(uint32_t addr) const { return addr >= interleavedBase_ && addr < end_; }
+  bool interleaved(uint32_t addr) const { return elements().interleaved(addr); }
   bool executable(uint32_t addr) const { return addr >= base_ && addr < executableEnd_; }
   /// Where the memory elements lie: what element() needs, copied out of the memory so that a loop
   /// over many accesses keeps it in host registers.
@@ -42,10 +42,11 @@ public:
     unsigned shift; ///< log2 of the element size when it is a power of two (it is on Mk2), else 0
     /// Whole elements in `bytes` (a shift every memory access of a bundle would otherwise divide).
     uint32_t count(uint32_t bytes) const { return shift ? bytes >> shift : bytes / size; }
+    bool interleaved(uint32_t addr) const { return addr >= interleavedBase && addr < end; }
     /// The memory element (bank) an access to `addr` uses: one port per element per cycle ([I]
     /// ipu-facts §2.4); in the interleaved region even and odd 64-bit words are different elements.
     uint32_t of(uint32_t addr) const {
-      if (addr < interleavedBase || addr >= end) return count(addr - base);
+      if (!interleaved(addr)) return count(addr - base);
       // Region 1: adjacent 64-bit words alternate between two element arrays ([RE] S8, S9).
       return 0x10000 + count(addr - interleavedBase) / 2 * 2 + ((addr >> 3) & 1);
     }
