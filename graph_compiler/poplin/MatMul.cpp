@@ -155,6 +155,11 @@ struct Plan {
   unsigned tile(std::size_t gi, std::size_t mi, std::size_t ni, std::size_t ki) const {
     return unsigned(((gi * pm + mi) * pn + ni) * pk + ki);
   }
+  /// The tiles createMatMulInputLHS/RHS put A's block (gi, mi, ki) and B's block (gi, ni, ki)
+  /// on (placeOperands): one of the tiles that multiply it, which sends it to the others.
+  std::vector<unsigned> aHome, bHome;
+  unsigned aTile(std::size_t gi, std::size_t mi, std::size_t ki) const { return aHome.at((gi * pm + mi) * pk + ki); }
+  unsigned bTile(std::size_t gi, std::size_t ni, std::size_t ki) const { return bHome.at((gi * pn + ni) * pk + ki); }
   std::string str() const {
     std::ostringstream s;
     s << "groups " << g << " in " << pg << ", rows " << m << " in " << pm << " of " << mb << ", columns " << n
@@ -202,7 +207,9 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
            roundUp(ceilDiv(k, pk), kern.kAlign),
            0,
            0,
-           kern.amp};
+           kern.amp,
+           {},
+           {}};
     // Parts that leave a block empty are the same plan as fewer parts.
     if ((p.gb * (pg - 1) >= g && g) || (p.mb * (pm - 1) >= m && m) || (p.nb * (pn - 1) >= n && n) ||
         (p.kb * (pk - 1) >= k && k))
@@ -247,20 +254,67 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
   return best;
 }
 
+/// Chooses the home of each operand block among the tiles that multiply it. The home sends the
+/// block to the others in one broadcast, and a long send goes as 64-bit items on both transmit
+/// lanes of the home's tile pair (tiles 2j and 2j+1; ExchangeSchedule), so the blocks at home on
+/// one pair are sent one after the other. With every block on the first tile that multiplies it,
+/// the 1024^3 half product's first tiles' pairs held four blocks and took twice the exchange
+/// cycles of the rest. Each block, largest first, goes to the candidate whose pair has the fewest
+/// elements to send so far (the first such: deterministic); a block nobody else needs weighs 0.
+void placeOperands(Plan &p) {
+  struct Block {
+    double elements; // sent: 0 if only its home multiplies it
+    bool a;
+    std::size_t gi, i, ki; // i: mi for A, ni for B
+  };
+  std::vector<Block> blocks;
+  for (std::size_t gi = 0; gi < p.pg; ++gi)
+    for (std::size_t ki = 0; ki < p.pk; ++ki) {
+      const auto [g0, g1] = p.groups(gi);
+      const auto [k0, k1] = p.depth(ki);
+      for (std::size_t mi = 0; mi < p.pm; ++mi) {
+        const auto [m0, m1] = p.rows(mi);
+        blocks.push_back({double(g1 - g0) * double(m1 - m0) * double(k1 - k0) * (p.pn > 1), true, gi, mi, ki});
+      }
+      for (std::size_t ni = 0; ni < p.pn; ++ni) {
+        const auto [n0, n1] = p.cols(ni);
+        blocks.push_back({double(g1 - g0) * double(n1 - n0) * double(k1 - k0) * (p.pm > 1), false, gi, ni, ki});
+      }
+    }
+  std::stable_sort(blocks.begin(), blocks.end(), [](const Block &x, const Block &y) { return x.elements > y.elements; });
+  p.aHome.assign(p.pg * p.pm * p.pk, 0);
+  p.bHome.assign(p.pg * p.pn * p.pk, 0);
+  std::vector<double> pairLoad((p.tiles() + 1) / 2, 0);
+  for (const Block &b : blocks) {
+    const std::size_t candidates = b.a ? p.pn : p.pm;
+    unsigned best = 0;
+    for (std::size_t c = 0; c < candidates; ++c) {
+      const unsigned t = b.a ? p.tile(b.gi, b.i, c, b.ki) : p.tile(b.gi, c, b.i, b.ki);
+      if (c == 0 || pairLoad[t / 2] < pairLoad[best / 2]) best = t;
+    }
+    pairLoad[best / 2] += b.elements;
+    (b.a ? p.aHome[(b.gi * p.pm + b.i) * p.pk + b.ki] : p.bHome[(b.gi * p.pn + b.i) * p.pk + b.ki]) = best;
+  }
+}
+
 /// The plan for the AMP where it applies and a plan fits, else for the C++ vertex.
 Plan choosePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,
                 std::size_t n, const Type &inType, const Options &opts, bool aTransposed) {
   const Kernel kern = chooseKernel(inType, opts.partialsType, m, k, n, aTransposed);
   if (kern.amp) {
     try {
-      return makePlan(op, target, g, m, k, n, inType, opts, kern);
+      Plan p = makePlan(op, target, g, m, k, n, inType, opts, kern);
+      placeOperands(p);
+      return p;
     } catch (const poplar_error &) {
       // No AMP plan fits (its blocks are aligned to the AMP's chunks): the vector unit's may.
     }
   }
   Kernel vector{false, {inType, opts.partialsType}};
   vector.accBytes = target.getTypeSize(opts.partialsType);
-  return makePlan(op, target, g, m, k, n, inType, opts, vector);
+  Plan p = makePlan(op, target, g, m, k, n, inType, opts, vector);
+  placeOperands(p);
+  return p;
 }
 
 // ---- the vertex -------------------------------------------------------------------------------
@@ -590,42 +644,52 @@ Tensor createOperand(Graph &graph, const std::string &op, const Type &type, cons
   const Plan p = s.k && s.g ? choosePlan(op, graph.getTarget(), s.g, s.m, s.k, s.n, type, opts, false) : Plan{};
   if (!lhs && p.amp) {
     // The AMP's weight order: chunks [g][n/16][k/C] of 16 rows (output columns in the order of
-    // amp::Form::rowOfOutput) by C, each chunk on the first tile that multiplies it; the user sees
-    // the [g][k][n] view.
+    // amp::Form::rowOfOutput) by C; each block's chunks a variable of its own on its home
+    // (placeOperands), so that the product vertex on the home reads them where they lie (in one
+    // variable of the whole, a block of a split depth would be strided, and gathered by a copy
+    // on the home first); the user sees the [g][k][n] view.
     const amp::Form form{type, opts.partialsType};
     const std::size_t C = form.inputs(), O = form.outputs();
-    Tensor w = graph.addVariable(type, {s.g, s.n / O, s.k / C, O, C}, name);
-    for (std::size_t gi = 0; gi < p.pg; ++gi)
-      for (std::size_t ni = 0; ni < p.pn; ++ni)
-        for (std::size_t ki = 0; ki < p.pk; ++ki) {
-          const auto [g0, g1] = p.groups(gi);
-          const auto [n0, n1] = p.cols(ni);
+    std::vector<Tensor> groups;
+    for (std::size_t gi = 0; gi * p.gb < s.g; ++gi) {
+      const auto [g0, g1] = p.groups(gi);
+      std::vector<Tensor> cols;
+      for (std::size_t ni = 0; ni * p.nb < s.n; ++ni) {
+        const auto [n0, n1] = p.cols(ni);
+        std::vector<Tensor> depth;
+        for (std::size_t ki = 0; ki * p.kb < s.k; ++ki) {
           const auto [k0, k1] = p.depth(ki);
-          if (g0 < g1 && n0 < n1 && k0 < k1)
-            graph.setTileMapping(w.slice({g0, n0 / O, k0 / C, 0, 0}, {g1, n1 / O, k1 / C, O, C}), p.tile(gi, 0, ni, ki));
+          Tensor block = graph.addVariable(type, {g1 - g0, (n1 - n0) / O, (k1 - k0) / C, O, C}, name);
+          graph.setTileMapping(block, p.bTile(gi, ni, ki));
+          depth.push_back(block);
         }
+        cols.push_back(concat(depth, 2));
+      }
+      groups.push_back(concat(cols, 1));
+    }
+    const Tensor w = concat(groups, 0);
     Tensor t = form.inOutputOrder(w, 3).dimShuffle({0, 2, 4, 1, 3}).reshape({s.g, s.k, s.n});
     return grouped ? t : t[0];
   }
   if (lhs && s.k && s.g && s.m) {
-    // Each block a variable of its own on the first tile that multiplies it; the user sees the
+    // Each block a variable of its own on its home (placeOperands); the user sees the
     // [g][m][k] view.
     Tensor t = blockTensor(
         graph, type, p, name,
         [&](std::size_t gi, std::size_t mi, std::size_t ki, const Tensor &block) {
-          graph.setTileMapping(block, p.tile(gi, mi, 0, ki));
+          graph.setTileMapping(block, p.aTile(gi, mi, ki));
         },
         Dim::Rows, Dim::Depth);
     return grouped ? t : t[0];
   }
   if (!lhs && s.k && s.g && s.n) {
     // The vector unit's right operand: each [depth block][column block] a variable of its own
-    // on the first tile that multiplies it (a block of a row-major whole would be a column strip,
+    // on its home (placeOperands) (a block of a row-major whole would be a column strip,
     // a region a row, for every operation on the tensor to visit).
     Tensor t = blockTensor(
         graph, type, p, name,
         [&](std::size_t gi, std::size_t ki, std::size_t ni, const Tensor &block) {
-          graph.setTileMapping(block, p.tile(gi, 0, ni, ki));
+          graph.setTileMapping(block, p.bTile(gi, ni, ki));
         },
         Dim::Depth, Dim::Cols);
     return grouped ? t : t[0];

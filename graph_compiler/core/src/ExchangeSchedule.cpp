@@ -111,13 +111,33 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     return it->second;
   };
 
-  // Largest first, then by sender: a deterministic order that packs the long transfers early.
+  // Largest first, then in rounds: round r holds each sender's r-th transfer counting its
+  // receivers round the tile order from its own tile (the nearest receiver after it first), then
+  // by sender: a deterministic order that packs the long transfers early and, in an all-to-all
+  // such as a depth split's partial sums, has each tile send to a different one in a round
+  // rather than every tile to the same one (the 1024^3 half product's partials: 5,192 -> 4,586
+  // cycles).
   std::vector<size_t> order(transfers.size());
   std::iota(order.begin(), order.end(), size_t(0));
+  std::vector<uint32_t> ordinal(transfers.size());
+  {
+    std::map<unsigned, std::vector<std::pair<uint64_t, size_t>>> bySender;
+    for (size_t k = 0; k < transfers.size(); ++k) {
+      const unsigned src = transfers[k].src;
+      uint64_t d = UINT64_MAX; // the distance round the tile order (ids are below 2^32)
+      for (unsigned t : transfers[k].dst) d = std::min<uint64_t>(d, uint64_t(t) + (t < src ? 1ull << 32 : 0) - src);
+      bySender[transfers[k].src].push_back({d, k});
+    }
+    for (auto &[src, list] : bySender) {
+      std::stable_sort(list.begin(), list.end());
+      for (size_t i = 0; i < list.size(); ++i) ordinal[list[i].second] = uint32_t(i);
+    }
+  }
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const ExchangeTransfer &a = transfers[x], &b = transfers[y];
     if (a.words != b.words) return a.words > b.words;
     if (a.dst.size() != b.dst.size()) return a.dst.size() > b.dst.size();
+    if (ordinal[x] != ordinal[y]) return ordinal[x] < ordinal[y];
     return a.src < b.src;
   });
 
