@@ -455,14 +455,22 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
                      PlanningCache *) {
   params.validate();
   const std::string name = debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName();
-  if (ampPlan(graph, params, options).cb) {
+  if (const AmpPlan plan = ampPlan(graph, params, options); plan.cb) {
     // The AMP's chunks: [Co/16][Kh][Kw][Ci/C][16 rows][C], viewed as [1][Co][Ci][Kh][Kw].
-    const amp::Form form = ampPlan(graph, params, options).form;
+    const amp::Form form = plan.form;
     const std::size_t C = form.inputs(), O = form.outputs();
     const std::size_t co = params.outputChannelsPerConvGroup, ci = params.inputChannelsPerConvGroup;
     const std::size_t kh = params.kernelShape[0], kw = params.kernelShape[1];
     Tensor chunks = graph.addVariable(params.inputType, {co / O, kh, kw, ci / C, O, C}, name);
-    poputil::mapTensorLinearly(graph, chunks, 1, unsigned(O * C));
+    // Each vertex's block of cb output channels together on one tile, which broadcasts it to
+    // all the vertices of the block in one long send. Spread over the tiles in chunks, a block
+    // came from dozens of tiles, each send a broadcast to hundreds of receivers across the die
+    // that waited for the skew between its receivers' windows (ResNet-50's 3x3 layer: 36 chunks
+    // a block). The block's last vertex's tile holds it: the input's rows lie on the first tiles.
+    const std::size_t oh = params.getOutputSize(0);
+    for (std::size_t c0 = 0, c = 0; c0 < co; c0 += plan.cb, ++c)
+      graph.setTileMapping(chunks.slice(c0 / O, std::min(co, c0 + plan.cb) / O),
+                           ampTile(graph, params, plan, params.batchSize - 1, c, oh - 1));
     // [Co/O][Kh][Kw][Ci/C][O][C] -> [Co/O][O][Ci/C][C][Kh][Kw] -> [Co][Ci][Kh][Kw].
     return form.inOutputOrder(chunks, 4).dimShuffle({0, 4, 3, 5, 1, 2}).reshape({co, ci, kh, kw}).expand({0});
   }
@@ -475,11 +483,22 @@ Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &d
                    PlanningCache *) {
   params.validate();
   const std::string name = debugContext.getPathName().empty() ? "poplin::input" : debugContext.getPathName();
-  if (ampPlan(graph, params, options).cb) {
-    // Channels last, whole rows of pixels on a tile, viewed as [N][C][H][W].
+  if (const AmpPlan plan = ampPlan(graph, params, options); plan.cb) {
+    // Channels last, viewed as [N][C][H][W]. Each row of pixels on the tile of the first channel
+    // block's vertex whose central tap reads it: that vertex receives the rows above and below,
+    // and the rows' sends and receives can go in kh waves (row r in wave r mod kh), as each tile
+    // sends one row and receives the others. On the first tiles in turn, the rows' homes were
+    // vertex tiles receiving rows of their own in the same cycles (a supervisor cannot send
+    // while it steers a receive), and ResNet-50's 3x3 layer's rows took 6 waves instead of 3.
     const std::size_t h = params.inputFieldShape[0], w = params.inputFieldShape[1], c = params.inputChannelsPerConvGroup;
     Tensor nhwc = graph.addVariable(params.inputType, {params.batchSize, h, w, c}, name);
-    poputil::mapTensorLinearly(graph, nhwc, 1, unsigned(w * c));
+    const long oh = long(params.getOutputSize(0)), centre = long(params.kernelShape[0] / 2);
+    const long padTop = long(params.inputTransform.paddingLower[0]);
+    for (std::size_t n = 0; n < params.batchSize; ++n)
+      for (std::size_t r = 0; r < h; ++r) {
+        const long y = std::clamp(long(r) + padTop - centre, 0L, oh - 1);
+        graph.setTileMapping(nhwc[n][r], ampTile(graph, params, plan, n, 0, std::size_t(y)));
+      }
     return nhwc.dimShuffle({0, 3, 1, 2});
   }
   Tensor in = graph.addVariable(params.inputType, inputShape(params), name);
