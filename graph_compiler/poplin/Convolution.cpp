@@ -9,6 +9,7 @@
 // reduced by popops::reduce. Every value is computed on the tiles.
 #include "Amp.hpp"
 #include "ConvMatMul.hpp"
+#include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"
 
@@ -24,6 +25,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <cstdio>
 #include <sstream>
@@ -296,6 +298,7 @@ Type partialsTypeOf(const OptionFlags &options) {
 struct AmpPlan {
   std::size_t cb = 0; // output channels a vertex (a multiple of the pass's outputs); 0: not on the AMP
   std::size_t windowWidth = 0;
+  std::size_t parts = 1; // kernel rows split over this many vertices (1 or Kh), their partials summed
   amp::Form form{FLOAT, FLOAT};
 };
 
@@ -329,6 +332,25 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   const std::size_t want = std::min(chunks, std::max<std::size_t>(1, (tiles + rows - 1) / rows));
   plan.cb = (chunks + want - 1) / want * form.outputs();
   if (plan.cb > form.maxRow()) return none; // the output's row jump must fit a pace stride
+  // Kernel rows on vertices of their own (each an input row, its Kw taps and partials, summed
+  // afterwards) when that costs the busiest tile fewer cycles, the sum included: with fewer
+  // output rows than tiles (ResNet-50's 3x3 layer: 896 vertices of 36 passes on 1,472 tiles),
+  // Kh times the vertices of a third of the passes fill the tiles (two a tile: 24 passes) and
+  // each receives one input row instead of three; the sum receives Kh - 1 partials of each of
+  // its outputs (at 8 bytes a cycle) and adds them (PartialSum.hpp), an exchange and a compute
+  // set more (about 400 cycles of syncs and set-up).
+  const std::size_t kh = p.kernelShape[0], kw = p.kernelShape[1];
+  const std::size_t units = p.batchSize * oh * ((co + plan.cb - 1) / plan.cb);
+  if (kh > 1) {
+    const double perTile = double((units + tiles - 1) / tiles), perTileSplit = double((units * kh + tiles - 1) / tiles);
+    const double partialBytes = double(graph.getTarget().getTypeSize(form.partials));
+    const double outBytes = double(ow) * double(plan.cb) * partialBytes * perTileSplit;
+    const double sum = double(kh - 1) * outBytes / 8 +
+                       6 * detail::vectorVertexBundles(double(kh - 1), std::ceil(outBytes / 8 / 6)) + 400;
+    if (perTileSplit * amp::productCycles(form, ow, ci * kw, plan.cb) + sum <
+        perTile * amp::productCycles(form, ow, ci * kw * kh, plan.cb))
+      plan.parts = kh;
+  }
   // Memory: the input rows, the weights and the output rows of a vertex.
   const double bytes = double(graph.getTarget().getTypeSize(t)) *
                        (double(p.kernelShape[0]) * plan.windowWidth * ci + double(plan.cb) * ci * p.kernelShape[0] * p.kernelShape[1] +
@@ -337,36 +359,45 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   return plan;
 }
 
-/// The tile of output block (n, channel block c, row y), u counting them in that order.
+/// The tile of the vertex of output block (n, channel block c, row y) and kernel-row part
+/// `part`. Counting the vertices by channel block, part, image and row, each tile takes a run of
+/// them (as many as the busiest must: the vertices over the tiles, rounded up), so that the
+/// vertices of a tile share their weights (received once) and read neighbouring input rows.
 unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, std::size_t n, std::size_t c,
-                 std::size_t y) {
+                 std::size_t y, std::size_t part = 0) {
   const std::size_t blocks = p.outputChannelsPerConvGroup / plan.cb + (p.outputChannelsPerConvGroup % plan.cb != 0);
-  const std::size_t oh = p.getOutputSize(0), total = p.batchSize * blocks * oh;
-  return blockTile(graph, (n * blocks + c) * oh + y, total);
+  const std::size_t oh = p.getOutputSize(0), total = p.batchSize * blocks * oh * plan.parts;
+  const std::size_t tiles = graph.getTarget().getNumTiles(), perTile = (total + tiles - 1) / tiles;
+  const std::size_t u = ((c * plan.parts + part) * p.batchSize + n) * oh + y;
+  return blockTile(graph, u / perTile, (total + perTile - 1) / perTile);
 }
 
 /// An output-shaped [N][Co][OH][OW] tensor of `type` stored [N][Co/cb][OH][OW][cb]: each vertex's
-/// output rows together, on its tile; an invalid tensor if cb does not divide Co.
-Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name) {
+/// output rows together, on the tile of its kernel-row part `part`; an invalid tensor if cb does
+/// not divide Co.
+Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name,
+                 std::size_t part = 0) {
   const std::size_t co = p.outputChannelsPerConvGroup, blocks = co / plan.cb, oh = p.getOutputSize(0),
                     ow = p.getOutputSize(1);
   if (co % plan.cb) return Tensor();
   Tensor o = graph.addVariable(type, {p.batchSize, blocks, oh, ow, plan.cb}, name);
   for (std::size_t n = 0; n < p.batchSize; ++n)
     for (std::size_t c = 0; c < blocks; ++c)
-      for (std::size_t y = 0; y < oh; ++y) graph.setTileMapping(o[n][c][y], ampTile(graph, p, plan, n, c, y));
+      for (std::size_t y = 0; y < oh; ++y) graph.setTileMapping(o[n][c][y], ampTile(graph, p, plan, n, c, y, part));
   return o.dimShuffle({0, 2, 3, 1, 4}).reshape({p.batchSize, oh, ow, co}).dimShuffle({0, 3, 1, 2});
 }
 
-/// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) in the vertex's order: column
-/// chunks, taps, depth chunks, each chunk a pass's outputs as rows (in amp::Form::rowOfOutput's
-/// order) of C inputs.
-Tensor ampWeights(const Tensor &weights, const ConvParams &p, const amp::Form &form, std::size_t c0, std::size_t c1) {
+/// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) and kernel rows [ky0, ky1) in the
+/// vertex's order: column chunks, taps, depth chunks, each chunk a pass's outputs as rows (in
+/// amp::Form::rowOfOutput's order) of C inputs.
+Tensor ampWeights(const Tensor &weights, const ConvParams &p, const amp::Form &form, std::size_t c0, std::size_t c1,
+                  std::size_t ky0, std::size_t ky1) {
   const std::size_t C = form.inputs(), O = form.outputs();
   const Tensor w = weights[0]
                        .slice(c0, c1)
                        .reshape({(c1 - c0) / O, O, p.inputChannelsPerConvGroup / C, C, p.kernelShape[0], p.kernelShape[1]})
-                       .dimShuffle({0, 4, 5, 2, 1, 3});
+                       .dimShuffle({0, 4, 5, 2, 1, 3})
+                       .slice(ky0, ky1, 1);
   return form.inRowOrder(w, 4).flatten();
 }
 
@@ -384,13 +415,21 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   const bool direct = plan.form.partials == out.elementType();
   Tensor sums = direct ? out : ampOutput(graph, p, plan, plan.form.partials, name + "/partials");
   if (!sums.valid()) sums = graph.clone(plan.form.partials, out, name + "/partials");
-  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1});
-  std::vector<unsigned> tapOffsets;
-  for (std::size_t ky = 0; ky < kh; ++ky)
-    for (std::size_t kx = 0; kx < kw; ++kx) tapOffsets.push_back(unsigned((ky * width + kx) * ci * bytes));
   bool outMapped = !direct;
   if (direct) graph.getTileMapping(out, &outMapped);
-  const Tensor outNHWC = sums.dimShuffle({0, 2, 3, 1});
+  // With the kernel rows split (AmpPlan::parts), each part's vertices write partials of their
+  // own, laid out as the output on the part's tiles, summed into `sums` afterwards.
+  const std::size_t parts = plan.parts, rowsPerPart = kh / parts;
+  std::vector<Tensor> partials;
+  for (std::size_t part = 0; parts > 1 && part < parts; ++part) {
+    Tensor t = ampOutput(graph, p, plan, plan.form.partials, name + "/rows", part);
+    if (!t.valid()) t = graph.clone(plan.form.partials, sums, name + "/rows");
+    partials.push_back(t.expand({0}));
+  }
+  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1});
+  std::vector<unsigned> tapOffsets;
+  for (std::size_t ky = 0; ky < rowsPerPart; ++ky)
+    for (std::size_t kx = 0; kx < kw; ++kx) tapOffsets.push_back(unsigned((ky * width + kx) * ci * bytes));
   // Zeros for the padding, one row's worth on each tile that needs them.
   std::map<unsigned, Tensor> zeros;
   auto zerosOn = [&](unsigned tile, std::size_t n) {
@@ -405,36 +444,46 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   ComputeSet cs = graph.addComputeSet(name);
   for (std::size_t c0 = 0, c = 0; c0 < co; c0 += plan.cb, ++c) {
     const std::size_t c1 = std::min(co, c0 + plan.cb);
-    const Tensor wv = ampWeights(weights, p, plan.form, c0, c1);
-    for (std::size_t n = 0; n < p.batchSize; ++n)
-      for (std::size_t y = 0; y < oh; ++y) {
-        const unsigned tile = ampTile(graph, p, plan, n, c, y);
-        std::vector<Tensor> window;
-        for (std::size_t ky = 0; ky < kh; ++ky) {
-          const long iy = long(y + ky) - long(padTop);
-          if (iy < 0 || iy >= long(h)) {
-            window.push_back(zerosOn(tile, width * ci));
-            continue;
+    for (std::size_t part = 0; part < parts; ++part) {
+      const std::size_t ky0 = part * rowsPerPart, ky1 = ky0 + rowsPerPart;
+      const Tensor wv = ampWeights(weights, p, plan.form, c0, c1, ky0, ky1);
+      const Tensor outNHWC = (parts > 1 ? partials[part][0] : sums).dimShuffle({0, 2, 3, 1});
+      for (std::size_t n = 0; n < p.batchSize; ++n)
+        for (std::size_t y = 0; y < oh; ++y) {
+          const unsigned tile = ampTile(graph, p, plan, n, c, y, part);
+          std::vector<Tensor> window;
+          for (std::size_t ky = ky0; ky < ky1; ++ky) {
+            const long iy = long(y + ky) - long(padTop);
+            if (iy < 0 || iy >= long(h)) {
+              window.push_back(zerosOn(tile, width * ci));
+              continue;
+            }
+            if (padLeft) window.push_back(zerosOn(tile, padLeft * ci));
+            window.push_back(inNHWC[n][std::size_t(iy)].flatten());
+            if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
           }
-          if (padLeft) window.push_back(zerosOn(tile, padLeft * ci));
-          window.push_back(inNHWC[n][std::size_t(iy)].flatten());
-          if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
+          const Tensor o = outNHWC[n][y].slice(c0, c1, 1);
+          if (!outMapped && parts == 1) graph.setTileMapping(o, tile);
+          if (!outMapped && parts > 1 && part == 0)
+            graph.setTileMapping(sums.dimShuffle({0, 2, 3, 1})[n][y].slice(c0, c1, 1), tile);
+          amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o.flatten(), ow, ci,
+                              c1 - c0, tapOffsets);
         }
-        const Tensor o = outNHWC[n][y].slice(c0, c1, 1);
-        if (!outMapped) graph.setTileMapping(o, tile);
-        amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o.flatten(), ow, ci, c1 - c0,
-                            tapOffsets);
-      }
+    }
   }
   prog.add(program::Execute(cs));
-  if (!direct) {
-    // Cast in the storage order of ampOutput ([N][Co/cb][OH][OW][cb]), where its runs are long.
-    auto stored = [&](const Tensor &t) {
-      if (co % plan.cb) return t;
-      return t.dimShuffle({0, 2, 3, 1}).reshape({p.batchSize, oh, ow, co / plan.cb, plan.cb}).dimShuffle({0, 3, 1, 2, 4});
-    };
-    popops::cast(graph, stored(sums), stored(out), prog, name + "/cast");
+  // The sum and the cast go in the storage order of ampOutput ([N][Co/cb][OH][OW][cb]), where
+  // its runs are long (in [N][Co][OH][OW] order a tile's elements are runs of one).
+  auto stored = [&](const Tensor &t) {
+    if (co % plan.cb) return t;
+    return t.dimShuffle({0, 2, 3, 1}).reshape({p.batchSize, oh, ow, co / plan.cb, plan.cb}).dimShuffle({0, 3, 1, 2, 4});
+  };
+  if (parts > 1) {
+    std::vector<Tensor> inOrder;
+    for (const Tensor &t : partials) inOrder.push_back(stored(t[0]).expand({0}));
+    detail::sumPartials(graph, concat(inOrder), stored(sums), prog, name + "/rows");
   }
+  if (!direct) popops::cast(graph, stored(sums), stored(out), prog, name + "/cast");
 }
 
 } // namespace
@@ -466,11 +515,14 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
     // all the vertices of the block in one long send. Spread over the tiles in chunks, a block
     // came from dozens of tiles, each send a broadcast to hundreds of receivers across the die
     // that waited for the skew between its receivers' windows (ResNet-50's 3x3 layer: 36 chunks
-    // a block). The block's last vertex's tile holds it: the input's rows lie on the first tiles.
-    const std::size_t oh = params.getOutputSize(0);
+    // a block). The block's last vertex's tile holds it (createInput's rows lie on the first
+    // block's vertices, so only the first block's home also sends a row).
+    // With the kernel rows split, each part's rows of the block on a tile of the part's.
+    const std::size_t oh = params.getOutputSize(0), rowsPerPart = kh / plan.parts;
     for (std::size_t c0 = 0, c = 0; c0 < co; c0 += plan.cb, ++c)
-      graph.setTileMapping(chunks.slice(c0 / O, std::min(co, c0 + plan.cb) / O),
-                           ampTile(graph, params, plan, params.batchSize - 1, c, oh - 1));
+      for (std::size_t part = 0; part < plan.parts; ++part)
+        graph.setTileMapping(chunks.slice(c0 / O, std::min(co, c0 + plan.cb) / O).slice(part * rowsPerPart, (part + 1) * rowsPerPart, 1),
+                             ampTile(graph, params, plan, params.batchSize - 1, c, oh - 1, part));
     // [Co/O][Kh][Kw][Ci/C][O][C] -> [Co/O][O][Ci/C][C][Kh][Kw] -> [Co][Ci][Kh][Kw].
     return form.inOutputOrder(chunks, 4).dimShuffle({0, 4, 3, 5, 1, 2}).reshape({co, ci, kh, kw}).expand({0});
   }
@@ -494,10 +546,13 @@ Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &d
     Tensor nhwc = graph.addVariable(params.inputType, {params.batchSize, h, w, c}, name);
     const long oh = long(params.getOutputSize(0)), centre = long(params.kernelShape[0] / 2);
     const long padTop = long(params.inputTransform.paddingLower[0]);
+    const std::size_t blocks = (params.outputChannelsPerConvGroup + plan.cb - 1) / plan.cb;
     for (std::size_t n = 0; n < params.batchSize; ++n)
       for (std::size_t r = 0; r < h; ++r) {
-        const long y = std::clamp(long(r) + padTop - centre, 0L, oh - 1);
-        graph.setTileMapping(nhwc[n][r], ampTile(graph, params, plan, n, 0, std::size_t(y)));
+        const long y = std::clamp(long(r) + padTop - centre, 0L, oh - 1), ky = long(r) + padTop - y;
+        // With the kernel rows split, the part of that vertex that reads the row.
+        const std::size_t part = plan.parts > 1 && ky >= 0 && ky < long(plan.parts) ? std::size_t(ky) : 0;
+        graph.setTileMapping(nhwc[n][r], ampTile(graph, params, plan, n, r % blocks, std::size_t(y), part));
       }
     return nhwc.dimShuffle({0, 3, 1, 2});
   }

@@ -261,33 +261,36 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     out.words += x.words;
   };
 
-  // List scheduling, largest first (by powers of two of the words) and, among transfers of one
-  // such size, earliest start first: of those not yet placed, the one that can start first goes
-  // next (in `order` among those that start in the same cycle). Placing a transfer only takes
-  // cycles from the others, so each one's last fit is a lower bound on its next: the queue keeps
-  // those bounds and a transfer is placed when its bound still fits. In an all-to-all, such as a
-  // depth split's partial sums, the fixed order had every tile wait for the same receivers (the
-  // 1024^3 half product's partials: 5,192 cycles, now 3,769). Transfers shorter than kListWords
-  // are placed in `order` as they come: a convolution's expansion is 100,000-odd one-word
+  // List scheduling: the largest first (by powers of two of the words), then those with the most
+  // receivers (by powers of two), and among transfers of one such class the one that can start
+  // earliest goes next (in `order` among those that start in the same cycle). Placing a transfer
+  // only takes cycles from the others, so each one's last fit is a lower bound on its next: the
+  // queue keeps those bounds and a transfer is placed when its bound still fits. In an
+  // all-to-all, such as a depth split's partial sums, the fixed order had every tile wait for
+  // the same receivers (the 1024^3 half product's partials: 5,192 cycles, now 3,769); a
+  // broadcast to hundreds of tiles goes before the short hops around it, which would otherwise
+  // leave it no cycle that all its receivers have free. Transfers shorter than kListWords are
+  // placed in `order` as they come: a convolution's expansion is 100,000-odd one-word
   // transfers, and re-placing them costs compile time (seconds to half a minute) for little.
   constexpr uint32_t kListWords = 32;
   std::vector<Shape> shapes(transfers.size());
-  // (size class, largest first: the words' highest bit; a lower bound on its start; rank in `order`)
-  using Entry = std::tuple<int, uint64_t, size_t>;
+  // (size class: the words' highest bit, largest first; the same of the receivers; a lower bound
+  // on its start; rank in `order`)
+  using Entry = std::tuple<int, int, uint64_t, size_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
   for (size_t r = 0; r < order.size(); ++r) {
     const size_t k = order[r];
     if (transfers[k].words == 0 || transfers[k].dst.empty()) continue;
     shapes[k] = shape(k);
-    queue.push({__builtin_clz(transfers[k].words), shapes[k].lower, r});
+    queue.push({__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size())), shapes[k].lower, r});
   }
   while (!queue.empty()) {
-    const auto [size, bound, r] = queue.top();
+    const auto [size, fan, bound, r] = queue.top();
     queue.pop();
     const size_t k = order[r];
     const uint64_t T = fit(k, shapes[k], bound);
-    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && Entry{size, T, r} > queue.top()) {
-      queue.push({size, T, r});
+    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && Entry{size, fan, T, r} > queue.top()) {
+      queue.push({size, fan, T, r});
       continue;
     }
     commit(k, shapes[k], T);

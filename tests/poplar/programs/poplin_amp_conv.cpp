@@ -2,7 +2,9 @@
 // channels in the AMP's chunks, input padding only. Tensors made by createInput/createWeights
 // (stored channels-last and as the AMP's weight chunks), with half (half partials, and float
 // partials: 8 outputs a pass, summed in float and cast) and with float, symmetric and
-// uneven padding, and tensors the caller laid out (gathered as they lie). Every element is a
+// uneven padding, and tensors the caller laid out (gathered as they lie), each with its kernel
+// rows on one vertex and, for layers of few output rows, on vertices of their own whose partials
+// are summed (AmpPlan::parts; which cases split is noted below). Every element is a
 // small multiple of 1/4 and every sum stays below 128, so every result is exact; the host
 // reference is computed here.
 #include <poplar/Engine.hpp>
@@ -50,6 +52,12 @@ int main() {
       {"half, float partials, 24 outputs in blocks of 16", HALF, 1, 16, 24, 5, 20, 3, 3, 1, 1, 1, 1, true},
       {"float, 3x3, uneven padding", FLOAT, 1, 8, 16, 6, 20, 3, 3, 0, 2, 2, 0, true},
       {"float, 1x3, laid out by the caller", FLOAT, 1, 8, 16, 4, 24, 1, 3, 0, 0, 0, 0, false},
+      // Few output rows for the tiles and enough depth that it pays: the kernel rows go to
+      // vertices of their own and their partials are summed afterwards (AmpPlan::parts: 3, 3
+      // and 5 in these three; 1 in those above).
+      {"half, 3x3, padding 1, kernel rows split", HALF, 1, 32, 16, 2, 20, 3, 3, 1, 1, 1, 1, true},
+      {"float, 3x3, uneven padding, kernel rows split", FLOAT, 1, 32, 16, 3, 20, 3, 3, 0, 2, 2, 0, true},
+      {"half, float partials, 5x3, kernel rows split, laid out by the caller", HALF, 1, 32, 8, 3, 20, 5, 3, 2, 2, 1, 1, false},
   };
   struct Result {
     Tensor out;
