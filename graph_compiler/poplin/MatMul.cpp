@@ -260,7 +260,8 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
 /// one pair are sent one after the other. With every block on the first tile that multiplies it,
 /// the 1024^3 half product's first tiles' pairs held four blocks and took twice the exchange
 /// cycles of the rest. Each block, largest first, goes to the candidate whose pair has the fewest
-/// elements to send so far (the first such: deterministic); a block nobody else needs weighs 0.
+/// elements to send so far (deterministic: the first such in its order); a block nobody else
+/// needs weighs 0.
 void placeOperands(Plan &p) {
   struct Block {
     double elements; // sent: 0 if only its home multiplies it
@@ -286,11 +287,15 @@ void placeOperands(Plan &p) {
   p.bHome.assign(p.pg * p.pn * p.pk, 0);
   std::vector<double> pairLoad((p.tiles() + 1) / 2, 0);
   for (const Block &b : blocks) {
-    const std::size_t candidates = b.a ? p.pn : p.pm;
+    // The candidates from a different one for each block, so that ties spread the blocks
+    // (from the first every time, all of A's blocks of a depth pair went to column blocks 0
+    // and 1, whose pairs then had no room left for B's).
+    const std::size_t candidates = b.a ? p.pn : p.pm, start = (b.gi + b.i + b.ki) % candidates;
     unsigned best = 0;
-    for (std::size_t c = 0; c < candidates; ++c) {
+    for (std::size_t j = 0; j < candidates; ++j) {
+      const std::size_t c = (start + j) % candidates;
       const unsigned t = b.a ? p.tile(b.gi, b.i, c, b.ki) : p.tile(b.gi, c, b.i, b.ki);
-      if (c == 0 || pairLoad[t / 2] < pairLoad[best / 2]) best = t;
+      if (j == 0 || pairLoad[t / 2] < pairLoad[best / 2]) best = t;
     }
     pairLoad[best / 2] += b.elements;
     (b.a ? p.aHome[(b.gi * p.pm + b.i) * p.pk + b.ki] : p.bHome[(b.gi * p.pn + b.i) * p.pk + b.ki]) = best;
