@@ -372,19 +372,30 @@ unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, s
   return blockTile(graph, u / perTile, (total + perTile - 1) / perTile);
 }
 
-/// An output-shaped [N][Co][OH][OW] tensor of `type` stored [N][Co/cb][OH][OW][cb]: each vertex's
-/// output rows together, on the tile of its kernel-row part `part`; an invalid tensor if cb does
-/// not divide Co.
-Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name,
-                 std::size_t part = 0) {
+/// A [N][Co/cb][OH][OW][cb] variable of `type`: each vertex's output rows together, on the tile
+/// of its kernel-row part `part`; an invalid tensor if cb does not divide Co.
+Tensor ampStorage(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name,
+                  std::size_t part = 0) {
   const std::size_t co = p.outputChannelsPerConvGroup, blocks = co / plan.cb, oh = p.getOutputSize(0),
                     ow = p.getOutputSize(1);
   if (co % plan.cb) return Tensor();
   Tensor o = graph.addVariable(type, {p.batchSize, blocks, oh, ow, plan.cb}, name);
   for (std::size_t n = 0; n < p.batchSize; ++n)
-    for (std::size_t c = 0; c < blocks; ++c)
-      for (std::size_t y = 0; y < oh; ++y) graph.setTileMapping(o[n][c][y], ampTile(graph, p, plan, n, c, y, part));
-  return o.dimShuffle({0, 2, 3, 1, 4}).reshape({p.batchSize, oh, ow, co}).dimShuffle({0, 3, 1, 2});
+    for (std::size_t c = 0; c < blocks; ++c) {
+      const Tensor rows = o[n][c].flatten(); // [oh * ow * cb], a slice a row: indexing walks regions
+      for (std::size_t y = 0; y < oh; ++y)
+        graph.setTileMapping(rows.slice(y * ow * plan.cb, (y + 1) * ow * plan.cb), ampTile(graph, p, plan, n, c, y, part));
+    }
+  return o;
+}
+
+/// An output-shaped [N][Co][OH][OW] view of ampStorage's variable; an invalid tensor if cb does
+/// not divide Co.
+Tensor ampOutput(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name) {
+  const Tensor o = ampStorage(graph, p, plan, type, name);
+  if (!o.valid()) return o;
+  const std::size_t oh = p.getOutputSize(0), ow = p.getOutputSize(1);
+  return o.dimShuffle({0, 2, 3, 1, 4}).reshape({p.batchSize, oh, ow, p.outputChannelsPerConvGroup}).dimShuffle({0, 3, 1, 2});
 }
 
 /// The weights [1][Co][Ci][Kh][Kw] of output channels [c0, c1) and kernel rows [ky0, ky1) in the
@@ -419,13 +430,15 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   if (direct) graph.getTileMapping(out, &outMapped);
   // With the kernel rows split (AmpPlan::parts), each part's vertices write partials of their
   // own, laid out as the output on the part's tiles, summed into `sums` afterwards.
+  // They are kept in ampStorage's order ([N][Co/cb][OH][OW][cb]) where cb divides Co, and the
+  // vertices and the sum take them so: an [N][Co][OH][OW] view of that order is a region every
+  // cb elements, slow to build and to walk. Otherwise they are clones of `sums`.
   const std::size_t parts = plan.parts, rowsPerPart = kh / parts;
+  const bool partsStored = co % plan.cb == 0;
   std::vector<Tensor> partials;
-  for (std::size_t part = 0; parts > 1 && part < parts; ++part) {
-    Tensor t = ampOutput(graph, p, plan, plan.form.partials, name + "/rows", part);
-    if (!t.valid()) t = graph.clone(plan.form.partials, sums, name + "/rows");
-    partials.push_back(t.expand({0}));
-  }
+  for (std::size_t part = 0; parts > 1 && part < parts; ++part)
+    partials.push_back(partsStored ? ampStorage(graph, p, plan, plan.form.partials, name + "/rows", part)
+                                   : graph.clone(plan.form.partials, sums, name + "/rows"));
   const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1});
   std::vector<unsigned> tapOffsets;
   for (std::size_t ky = 0; ky < rowsPerPart; ++ky)
@@ -447,8 +460,11 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
     for (std::size_t part = 0; part < parts; ++part) {
       const std::size_t ky0 = part * rowsPerPart, ky1 = ky0 + rowsPerPart;
       const Tensor wv = ampWeights(weights, p, plan.form, c0, c1, ky0, ky1);
-      const Tensor outNHWC = (parts > 1 ? partials[part][0] : sums).dimShuffle({0, 2, 3, 1});
-      for (std::size_t n = 0; n < p.batchSize; ++n)
+      const bool toStorage = parts > 1 && partsStored;
+      const Tensor outNHWC = toStorage ? Tensor() : (parts > 1 ? partials[part] : sums).dimShuffle({0, 2, 3, 1});
+      for (std::size_t n = 0; n < p.batchSize; ++n) {
+        // An image's views made once: indexing a view walks its regions.
+        const Tensor inImage = inNHWC[n], outImage = toStorage ? partials[part][n][c] : outNHWC[n];
         for (std::size_t y = 0; y < oh; ++y) {
           const unsigned tile = ampTile(graph, p, plan, n, c, y, part);
           std::vector<Tensor> window;
@@ -459,16 +475,17 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
               continue;
             }
             if (padLeft) window.push_back(zerosOn(tile, padLeft * ci));
-            window.push_back(inNHWC[n][std::size_t(iy)].flatten());
+            window.push_back(inImage[std::size_t(iy)].flatten());
             if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
           }
-          const Tensor o = outNHWC[n][y].slice(c0, c1, 1);
+          const Tensor o = toStorage ? outImage[y] : outImage[y].slice(c0, c1, 1);
           if (!outMapped && parts == 1) graph.setTileMapping(o, tile);
           if (!outMapped && parts > 1 && part == 0)
             graph.setTileMapping(sums.dimShuffle({0, 2, 3, 1})[n][y].slice(c0, c1, 1), tile);
           amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o.flatten(), ow, ci,
                               c1 - c0, tapOffsets);
         }
+      }
     }
   }
   prog.add(program::Execute(cs));
@@ -480,7 +497,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   };
   if (parts > 1) {
     std::vector<Tensor> inOrder;
-    for (const Tensor &t : partials) inOrder.push_back(stored(t[0]).expand({0}));
+    for (const Tensor &t : partials) inOrder.push_back((partsStored ? t : stored(t)).expand({0}));
     detail::sumPartials(graph, concat(inOrder), stored(sums), prog, name + "/rows");
   }
   if (!direct) popops::cast(graph, stored(sums), stored(out), prog, name + "/cast");
