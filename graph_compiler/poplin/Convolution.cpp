@@ -439,7 +439,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   for (std::size_t part = 0; parts > 1 && part < parts; ++part)
     partials.push_back(partsStored ? ampStorage(graph, p, plan, plan.form.partials, name + "/rows", part)
                                    : graph.clone(plan.form.partials, sums, name + "/rows"));
-  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1});
+  const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1}), sumsNHWC = sums.dimShuffle({0, 2, 3, 1});
   std::vector<unsigned> tapOffsets;
   for (std::size_t ky = 0; ky < rowsPerPart; ++ky)
     for (std::size_t kx = 0; kx < kw; ++kx) tapOffsets.push_back(unsigned((ky * width + kx) * ci * bytes));
@@ -461,10 +461,12 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
       const std::size_t ky0 = part * rowsPerPart, ky1 = ky0 + rowsPerPart;
       const Tensor wv = ampWeights(weights, p, plan.form, c0, c1, ky0, ky1);
       const bool toStorage = parts > 1 && partsStored;
-      const Tensor outNHWC = toStorage ? Tensor() : (parts > 1 ? partials[part] : sums).dimShuffle({0, 2, 3, 1});
+      const Tensor outNHWC = toStorage ? Tensor() : parts > 1 ? partials[part].dimShuffle({0, 2, 3, 1}) : sumsNHWC;
       for (std::size_t n = 0; n < p.batchSize; ++n) {
         // An image's views made once: indexing a view walks its regions.
         const Tensor inImage = inNHWC[n], outImage = toStorage ? partials[part][n][c] : outNHWC[n];
+        // An output the caller left unmapped: each row on its (first part's) vertex's tile.
+        const Tensor unmapped = !outMapped && part == 0 ? sumsNHWC[n] : Tensor();
         for (std::size_t y = 0; y < oh; ++y) {
           const unsigned tile = ampTile(graph, p, plan, n, c, y, part);
           std::vector<Tensor> window;
@@ -479,9 +481,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
             if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
           }
           const Tensor o = toStorage ? outImage[y] : outImage[y].slice(c0, c1, 1);
-          if (!outMapped && parts == 1) graph.setTileMapping(o, tile);
-          if (!outMapped && parts > 1 && part == 0)
-            graph.setTileMapping(sums.dimShuffle({0, 2, 3, 1})[n][y].slice(c0, c1, 1), tile);
+          if (unmapped.valid()) graph.setTileMapping(unmapped[y].slice(c0, c1, 1), tile);
           amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o.flatten(), ow, ci,
                               c1 - c0, tapOffsets);
         }
@@ -497,7 +497,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   };
   if (parts > 1) {
     std::vector<Tensor> inOrder;
-    for (const Tensor &t : partials) inOrder.push_back((partsStored ? t : stored(t)).expand({0}));
+    for (const Tensor &t : partials) inOrder.push_back(t.expand({0})); // stored(t) is t for both kinds
     detail::sumPartials(graph, concat(inOrder), stored(sums), prog, name + "/rows");
   }
   if (!direct) popops::cast(graph, stored(sums), stored(out), prog, name + "/cast");

@@ -181,6 +181,54 @@ double sumCycles(const Plan &p, double partialBytes) {
                       detail::deepVertexBundles(double(p.pk), vectorsPerWorker));
 }
 
+/// Chooses the home of each operand block among the tiles that multiply it. The home sends the
+/// block to the others in one broadcast, and a long send goes as 64-bit items on both transmit
+/// lanes of the home's tile pair (tiles 2j and 2j+1; ExchangeSchedule), so the blocks at home on
+/// one pair are sent one after the other. With every block on the first tile that multiplies it,
+/// the 1024^3 half product's first tiles' pairs held four blocks and took twice the exchange
+/// cycles of the rest. Each block, largest first, goes to the candidate whose pair has the fewest
+/// elements to send so far (deterministic: the first such in its order); a block nobody else
+/// needs weighs 0.
+void placeOperands(Plan &p) {
+  struct Block {
+    double elements; // sent: 0 if only its home multiplies it
+    bool a;
+    std::size_t gi, i, ki; // i: mi for A, ni for B
+  };
+  std::vector<Block> blocks;
+  for (std::size_t gi = 0; gi < p.pg; ++gi)
+    for (std::size_t ki = 0; ki < p.pk; ++ki) {
+      const auto [g0, g1] = p.groups(gi);
+      const auto [k0, k1] = p.depth(ki);
+      for (std::size_t mi = 0; mi < p.pm; ++mi) {
+        const auto [m0, m1] = p.rows(mi);
+        blocks.push_back({double(g1 - g0) * double(m1 - m0) * double(k1 - k0) * (p.pn > 1), true, gi, mi, ki});
+      }
+      for (std::size_t ni = 0; ni < p.pn; ++ni) {
+        const auto [n0, n1] = p.cols(ni);
+        blocks.push_back({double(g1 - g0) * double(n1 - n0) * double(k1 - k0) * (p.pm > 1), false, gi, ni, ki});
+      }
+    }
+  std::stable_sort(blocks.begin(), blocks.end(), [](const Block &x, const Block &y) { return x.elements > y.elements; });
+  p.aHome.assign(p.pg * p.pm * p.pk, 0);
+  p.bHome.assign(p.pg * p.pn * p.pk, 0);
+  std::vector<double> pairLoad((p.tiles() + 1) / 2, 0);
+  for (const Block &b : blocks) {
+    // The candidates from a different one for each block, so that ties spread the blocks
+    // (from the first every time, all of A's blocks of a depth pair went to column blocks 0
+    // and 1, whose pairs then had no room left for B's).
+    const std::size_t candidates = b.a ? p.pn : p.pm, start = (b.gi + b.i + b.ki) % candidates;
+    unsigned best = 0;
+    for (std::size_t j = 0; j < candidates; ++j) {
+      const std::size_t c = (start + j) % candidates;
+      const unsigned t = b.a ? p.tile(b.gi, b.i, c, b.ki) : p.tile(b.gi, c, b.i, b.ki);
+      if (j == 0 || pairLoad[t / 2] < pairLoad[best / 2]) best = t;
+    }
+    pairLoad[best / 2] += b.elements;
+    (b.a ? p.aHome[(b.gi * p.pm + b.i) * p.pk + b.ki] : p.bHome[(b.gi * p.pn + b.i) * p.pk + b.ki]) = best;
+  }
+}
+
 Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::size_t m, std::size_t k,
               std::size_t n, const Type &inType, const Options &opts, const Kernel &kern) {
   const std::size_t numTiles = target.getNumTiles();
@@ -251,55 +299,8 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
     }() + " of a tile's " +
                  std::to_string(target.getBytesPerTile()) + " bytes: the smallest needs " + std::to_string(smallest) +
                  " bytes a tile on " + std::to_string(numTiles) + " tiles");
+  placeOperands(best);
   return best;
-}
-
-/// Chooses the home of each operand block among the tiles that multiply it. The home sends the
-/// block to the others in one broadcast, and a long send goes as 64-bit items on both transmit
-/// lanes of the home's tile pair (tiles 2j and 2j+1; ExchangeSchedule), so the blocks at home on
-/// one pair are sent one after the other. With every block on the first tile that multiplies it,
-/// the 1024^3 half product's first tiles' pairs held four blocks and took twice the exchange
-/// cycles of the rest. Each block, largest first, goes to the candidate whose pair has the fewest
-/// elements to send so far (deterministic: the first such in its order); a block nobody else
-/// needs weighs 0.
-void placeOperands(Plan &p) {
-  struct Block {
-    double elements; // sent: 0 if only its home multiplies it
-    bool a;
-    std::size_t gi, i, ki; // i: mi for A, ni for B
-  };
-  std::vector<Block> blocks;
-  for (std::size_t gi = 0; gi < p.pg; ++gi)
-    for (std::size_t ki = 0; ki < p.pk; ++ki) {
-      const auto [g0, g1] = p.groups(gi);
-      const auto [k0, k1] = p.depth(ki);
-      for (std::size_t mi = 0; mi < p.pm; ++mi) {
-        const auto [m0, m1] = p.rows(mi);
-        blocks.push_back({double(g1 - g0) * double(m1 - m0) * double(k1 - k0) * (p.pn > 1), true, gi, mi, ki});
-      }
-      for (std::size_t ni = 0; ni < p.pn; ++ni) {
-        const auto [n0, n1] = p.cols(ni);
-        blocks.push_back({double(g1 - g0) * double(n1 - n0) * double(k1 - k0) * (p.pm > 1), false, gi, ni, ki});
-      }
-    }
-  std::stable_sort(blocks.begin(), blocks.end(), [](const Block &x, const Block &y) { return x.elements > y.elements; });
-  p.aHome.assign(p.pg * p.pm * p.pk, 0);
-  p.bHome.assign(p.pg * p.pn * p.pk, 0);
-  std::vector<double> pairLoad((p.tiles() + 1) / 2, 0);
-  for (const Block &b : blocks) {
-    // The candidates from a different one for each block, so that ties spread the blocks
-    // (from the first every time, all of A's blocks of a depth pair went to column blocks 0
-    // and 1, whose pairs then had no room left for B's).
-    const std::size_t candidates = b.a ? p.pn : p.pm, start = (b.gi + b.i + b.ki) % candidates;
-    unsigned best = 0;
-    for (std::size_t j = 0; j < candidates; ++j) {
-      const std::size_t c = (start + j) % candidates;
-      const unsigned t = b.a ? p.tile(b.gi, b.i, c, b.ki) : p.tile(b.gi, c, b.i, b.ki);
-      if (j == 0 || pairLoad[t / 2] < pairLoad[best / 2]) best = t;
-    }
-    pairLoad[best / 2] += b.elements;
-    (b.a ? p.aHome[(b.gi * p.pm + b.i) * p.pk + b.ki] : p.bHome[(b.gi * p.pn + b.i) * p.pk + b.ki]) = best;
-  }
 }
 
 /// The plan for the AMP where it applies and a plan fits, else for the C++ vertex.
@@ -308,18 +309,14 @@ Plan choosePlan(const std::string &op, const Target &target, std::size_t g, std:
   const Kernel kern = chooseKernel(inType, opts.partialsType, m, k, n, aTransposed);
   if (kern.amp) {
     try {
-      Plan p = makePlan(op, target, g, m, k, n, inType, opts, kern);
-      placeOperands(p);
-      return p;
+      return makePlan(op, target, g, m, k, n, inType, opts, kern);
     } catch (const poplar_error &) {
       // No AMP plan fits (its blocks are aligned to the AMP's chunks): the vector unit's may.
     }
   }
   Kernel vector{false, {inType, opts.partialsType}};
   vector.accBytes = target.getTypeSize(opts.partialsType);
-  Plan p = makePlan(op, target, g, m, k, n, inType, opts, vector);
-  placeOperands(p);
-  return p;
+  return makePlan(op, target, g, m, k, n, inType, opts, vector);
 }
 
 // ---- the vertex -------------------------------------------------------------------------------

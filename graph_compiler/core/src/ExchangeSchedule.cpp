@@ -145,7 +145,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     Shape sh;
     // A wide transfer takes one cycle per 64-bit item, on its pair partner's lane too.
     sh.n = x.wide ? x.words / 2 : x.words;
-    timeline(arch::ExchangeLayout::partner(x.src));
+    timeline(arch::ExchangeLayout::partner(x.src)); // made here: fit and commit look it up
     // The earliest send cycle every receiver's mux can meet: mux offsets may be negative.
     int64_t lower = int64_t(timeline(x.src).first);
     sh.muxOff.resize(x.dst.size());
@@ -180,6 +180,15 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     return sh;
   };
 
+  // Receiver i's cycles for a send at T: select (a) and deselect (b) of its mux, first write (w).
+  struct Points {
+    uint64_t a, b, w;
+  };
+  auto points = [](const Shape &sh, size_t i, uint64_t T) {
+    const int64_t mux = int64_t(T) + sh.muxOff[i];
+    return Points{uint64_t(mux) - sh.early[i], uint64_t(mux) + sh.n + sh.late[i], uint64_t(int64_t(T) + sh.writeOff[i])};
+  };
+
   // The first send cycle from T on at which the sender, its pair's lanes (when wide) and every
   // receiver can take transfer k.
   auto fit = [&](size_t k, const Shape &sh, uint64_t T) {
@@ -204,8 +213,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       uint64_t next = 0; // the next candidate, if a receiver cannot take it at T
       for (size_t i = 0; i < x.dst.size() && !next; ++i) {
         Timeline &d = *sh.receivers[i];
-        const uint64_t a = uint64_t(int64_t(T) + sh.muxOff[i]) - sh.early[i],
-                       b = uint64_t(int64_t(T) + sh.muxOff[i]) + n + sh.late[i], w = uint64_t(int64_t(T) + sh.writeOff[i]);
+        const auto [a, b, w] = points(sh, i, T);
         if (uint64_t until = d.windowUntil(a, b)) {
           next = T + (until - a);
           break;
@@ -245,8 +253,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     if (x.wide) partner.lane.add(T - sh.earliest, T + n + sh.latest);
     for (size_t i = 0; i < x.dst.size(); ++i) {
       Timeline &d = *sh.receivers[i];
-      const uint64_t a = uint64_t(int64_t(T) + sh.muxOff[i]) - sh.early[i],
-                     b = uint64_t(int64_t(T) + sh.muxOff[i]) + n + sh.late[i], w = uint64_t(int64_t(T) + sh.writeOff[i]);
+      const auto [a, b, w] = points(sh, i, T);
       d.setPin(a, {x.src, true});
       if (!d.startPins.has(b) && !d.endPins.has(b)) d.setPin(b, {kMuxNone, false});
       d.windows.add(a, b);
