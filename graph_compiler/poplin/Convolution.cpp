@@ -299,6 +299,7 @@ struct AmpPlan {
   std::size_t cb = 0; // output channels a vertex (a multiple of the pass's outputs); 0: not on the AMP
   std::size_t windowWidth = 0;
   std::size_t parts = 1; // kernel rows split over this many vertices (1 or Kh), their partials summed
+  std::size_t rows = 1;  // output rows a vertex (only with the kernel rows split; see ampPlan)
   amp::Form form{FLOAT, FLOAT};
 };
 
@@ -339,52 +340,71 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   // each receives one input row instead of three; the sum receives Kh - 1 partials of each of
   // its outputs (at 8 bytes a cycle) and adds them (PartialSum.hpp), an exchange and a compute
   // set more (about 400 cycles of syncs and set-up).
+  // The output rows a tile takes then go as one vertex, when cb divides Co (the partials are then
+  // stored with whole window rows): one AMP run over the rows' windows laid end to end,
+  // (rows - 1) x windowWidth + ow positions, of which the last Kw - 1 of each row but the last
+  // read across into the next row's window, junk that the partials keep and the sum skips (a
+  // vertex a row each side of it). A pass pays its fill, drain and set-up once for all the rows
+  // (ResNet-50's 3x3 layer: two rows a tile, 116 positions a pass instead of 56 twice).
   const std::size_t kh = p.kernelShape[0], kw = p.kernelShape[1];
-  const std::size_t units = p.batchSize * oh * ((co + plan.cb - 1) / plan.cb);
+  const std::size_t blocks = (co + plan.cb - 1) / plan.cb, units = p.batchSize * oh * blocks;
   if (kh > 1) {
-    const double perTile = double((units + tiles - 1) / tiles), perTileSplit = double((units * kh + tiles - 1) / tiles);
+    // Rows a vertex: a group's (image, channel block, kernel row) rows over the tiles it has.
+    const std::size_t perTileSplit = (units * kh + tiles - 1) / tiles, groups = p.batchSize * blocks * kh;
+    const std::size_t rows = co % plan.cb ? 1 : groups >= tiles ? oh : (oh + tiles / groups - 1) / (tiles / groups);
+    const std::size_t vertices = groups * ((oh + rows - 1) / rows);
+    const double perTile = double((units + tiles - 1) / tiles), perTileVertices = double((vertices + tiles - 1) / tiles);
+    const double positions = double((rows - 1) * plan.windowWidth + ow);
     const double partialBytes = double(graph.getTarget().getTypeSize(form.partials));
-    const double outBytes = double(ow) * double(plan.cb) * partialBytes * perTileSplit;
+    const double outBytes = double(ow) * double(plan.cb) * partialBytes * double(perTileSplit);
     const double sum = double(kh - 1) * outBytes / 8 +
-                       6 * detail::vectorVertexBundles(double(kh - 1), std::ceil(outBytes / 8 / 6)) + 400;
-    if (perTileSplit * amp::productCycles(form, ow, ci * kw, plan.cb) + sum <
-        perTile * amp::productCycles(form, ow, ci * kw * kh, plan.cb))
+                       6 * double(rows) * detail::vectorVertexBundles(double(kh - 1), std::ceil(outBytes / 8 / 6 / double(rows))) + 400;
+    if (perTileVertices * amp::productCycles(form, std::size_t(positions), ci * kw, plan.cb) + sum <
+        perTile * amp::productCycles(form, ow, ci * kw * kh, plan.cb)) {
       plan.parts = kh;
+      plan.rows = rows;
+    }
   }
   // Memory: the input rows, the weights and the output rows of a vertex.
   const double bytes = double(graph.getTarget().getTypeSize(t)) *
-                       (double(p.kernelShape[0]) * plan.windowWidth * ci + double(plan.cb) * ci * p.kernelShape[0] * p.kernelShape[1] +
-                        double(ow) * plan.cb);
+                       (double(kh / plan.parts + plan.rows - 1) * plan.windowWidth * ci + double(plan.cb) * ci * kh * kw +
+                        double(plan.rows * plan.windowWidth) * plan.cb);
   if (bytes > memoryProportion(options) * graph.getTarget().getBytesPerTile()) return none;
   return plan;
 }
 
 /// The tile of the vertex of output block (n, channel block c, row y) and kernel-row part
-/// `part`. Counting the vertices by channel block, part, image and row, each tile takes a run of
-/// them (as many as the busiest must: the vertices over the tiles, rounded up), so that the
-/// vertices of a tile share their weights (received once) and read neighbouring input rows.
+/// `part` (the vertex of rows y / plan.rows). Counting the vertices by channel block, part, image
+/// and rows, each tile takes a run of them (as many as the busiest must: the vertices over the
+/// tiles, rounded up), so that the vertices of a tile share their weights (received once) and
+/// read neighbouring input rows.
 unsigned ampTile(const Graph &graph, const ConvParams &p, const AmpPlan &plan, std::size_t n, std::size_t c,
                  std::size_t y, std::size_t part = 0) {
   const std::size_t blocks = p.outputChannelsPerConvGroup / plan.cb + (p.outputChannelsPerConvGroup % plan.cb != 0);
-  const std::size_t oh = p.getOutputSize(0), total = p.batchSize * blocks * oh * plan.parts;
+  const std::size_t oh = p.getOutputSize(0), rowBlocks = (oh + plan.rows - 1) / plan.rows;
+  const std::size_t total = p.batchSize * blocks * rowBlocks * plan.parts;
   const std::size_t tiles = graph.getTarget().getNumTiles(), perTile = (total + tiles - 1) / tiles;
-  const std::size_t u = ((c * plan.parts + part) * p.batchSize + n) * oh + y;
+  const std::size_t u = ((c * plan.parts + part) * p.batchSize + n) * rowBlocks + y / plan.rows;
   return blockTile(graph, u / perTile, (total + perTile - 1) / perTile);
 }
 
 /// A [N][Co/cb][OH][OW][cb] variable of `type`: each vertex's output rows together, on the tile
-/// of its kernel-row part `part`; an invalid tensor if cb does not divide Co.
+/// of its kernel-row part `part`; an invalid tensor if cb does not divide Co. With `windows`,
+/// the partials of a part with plan.rows output rows a vertex: [N][Co/cb][rows x row blocks]
+/// [window width][cb], the vertices' AMP runs, rows of the window's width with junk past OW.
 Tensor ampStorage(Graph &graph, const ConvParams &p, const AmpPlan &plan, const Type &type, const std::string &name,
-                  std::size_t part = 0) {
-  const std::size_t co = p.outputChannelsPerConvGroup, blocks = co / plan.cb, oh = p.getOutputSize(0),
-                    ow = p.getOutputSize(1);
+                  std::size_t part = 0, bool windows = false) {
+  const std::size_t co = p.outputChannelsPerConvGroup, blocks = co / plan.cb, oh = p.getOutputSize(0);
+  const std::size_t height = windows ? (oh + plan.rows - 1) / plan.rows * plan.rows : oh;
+  const std::size_t width = windows ? plan.windowWidth : p.getOutputSize(1);
   if (co % plan.cb) return Tensor();
-  Tensor o = graph.addVariable(type, {p.batchSize, blocks, oh, ow, plan.cb}, name);
+  Tensor o = graph.addVariable(type, {p.batchSize, blocks, height, width, plan.cb}, name);
   for (std::size_t n = 0; n < p.batchSize; ++n)
     for (std::size_t c = 0; c < blocks; ++c) {
-      const Tensor rows = o[n][c].flatten(); // [oh * ow * cb], a slice a row: indexing walks regions
-      for (std::size_t y = 0; y < oh; ++y)
-        graph.setTileMapping(rows.slice(y * ow * plan.cb, (y + 1) * ow * plan.cb), ampTile(graph, p, plan, n, c, y, part));
+      const Tensor rows = o[n][c].flatten(); // a slice a row: indexing walks regions
+      for (std::size_t y = 0; y < height; ++y)
+        graph.setTileMapping(rows.slice(y * width * plan.cb, (y + 1) * width * plan.cb),
+                             ampTile(graph, p, plan, n, c, std::min(y, oh - 1), part));
     }
   return o;
 }
@@ -432,12 +452,14 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   // own, laid out as the output on the part's tiles, summed into `sums` afterwards.
   // They are kept in ampStorage's order ([N][Co/cb][OH][OW][cb]) where cb divides Co, and the
   // vertices and the sum take them so: an [N][Co][OH][OW] view of that order is a region every
-  // cb elements, slow to build and to walk. Otherwise they are clones of `sums`.
-  const std::size_t parts = plan.parts, rowsPerPart = kh / parts;
+  // cb elements, slow to build and to walk. Otherwise they are clones of `sums`. With several
+  // output rows a vertex (plan.rows), their rows are the window's width (ampStorage).
+  const std::size_t parts = plan.parts, rowsPerPart = kh / parts, rowsPerVertex = plan.rows;
   const bool partsStored = co % plan.cb == 0;
+  const std::size_t partialRow = rowsPerVertex > 1 ? width : ow; // a stored partial row's pixels
   std::vector<Tensor> partials;
   for (std::size_t part = 0; parts > 1 && part < parts; ++part)
-    partials.push_back(partsStored ? ampStorage(graph, p, plan, plan.form.partials, name + "/rows", part)
+    partials.push_back(partsStored ? ampStorage(graph, p, plan, plan.form.partials, name + "/rows", part, rowsPerVertex > 1)
                                    : graph.clone(plan.form.partials, sums, name + "/rows"));
   const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1}), sumsNHWC = sums.dimShuffle({0, 2, 3, 1});
   std::vector<unsigned> tapOffsets;
@@ -464,13 +486,16 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
       const Tensor outNHWC = toStorage ? Tensor() : parts > 1 ? partials[part].dimShuffle({0, 2, 3, 1}) : sumsNHWC;
       for (std::size_t n = 0; n < p.batchSize; ++n) {
         // An image's views made once: indexing a view walks its regions.
-        const Tensor inImage = inNHWC[n], outImage = toStorage ? partials[part][n][c] : outNHWC[n];
+        // (Stored partials flat: [rows][pixels][cb].)
+        const Tensor inImage = inNHWC[n], outImage = toStorage ? partials[part][n][c].flatten() : outNHWC[n];
         // An output the caller left unmapped: each row on its (first part's) vertex's tile.
         const Tensor unmapped = !outMapped && part == 0 ? sumsNHWC[n] : Tensor();
-        for (std::size_t y = 0; y < oh; ++y) {
+        for (std::size_t y = 0; y < oh; y += rowsPerVertex) {
           const unsigned tile = ampTile(graph, p, plan, n, c, y, part);
+          // Output rows [y, y + rows): the input rows they read, each a window row, end to end.
+          const std::size_t rows = std::min(rowsPerVertex, oh - y), positions = (rows - 1) * width + ow;
           std::vector<Tensor> window;
-          for (std::size_t ky = ky0; ky < ky1; ++ky) {
+          for (std::size_t ky = ky0; ky < ky1 + rows - 1; ++ky) {
             const long iy = long(y + ky) - long(padTop);
             if (iy < 0 || iy >= long(h)) {
               window.push_back(zerosOn(tile, width * ci));
@@ -480,10 +505,12 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
             window.push_back(inImage[std::size_t(iy)].flatten());
             if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
           }
-          const Tensor o = toStorage ? outImage[y] : outImage[y].slice(c0, c1, 1);
-          if (unmapped.valid()) graph.setTileMapping(unmapped[y].slice(c0, c1, 1), tile);
-          amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o.flatten(), ow, ci,
-                              c1 - c0, tapOffsets);
+          const Tensor o = toStorage ? outImage.slice(y * partialRow * plan.cb, (y * partialRow + positions) * plan.cb)
+                                     : outImage[y].slice(c0, c1, 1).flatten();
+          if (unmapped.valid())
+            for (std::size_t r = y; r < y + rows; ++r) graph.setTileMapping(unmapped[r].slice(c0, c1, 1), tile);
+          amp::connectProduct(graph, graph.addVertex(cs, vertex), tile, concat(window), wv, o, positions, ci, c1 - c0,
+                              tapOffsets);
         }
       }
     }
@@ -496,9 +523,10 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
     return t.dimShuffle({0, 2, 3, 1}).reshape({p.batchSize, oh, ow, co / plan.cb, plan.cb}).dimShuffle({0, 3, 1, 2, 4});
   };
   if (parts > 1) {
+    // stored(t) is t for both kinds; stored window rows are cut to the output's.
     std::vector<Tensor> inOrder;
-    for (const Tensor &t : partials) inOrder.push_back(t.expand({0})); // stored(t) is t for both kinds
-    detail::sumPartials(graph, concat(inOrder), stored(sums), prog, name + "/rows");
+    for (const Tensor &t : partials) inOrder.push_back((rowsPerVertex > 1 ? t.slice(0, oh, 2).slice(0, ow, 3) : t).expand({0}));
+    detail::sumPartials(graph, concat(inOrder), stored(sums), prog, name + "/rows", rowsPerVertex > 1);
   }
   if (!direct) popops::cast(graph, stored(sums), stored(out), prog, name + "/cast");
 }

@@ -11,6 +11,7 @@
 
 #include <poputil/TileMapping.hpp>
 
+#include <set>
 #include <sstream>
 
 namespace poplin::detail {
@@ -133,7 +134,7 @@ std::string tailVertex(Graph &graph, const Type &type) {
 } // namespace
 
 void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, program::Sequence &prog,
-                 const std::string &name) {
+                 const std::string &name, bool apart) {
   const std::size_t parts = partials.dim(0);
   const Type type = out.elementType();
   const std::size_t lanes = 8 / graph.getTarget().getTypeSize(type);
@@ -149,21 +150,26 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
     if (mapping[tile].empty()) continue;
     std::vector<Tensor> outs;
-    std::vector<std::vector<Tensor>> ins(parts);
+    std::vector<std::vector<Tensor>> pieces(parts);
     for (const Interval &iv : mapping[tile]) {
       outs.push_back(outFlat.slice(iv));
-      for (std::size_t p = 0; p < parts; ++p) ins[p].push_back(partFlat[p].slice(iv));
+      for (std::size_t p = 0; p < parts; ++p) pieces[p].push_back(partFlat[p].slice(iv));
     }
     const Tensor o = concat(outs);
-    const std::size_t whole = o.numElements() / lanes * lanes;
-    // The busiest worker's bundles; the vector vertex makes a pass a partial after the first.
-    const double perWorker = double((whole / lanes + 5) / 6);
-    const bool useDeep =
-        parts >= 2 && deepVertexBundles(double(parts), perWorker) < vectorVertexBundles(double(parts - 1), perWorker);
-    if (useDeep && deep.empty()) deep = deepVertex(graph, type);
+    std::vector<Tensor> ins;
+    for (auto &ps : pieces) ins.push_back(concat(ps));
+    // The runs: the whole tile, or (apart) the stretches between any operand's region boundaries.
+    std::set<std::size_t> cuts{0, o.numElements()};
+    auto cutAt = [&](const Tensor &t) {
+      for (const Interval &iv : t.getContiguousRegions()) cuts.insert(iv.begin());
+    };
+    if (apart) {
+      cutAt(o);
+      for (const Tensor &t : ins) cutAt(t);
+    }
     auto connect = [&](const std::string &vertex, std::size_t begin, std::size_t end) {
       std::vector<Tensor> in;
-      for (auto &pieces : ins) in.push_back(concat(pieces).slice(begin, end));
+      for (const Tensor &t : ins) in.push_back(t.slice(begin, end));
       VertexRef v = graph.addVertex(cs, vertex);
       graph.connect(v["in"], in);
       graph.connect(v["out"], o.slice(begin, end));
@@ -171,8 +177,16 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
       if (vertex != tail) graph.setInitialValue(v["vectors"], unsigned((end - begin) / lanes));
       graph.setTileMapping(v, unsigned(tile));
     };
-    if (whole) connect(useDeep ? deep : vector, 0, whole);
-    if (whole < o.numElements()) connect(tail, whole, o.numElements());
+    for (auto cut = cuts.begin(); std::next(cut) != cuts.end(); ++cut) {
+      const std::size_t begin = *cut, end = *std::next(cut), whole = begin + (end - begin) / lanes * lanes;
+      // The busiest worker's bundles; the vector vertex makes a pass a partial after the first.
+      const double perWorker = double(((whole - begin) / lanes + 5) / 6);
+      const bool useDeep = parts >= 2 && deepVertexBundles(double(parts), perWorker) <
+                                             vectorVertexBundles(double(parts - 1), perWorker);
+      if (useDeep && deep.empty()) deep = deepVertex(graph, type);
+      if (whole > begin) connect(useDeep ? deep : vector, begin, whole);
+      if (whole < end) connect(tail, whole, end);
+    }
   }
   prog.add(program::Execute(cs));
 }

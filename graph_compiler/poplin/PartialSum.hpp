@@ -18,9 +18,12 @@ inline double vectorVertexBundles(double passes, double vectors) { return passes
 inline double deepVertexBundles(double parts, double vectors) { return vectors * (11 + 2 * parts); }
 
 /// out[i] = the sum over p of partials[p][i] (partials [parts][out's elements], float or half),
-/// summed on each tile of `out` for the elements it holds.
+/// summed on each tile of `out` for the elements it holds: one vertex a tile, its operands
+/// gathered where they are not contiguous; with `apart`, a vertex for each run of the tile's
+/// elements that lies contiguous in the output and in every partial (partials with gaps between
+/// their runs, that would otherwise be copied together first).
 void sumPartials(poplar::Graph &graph, const poplar::Tensor &partials, const poplar::Tensor &out,
-                 poplar::program::Sequence &prog, const std::string &name);
+                 poplar::program::Sequence &prog, const std::string &name, bool apart = false);
 
 } // namespace poplin::detail
 

@@ -53,11 +53,16 @@ int main() {
       {"float, 3x3, uneven padding", FLOAT, 1, 8, 16, 6, 20, 3, 3, 0, 2, 2, 0, true},
       {"float, 1x3, laid out by the caller", FLOAT, 1, 8, 16, 4, 24, 1, 3, 0, 0, 0, 0, false},
       // Few output rows for the tiles and enough depth that it pays: the kernel rows go to
-      // vertices of their own and their partials are summed afterwards (AmpPlan::parts: 3, 3
-      // and 5 in these three; 1 in those above).
+      // vertices of their own and their partials are summed afterwards (AmpPlan::parts: 3, 3,
+      // 5, 3, 3, 3 in these six; 1 in those above). With more output rows than the tiles take
+      // one a vertex, a vertex takes several as one AMP run whose window rows end to end give
+      // junk partials that the sum skips (AmpPlan::rows: 1, 2, 3, 3, 2, 4 (4 and 3) here).
       {"half, 3x3, padding 1, kernel rows split", HALF, 1, 32, 16, 2, 20, 3, 3, 1, 1, 1, 1, true},
       {"float, 3x3, uneven padding, kernel rows split", FLOAT, 1, 32, 16, 3, 20, 3, 3, 0, 2, 2, 0, true},
       {"half, float partials, 5x3, kernel rows split, laid out by the caller", HALF, 1, 32, 8, 3, 20, 5, 3, 2, 2, 1, 1, false},
+      {"half, 3x3, padding 1, kernel rows split, 3 rows a vertex", HALF, 1, 32, 16, 6, 20, 3, 3, 1, 1, 1, 1, true},
+      {"float, 3x2, uneven padding, kernel rows split, 2 rows a vertex", FLOAT, 1, 32, 16, 4, 20, 3, 2, 2, 0, 0, 1, true},
+      {"half, float partials, 3x3, kernel rows split, 4 rows a vertex", HALF, 1, 64, 8, 7, 20, 3, 3, 1, 1, 1, 1, true},
   };
   struct Result {
     Tensor out;
