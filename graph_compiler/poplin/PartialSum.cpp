@@ -2,8 +2,9 @@
 // its contiguous share of 64-bit vectors, two streams at a time (in[0] + in[1] into out, then
 // out + in[p] into out), one bundle a vector: ld2xst64pace loads vector k of both streams while
 // storing the sum of vector k-3, and the add of vector k-1 issues beside it (sdk/Asm.hpp). The
-// partials are kept in other memory elements than the output. The few elements past the last
-// whole vector go to a C++ vertex.
+// partials are kept in other memory elements than the output and than each other (the first
+// pass loads two partials in a bundle: in one element it took two cycles a bundle). The few
+// elements past the last whole vector go to a C++ vertex.
 #include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"
@@ -37,7 +38,7 @@ std::string fields(const Type &type) {
 
 /// The vector vertex.
 std::string vectorVertex(Graph &graph, const Type &type) {
-  const std::string attributes = "[[poplar::constraint(\"elem(**in) != elem(*out)\")]]";
+  const std::string attributes = "[[poplar::constraint(\"elem(**in) != elem(*out)\", \"elem(**in) != elem(**in)\")]]";
   const char *add = type == HALF ? "f16v4add" : "f32v2add";
   return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_PartialSum", "poplar::MultiVertex",
                                    "#include <poplar/Vertex.hpp>\n", fields(type), attributes,
