@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
-#include <queue>
+#include <set>
 #include <tuple>
 #include <stdexcept>
 #include <string>
@@ -269,35 +269,50 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   };
 
   // List scheduling: the largest first (by powers of two of the words), then those with the most
-  // receivers (by powers of two), and among transfers of one such class the one that can start
-  // earliest goes next (in `order` among those that start in the same cycle). Placing a transfer
-  // only takes cycles from the others, so each one's last fit is a lower bound on its next: the
-  // queue keeps those bounds and a transfer is placed when its bound still fits. In an
-  // all-to-all, such as a depth split's partial sums, the fixed order had every tile wait for
-  // the same receivers (the 1024^3 half product's partials: 5,192 cycles, now 3,769); a
-  // broadcast to hundreds of tiles goes before the short hops around it, which would otherwise
-  // leave it no cycle that all its receivers have free. Transfers shorter than kListWords are
-  // placed in `order` as they come: a convolution's expansion is 100,000-odd one-word
+  // receivers (by powers of two), and among transfers of one such class those that can start
+  // earliest: of the ones that can start within an eighth of their length of the earliest, the
+  // first in `order`. Placing a transfer only takes cycles from the others, so each one's last
+  // fit is a lower bound on its next: the queue keeps those bounds, and a transfer is placed
+  // when its fit is still within that tolerance of the earliest bound left. In an all-to-all, such as a depth split's partial sums, the fixed order
+  // had every tile wait for the same receivers (the 1024^3 half product's partials: 5,192
+  // cycles, then 3,769); a broadcast to hundreds of tiles goes before the short hops around it,
+  // which would otherwise leave it no cycle that all its receivers have free. The tolerance
+  // keeps the exchange's transit times (tens of cycles across the die) from deciding the order
+  // among near-equals: ResNet-50's 3x3 layer's input rows, which two waves can deliver (row r
+  // and row r+1 share receivers, so rows alternate), went in the order their receivers' muxes
+  // allowed, which mixed the waves and needed a third; in `order` (by sender, the rows' homes
+  // in row order) they alternate (3,649 -> 2,754 cycles). Transfers shorter than kListWords
+  // are placed in `order` as they come: a convolution's expansion is 100,000-odd one-word
   // transfers, and re-placing them costs compile time (seconds to half a minute) for little.
   constexpr uint32_t kListWords = 32;
   std::vector<Shape> shapes(transfers.size());
   // (size class: the words' highest bit, largest first; the same of the receivers; a lower bound
   // on its start; rank in `order`)
   using Entry = std::tuple<int, int, uint64_t, size_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  std::set<Entry> queue;
   for (size_t r = 0; r < order.size(); ++r) {
     const size_t k = order[r];
     if (transfers[k].words == 0 || transfers[k].dst.empty()) continue;
     shapes[k] = shape(k);
-    queue.push({__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size())), shapes[k].lower, r});
+    queue.insert({__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size())), shapes[k].lower, r});
   }
   while (!queue.empty()) {
-    const auto [size, fan, bound, r] = queue.top();
-    queue.pop();
+    auto pick = queue.begin();
+    const auto [size, fan, earliest, first] = *pick;
+    const uint64_t within = earliest + shapes[order[first]].n / 8;
+    for (auto it = std::next(pick); transfers[order[first]].words >= kListWords && it != queue.end() && std::get<0>(*it) == size && std::get<1>(*it) == fan &&
+                                    std::get<2>(*it) <= within;
+         ++it)
+      if (std::get<3>(*it) < std::get<3>(*pick)) pick = it;
+    const uint64_t bound = std::get<2>(*pick);
+    const size_t r = std::get<3>(*pick);
+    queue.erase(pick);
     const size_t k = order[r];
     const uint64_t T = fit(k, shapes[k], bound);
-    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && Entry{size, fan, T, r} > queue.top()) {
-      queue.push({size, fan, T, r});
+    // Placed now unless another of its class can start earlier by more than the tolerance.
+    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && std::get<0>(*queue.begin()) == size &&
+        std::get<1>(*queue.begin()) == fan && T > std::get<2>(*queue.begin()) + shapes[k].n / 8) {
+      queue.insert({size, fan, T, r});
       continue;
     }
     commit(k, shapes[k], T);
