@@ -373,6 +373,12 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   return plan;
 }
 
+/// The tile holding the first element of `t`.
+unsigned firstTile(const Graph &graph, const Tensor &t) {
+  const auto mapping = graph.getTileMapping(t.flatten().slice(0, 1));
+  return unsigned(std::find_if(mapping.begin(), mapping.end(), [](const auto &m) { return !m.empty(); }) - mapping.begin());
+}
+
 /// The tile of the vertex of output block (n, channel block c, row y) and kernel-row part
 /// `part` (the vertex of rows y / plan.rows). Counting the vertices by channel block, part, image
 /// and rows, each tile takes a run of them (as many as the busiest must: the vertices over the
@@ -522,9 +528,13 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
               window.push_back(zerosOn(tile, width * ci));
               continue;
             }
-            if (padLeft) window.push_back(zerosOn(tile, padLeft * ci));
-            window.push_back(inImage[std::size_t(iy)].flatten());
-            if (width > padLeft + w) window.push_back(zerosOn(tile, (width - padLeft - w) * ci));
+            // The row's side padding from zeros on the row's tile: they come with the row in the
+            // exchange, where zeros on this tile would be copied in, a copy list in the compute set.
+            const Tensor row = inImage[std::size_t(iy)].flatten();
+            const unsigned home = firstTile(graph, row);
+            if (padLeft) window.push_back(zerosOn(home, padLeft * ci));
+            window.push_back(row);
+            if (width > padLeft + w) window.push_back(zerosOn(home, (width - padLeft - w) * ci));
           }
           const Tensor o = toStorage ? outImage.slice(y * partialRow * plan.cb, (y * partialRow + positions) * plan.cb)
                                      : outImage[y].slice(c0, c1, 1).flatten();
@@ -547,9 +557,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
     const Tensor sumsStored = stored(sums);
     std::map<unsigned, Tensor> zeroRows;
     auto zeroRow = [&](std::size_t n, std::size_t c, std::size_t y) {
-      const auto mapping = graph.getTileMapping(sumsStored[n][c][y]);
-      const unsigned tile = unsigned(std::find_if(mapping.begin(), mapping.end(), [](const auto &m) { return !m.empty(); }) -
-                                     mapping.begin());
+      const unsigned tile = firstTile(graph, sumsStored[n][c][y]);
       auto it = zeroRows.find(tile);
       if (it == zeroRows.end()) {
         Tensor z = graph.addConstant(plan.form.partials, {ow, plan.cb}, 0.0, name + "/rows/padding");
