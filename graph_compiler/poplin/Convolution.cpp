@@ -471,14 +471,17 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   std::vector<unsigned> tapOffsets;
   for (std::size_t ky = 0; ky < rowsPerPart; ++ky)
     for (std::size_t kx = 0; kx < kw; ++kx) tapOffsets.push_back(unsigned((ky * width + kx) * ci * bytes));
-  // Zeros for the padding, one row's worth on each tile that needs them.
-  std::map<unsigned, Tensor> zeros;
+  // Zeros for the padding: a whole window row's worth on a tile that needs one, else the side
+  // padding's (the larger side), made once a tile.
+  const std::size_t sides = std::max<std::size_t>(padLeft, width - padLeft - w) * ci;
+  std::map<std::pair<unsigned, bool>, Tensor> zeros;
   auto zerosOn = [&](unsigned tile, std::size_t n) {
-    auto it = zeros.find(tile);
+    const bool whole = n > sides;
+    auto it = zeros.find({tile, whole});
     if (it == zeros.end()) {
-      Tensor z = graph.addConstant(type, {width * ci}, 0.0, name + "/padding");
+      Tensor z = graph.addConstant(type, {whole ? width * ci : sides}, 0.0, name + "/padding");
       graph.setTileMapping(z, tile);
-      it = zeros.emplace(tile, z).first;
+      it = zeros.emplace(std::make_pair(tile, whole), z).first;
     }
     return it->second.slice(0, n);
   };
