@@ -17,6 +17,8 @@
 #include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
+#include <utility>
+
 #if defined(__x86_64__) && defined(__clang__)
 #include <immintrin.h>
 #endif
