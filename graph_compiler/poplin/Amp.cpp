@@ -159,9 +159,10 @@ void bundle(std::ostream &os, const Kernel &k, int u, Main main, bool amp, bool 
 
 /// A worker: its rows, the packed addresses and strides, then the schedule. The first pass of a
 /// column chunk (zero partials) works out the worker's rows, strides and loop count and leaves
-/// them in registers ($m9 the count, $m2 the strides, $m10 and $m11 the byte offsets of its first
-/// input and output rows), which a worker keeps from one run to the next ([F] poplibs' "state
-/// retained" worker entries); the later passes only add the pass's addresses to the offsets.
+/// them in registers ($m9 the count, $m2 the strides, $m10 the byte offset of its first input
+/// row, $m1 the address of its first output row), which a worker keeps from one run to the next
+/// ([F] poplibs' "state retained" worker entries); the later passes of the chunk, whose output
+/// is the same, only add the pass's input address to the offset.
 void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zeroPartials) {
   const int S = int(k.phases);
   ipusim::sdk::emitEntry(os, name, "worker", false);
@@ -182,10 +183,11 @@ void worker(std::ostream &os, const Kernel &k, const std::string &name, bool zer
        << "  add $m9, $m9, -3\n";          // loop count: P-3 sets
   }
   os << "  ld32 $m7, $mvertex_base, 6\n"
-     << "  add $m7, $m7, $m10\n"           // input address
-     << "  ld32 $m1, $mvertex_base, 7\n"
-     << "  add $m1, $m1, $m11\n"           // partials and results address
-     << "  tapack $m4:5, $m7, $m1, $m1\n";
+     << "  add $m7, $m7, $m10\n";          // input address
+  if (zeroPartials)
+    os << "  ld32 $m1, $mvertex_base, 7\n"
+       << "  add $m1, $m1, $m11\n";        // partials and results address
+  os << "  tapack $m4:5, $m7, $m1, $m1\n";
   for (int u = -1; u <= 2 * S + 1; ++u) bundle(os, k, u, Main::Loads, u >= 0, zeroPartials);
   // Region B from u = 2S+2: whole sets in the loop (the phases and registers repeat every S).
   os << "  .align 8\n  { rpt $m9, " << S - 1 << " ; fnop }\n";
@@ -290,10 +292,10 @@ double productCycles(const Form &form, std::size_t rows, std::size_t depth, std:
   const Kernel k(form);
   const double columnChunks = double(cols / k.outputs), passes = columnChunks * double(depth / form.inputs());
   // A pass: the supervisor's sync, weight load and runall (about 60 cycles), then the workers'
-  // 5 bundles of addresses (30 more on a column chunk's first pass) and S(P + 2) + 4 bundles of
+  // 3 bundles of addresses (32 more on a column chunk's first pass) and S(P + 2) + 4 bundles of
   // schedule, six cycles each.
   const double P = double((rows + 5) / 6);
-  return passes * (60 + 6 * (5 + k.phases * (P + 2) + 4)) + columnChunks * 6 * 25;
+  return passes * (60 + 6 * (3 + k.phases * (P + 2) + 4)) + columnChunks * 6 * 27;
 }
 
 } // namespace poplin::amp
