@@ -273,9 +273,9 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   // earliest: of the ones that can start within an eighth of their length of the earliest, the
   // first in `order`. Placing a transfer only takes cycles from the others, so each one's last
   // fit is a lower bound on its next: the queue keeps those bounds, and a transfer is placed
-  // when its fit is still within that tolerance of the earliest bound left. In an all-to-all, such as a depth split's partial sums, the fixed order
-  // had every tile wait for the same receivers (the 1024^3 half product's partials: 5,192
-  // cycles, then 3,769); a broadcast to hundreds of tiles goes before the short hops around it,
+  // when its fit is still within that tolerance of the earliest bound left. In an all-to-all,
+  // such as a depth split's partial sums, the fixed order had every tile wait for the same
+  // receivers (the 1024^3 half product's partials: 5,192 cycles, then 3,769); a broadcast to hundreds of tiles goes before the short hops around it,
   // which would otherwise leave it no cycle that all its receivers have free. The tolerance
   // keeps the exchange's transit times (tens of cycles across the die) from deciding the order
   // among near-equals: ResNet-50's 3x3 layer's input rows, which two waves can deliver (row r
@@ -296,22 +296,26 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     shapes[k] = shape(k);
     queue.insert({__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size())), shapes[k].lower, r});
   }
+  // An eighth of a transfer's cycles on its lane; the entries of one size and fan class.
+  auto tolerance = [&](size_t k) { return shapes[k].n / 8; };
+  auto sameClass = [](const Entry &e, int size, int fan) { return std::get<0>(e) == size && std::get<1>(e) == fan; };
   while (!queue.empty()) {
     auto pick = queue.begin();
     const auto [size, fan, earliest, first] = *pick;
-    const uint64_t within = earliest + shapes[order[first]].n / 8;
-    for (auto it = std::next(pick); transfers[order[first]].words >= kListWords && it != queue.end() && std::get<0>(*it) == size && std::get<1>(*it) == fan &&
-                                    std::get<2>(*it) <= within;
-         ++it)
-      if (std::get<3>(*it) < std::get<3>(*pick)) pick = it;
+    // (A class is all listed transfers or none: kListWords is a power of two.)
+    if (transfers[order[first]].words >= kListWords) {
+      const uint64_t within = earliest + tolerance(order[first]);
+      for (auto it = std::next(pick); it != queue.end() && sameClass(*it, size, fan) && std::get<2>(*it) <= within; ++it)
+        if (std::get<3>(*it) < std::get<3>(*pick)) pick = it;
+    }
     const uint64_t bound = std::get<2>(*pick);
     const size_t r = std::get<3>(*pick);
     queue.erase(pick);
     const size_t k = order[r];
     const uint64_t T = fit(k, shapes[k], bound);
     // Placed now unless another of its class can start earlier by more than the tolerance.
-    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && std::get<0>(*queue.begin()) == size &&
-        std::get<1>(*queue.begin()) == fan && T > std::get<2>(*queue.begin()) + shapes[k].n / 8) {
+    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && sameClass(*queue.begin(), size, fan) &&
+        T > std::get<2>(*queue.begin()) + tolerance(k)) {
       queue.insert({size, fan, T, r});
       continue;
     }
