@@ -17,6 +17,7 @@
 #include "ipusim/arch/Half.h"
 #include "../Semantics.h"
 
+#include <optional>
 #include <utility>
 
 #if defined(__x86_64__) && defined(__clang__)
