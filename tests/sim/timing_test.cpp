@@ -194,6 +194,7 @@ struct PaceAmpLoop {
   bool nan = true;        ///< a NaN input in iteration 8; else none, and a set's issues after the loop
   bool onePair = false;   ///< every AMP's results in $a4:5, stored a bundle later: not poplin's
                           ///< registers, so the vector executor leaves the loop to the general one
+  bool zeroPartials = false; ///< the AMPs' partials $azeros (a column chunk's first pass in poplin)
 
   std::string program() const {
     std::string body = "w:\n  ld32 $m0, $mvertex_base, 0\n  ld32 $m1, $mvertex_base, 1\n  ld32 $m3, $mvertex_base, 2\n"
@@ -206,7 +207,7 @@ struct PaceAmpLoop {
       const std::string result = b % 2 && !onePair ? "$a6:7" : "$a4:5";
       const unsigned flags = b == phases - 1 && lastFlags ? lastFlags : 16 + (p0 + b) % phases;
       body += "  { ld2xst64pace $a0:3, " + result + ", $m4:5+=, $m2, " + selects[b % 4] + " ; " + form + " " + result + ", " +
-              input((p0 + b) % phases) + ", $a2:3, " + std::to_string(flags) + " }\n";
+              input((p0 + b) % phases) + (zeroPartials ? ", $azeros, " : ", $a2:3, ") + std::to_string(flags) + " }\n";
     }
     // After a loop without NaNs, the next set's issues read what the executor left (its sums,
     // pending partials, results and pair): their results are stored at 0x70080.
@@ -251,7 +252,9 @@ TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
   for (const PaceAmpLoop &loop : {PaceAmpLoop{"f16v4hihov4amp", 4, false}, PaceAmpLoop{"f16v4sisoamp", 4, false},
                                   PaceAmpLoop{"f32sisov2amp", 8, true}, PaceAmpLoop{"f16v4hihov4amp", 4, false, 2, true},
                                   PaceAmpLoop{"f32sisov2amp", 8, true, 6, true}, PaceAmpLoop{"f16v4sisoamp", 4, false, 2, false},
-                                  PaceAmpLoop{"f16v4hihov4amp", 4, false, 0, false, 0, true, true}}) {
+                                  PaceAmpLoop{"f16v4hihov4amp", 4, false, 0, false, 0, true, true},
+                                  PaceAmpLoop{"f16v4hihov4amp", 4, false, 2, true, 0, true, false, true},
+                                  PaceAmpLoop{"f32sisov2amp", 8, true, 0, false, 0, true, false, true}}) {
     SCOPED_TRACE(loop.form + " from phase " + std::to_string(loop.p0));
     // Inputs (element 5), partials (element 6) and results (element 7) apart: no conflicts. With
     // the results in the partials' element (0x64400) every bundle's store meets its partial load:
