@@ -89,6 +89,12 @@ uint16_t roundHalf(Context &c, double x) {
   return doubleToHalfStochastic(x, nextRandom32(c));
 }
 
+/// roundHalf of a binary32 value: in the default mode floatToHalf, the same result on the bits alone.
+uint16_t roundHalf(Context &c, float x) {
+  if (!(c.fpCtl & (kStochastic | kRoundingMask))) return floatToHalf(x);
+  return roundHalf(c, double(x));
+}
+
 /// arith32 in general: every lane, flags and traps, in the host's current rounding mode.
 template <class F> void arith32Rounded(Tile &t, Context &c, const Op &op, bool division, F f) {
   float x[4], y[4], r[4];
