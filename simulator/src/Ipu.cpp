@@ -173,21 +173,29 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     unsigned src;
     uint32_t first, count; ///< the sender's sends [first, first + count)
   };
-  std::vector<std::vector<Run>> inbox(n);
-  for (unsigned src : tiles) {
+  // Each sender finds its words' receivers on its own (its log, counters and trace; the runs and
+  // external words it makes kept apart), so senders are shared among the threads; the runs then
+  // go to their receivers in the order of `tiles`, which the receivers sort anyway.
+  struct Delivery {
+    unsigned dst;
+    Run run;
+  };
+  std::vector<std::vector<Delivery>> sent(n);
+  std::vector<std::vector<ExternalWord>> outward(n);
+  auto send = [&](unsigned src) {
     Tile &sender = *tiles_[src];
     const ExchangeLog &out = sender.exchange();
     const std::vector<ExchangeLog::Send> &sends = out.sends;
-    if (sends.empty()) continue;
-    phaseSent_ = true;
+    if (sends.empty()) return;
     checkPairLane(src);
+    std::vector<Delivery> &runs = sent[src];
     const size_t instructions = out.instructions.size();
     std::vector<unsigned> receivers(instructions, 0), lastReceiver(instructions, UINT32_MAX);
     std::vector<uint8_t> taken(sends.size(), 0);
     for (const Window &w : bySource[src]) {
       const int64_t mux = layout_.muxOffset(src, w.dst), write = layout_.writeOffset(src, w.dst);
       const unsigned dir = layout_.direction(src, w.dst);
-      std::vector<Run> &box = inbox[w.dst];
+      const size_t before = runs.size(); // this window's runs follow
       // Sends are in cycle order: the first that meets the mux in the window, then every one
       // until the window closes. A word travelling the other way passes this receiver by.
       auto it = std::lower_bound(sends.begin(), sends.end(), w.from,
@@ -196,12 +204,12 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
         const ExchangeLog::Instruction &ins = out.instructions[it->instruction];
         if (!(ins.sctl & dir)) continue;
         const uint32_t i = uint32_t(it - sends.begin());
-        Run *last = box.empty() ? nullptr : &box.back();
-        if (last && last->src == src && last->first + last->count == i && sends[i - 1].instruction == it->instruction &&
+        Run *last = runs.size() > before ? &runs.back().run : nullptr;
+        if (last && last->first + last->count == i && sends[i - 1].instruction == it->instruction &&
             sends[i - 1].cycle + 1 == it->cycle)
           ++last->count;
         else
-          box.push_back({int64_t(it->cycle) + write, src, i, 1});
+          runs.push_back({w.dst, {int64_t(it->cycle) + write, src, i, 1}});
         taken[i] = 1;
         if (lastReceiver[it->instruction] != w.dst) {
           lastReceiver[it->instruction] = w.dst;
@@ -218,7 +226,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
           throw ExchangeError("exchange: tile " + std::to_string(src) + " sent a word to the external exchange (a send " +
                               "with no direction) at cycle " + std::to_string(sends[i].cycle) + ", but ipu" +
                               std::to_string(id_) + " is not part of a system of IPUs");
-        external_.push_back({src, sends[i].cycle, sends[i].lo, sends[i].hi, bool(sctl & 4)});
+        outward[src].push_back({src, sends[i].cycle, sends[i].lo, sends[i].hi, bool(sctl & 4)});
         continue;
       }
       if (!taken[i])
@@ -237,6 +245,13 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
             .add("width", ins.wide() ? 64 : 32)
             .add("receivers", receivers[i]);
       }
+  };
+  forEachTile(threads, tiles, send);
+  std::vector<std::vector<Run>> inbox(n);
+  for (unsigned src : tiles) {
+    phaseSent_ |= !tiles_[src]->exchange().sends.empty();
+    for (const Delivery &d : sent[src]) inbox[d.dst].push_back(d.run);
+    external_.insert(external_.end(), outward[src].begin(), outward[src].end());
   }
 
   // Each receiver takes its runs on its own (its memory, CSRs, counters and trace), so receivers
@@ -434,10 +449,11 @@ void Ipu::checkPairLane(unsigned src) const {
   if (p >= tileCount() || !started_[p]) return;
   const ExchangeLog &mine = tiles_[src]->exchange(), &theirs = tiles_[p]->exchange();
   if (theirs.sends.empty()) return;
+  // Both logs are in cycle order: one walk through the partner's beside ours.
+  auto it = theirs.sends.begin();
   for (const ExchangeLog::Send &s : mine.sends) {
     if (!mine.instructions[s.instruction].wide()) continue;
-    auto it = std::lower_bound(theirs.sends.begin(), theirs.sends.end(), s.cycle,
-                               [](const ExchangeLog::Send &a, uint64_t c) { return a.cycle < c; });
+    while (it != theirs.sends.end() && it->cycle < s.cycle) ++it;
     if (it != theirs.sends.end() && it->cycle == s.cycle)
       throw ExchangeError("exchange: tile " + std::to_string(p) + " sends at cycle " + std::to_string(s.cycle) +
                           " while its pair partner, tile " + std::to_string(src) +
