@@ -712,6 +712,24 @@ TEST(Semantics, Float16Vectors) {
   EXPECT_EQ(r.word(0x7002C), 0x00000000u); // 65504 < 16? no; 2^-24 < 2^-24? no
 }
 
+TEST(Semantics, Float16ArithmeticThroughBinary32) {
+  // The f16 add, sub and multiply handlers round the exact result through binary32 in the
+  // default mode (arith16's Exact): the same half as rounding the exact double once, for every
+  // half x against a spread of y (every 251st half: both signs, subnormals, infinities, NaNs).
+  using arch::doubleToHalf, arch::floatToHalf, arch::halfToFloat;
+  unsigned checked = 0;
+  for (uint32_t a = 0; a < 0x10000; ++a)
+    for (uint32_t b = 0; b < 0x10000; b += 251) {
+      const double x = halfToFloat(uint16_t(a)), y = halfToFloat(uint16_t(b));
+      for (const double exact : {x + y, x - y, x * y}) {
+        const uint16_t want = doubleToHalf(exact), got = floatToHalf(float(exact));
+        ASSERT_EQ(got, want) << std::hex << a << " " << b;
+        ++checked;
+      }
+    }
+  EXPECT_EQ(checked, 0x10000u * 262 * 3);
+}
+
 TEST(Exceptions, ReportContextPcInstructionAndReason) {
   try {
     runAsm(R"(

@@ -155,13 +155,18 @@ template <class F> void arith32(Tile &t, Context &c, const Op &op, bool division
   }
   arith32Other(t, c, op, division, f);
 }
-/// Arithmetic on binary16 lanes, computed in double and rounded once.
-template <class F> void arith16(Tile &t, Context &c, const Op &op, F f) {
+/// Arithmetic on binary16 lanes, computed in double and rounded once. `Exact`: f's double result
+/// is the exact one (adds, multiplies, max and min of halves need at most 40 bits), so in the
+/// default mode it may go through binary32 on the way (innocuous double rounding: 24 >= 2 x 11 +
+/// 2 bits) and take floatToHalf, on the bits, instead of doubleToHalf's arithmetic.
+template <bool Exact, class F> void arith16(Tile &t, Context &c, const Op &op, F f) {
   uint32_t out[2] = {0, 0}, flags = 0;
   unsigned n = words(op) * 2;
+  const bool viaFloat = Exact && !(c.fpCtl & (kStochastic | kRoundingMask));
   for (unsigned k = 0; k < n; ++k) {
     double x = halfToFloat(lane16(c, op, 1, k)), y = op.desc->numOperands > 2 ? halfToFloat(lane16(c, op, 2, k)) : 0.0;
-    uint16_t h = roundHalf(c, f(x, y));
+    const double result = f(x, y);
+    uint16_t h = viaFloat ? floatToHalf(float(result)) : roundHalf(c, result);
     double r = halfToFloat(h);
     uint32_t lf = laneFlags(r, x, y, false);
     if ((lf & kOverflow) && (c.fpCtl & kNanOnOverflow)) h = 0x7E00;
@@ -318,7 +323,7 @@ IPU_SEMANTICS(f32int) {
 // ---- binary16: one definition serves f16v2 (one register) and f16v4 (a pair) ----
 #define F16_ARITH(name, expr)                                                                   \
   IPU_SEMANTICS(f16v2##name) {                                                                  \
-    arith16(t, c, op, [](double x, double y) { return expr; });                                 \
+    arith16<true>(t, c, op, [](double x, double y) { return expr; });                           \
   }                                                                                             \
   IPU_SAME_SEMANTICS(f16v4##name, f16v2##name)
 F16_ARITH(add, x + y)
@@ -345,7 +350,7 @@ F16_COMPARE(cmpge, x >= y)
 #define F16_UNARY(name, expr)                                                                   \
   IPU_SEMANTICS(name) {                                                                         \
     multiCycle(t, c, op);                                                                       \
-    arith16(t, c, op, [](double x, double) { return double(expr); });                           \
+    arith16<false>(t, c, op, [](double x, double) { return double(expr); });                    \
   }
 F16_UNARY(f16v2exp, std::exp(x))
 F16_UNARY(f16v2exp2, std::exp2(x))
