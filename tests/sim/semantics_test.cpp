@@ -698,6 +698,10 @@ TEST(Semantics, Float16Vectors) {
   st64 $a4:5, $mvertex_base, 4
   f16v4cmplt $a4:5, $a0:1, $a2:3
   st64 $a4:5, $mvertex_base, 5
+  f16v2sub $a4, $a0, $a2
+  st32 $a4, $mvertex_base, 12
+  f16v4mul $a4:5, $a2:BU, $a0:1
+  st64 $a4:5, $mvertex_base, 7
 )",
                   {0x3C003C00, 0x00017BFF, 0x16001000, 0x00014C00});
   // Inputs: a = {0x3C00, 0x3C00, 0x7BFF, 0x0001}; b = {0x1000 (2^-11), 0x1600 (3*2^-11), 0x4C00 (16), 0x0001}.
@@ -710,6 +714,12 @@ TEST(Semantics, Float16Vectors) {
   EXPECT_EQ(r.f32(0x70024), 1.0f);
   EXPECT_EQ(r.word(0x70028), 0x00000000u); // 1 < 2^-11? no; 1 < 3*2^-11? no
   EXPECT_EQ(r.word(0x7002C), 0x00000000u); // 65504 < 16? no; 2^-24 < 2^-24? no
+  // f16v2 (one register): 1 - 2^-11 and 1 - 3*2^-11, exact below 1 (spacing 2^-11).
+  EXPECT_EQ(r.word(0x70030), 0x3BFD3BFFu);
+  // a * b[1] (3*2^-11 from the high half): 3*2^-11 twice; 65504*3*2^-11 = 95.953125, 1535.25
+  // steps of the 2^-4 grid, so 95.9375 (0x55FF); 3*2^-35 underflows to +0.
+  EXPECT_EQ(r.word(0x70038), 0x16001600u);
+  EXPECT_EQ(r.word(0x7003C), 0x000055FFu);
 }
 
 TEST(Semantics, Float16ArithmeticThroughBinary32) {

@@ -9,6 +9,11 @@
 #include <cfenv>
 #include <cmath>
 #include <limits>
+#include <optional>
+
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+#endif
 
 namespace ipusim::sim {
 using namespace arch; // the f16 conversions (ipusim/arch/Half.h)
@@ -334,6 +339,50 @@ F16_ARITH(min, std::fmin(x, y))
 F16_ARITH(absadd, std::fabs(x) + std::fabs(y))
 F16_ARITH(absmax, std::fmax(std::fabs(x), std::fabs(y)))
 #undef F16_ARITH
+#if defined(__x86_64__) && defined(__clang__)
+// On hosts with F16C (hostVectorUnits; the fast path's handlers, so every ISS test compares them
+// with the portable ones above): f16 add, sub and mul convert their lanes with the host's
+// conversions, exact for every half but a NaN, and the lanes' binary32 sum, difference or product
+// rounded to binary16 is the correctly rounded half (arith16's Exact). An issue with a NaN input,
+// a non-finite result (its flags, NANOO) or another rounding mode takes the portable handler.
+/// The issue's result lanes (`Kind` 0 add, 1 sub, 2 mul) where the host's conversions give them.
+template <int Kind> [[gnu::target("f16c")]] std::optional<uint64_t> f16OnHost(const Context &c, const Op &op) {
+  if (c.fpCtl & (kStochastic | kRoundingMask)) return std::nullopt;
+  const bool pair = op.dstRegs == 2;
+  const uint64_t used = pair ? ~0ull : 0xFFFFFFFFull; // f16v2: two lanes
+  const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]);
+  uint64_t x;
+  switch (op.kind[1]) {
+  case arch::OperandKind::ABroadcastLo: x = (c.a[a] & 0xFFFF) * 0x0001000100010001ull; break;
+  case arch::OperandKind::ABroadcastHi: x = (c.a[a] >> 16) * 0x0001000100010001ull; break;
+  default: x = pair ? pairA(c, a) : c.a[a];
+  }
+  const uint64_t y = pair ? pairA(c, b) : c.a[b];
+  if (halvesHaveNaN(x & used) || halvesHaveNaN(y & used)) return std::nullopt;
+  const __m128 fx = _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(x))), fy = _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(y)));
+  const __m128 r = Kind == 0 ? _mm_add_ps(fx, fy) : Kind == 1 ? _mm_sub_ps(fx, fy) : _mm_mul_ps(fx, fy);
+  const uint64_t h = uint64_t(_mm_cvtsi128_si64(_mm_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT))) & used;
+  // A lane whose exponent is all ones (an infinity: a NaN needs one in)?
+  if (((h & 0x7C007C007C007C00ull) + 0x0400040004000400ull) & 0x8000800080008000ull & used) return std::nullopt;
+  return h;
+}
+#define F16_ON_HOST(name, kind)                                                                 \
+  [[gnu::target("f16c")]] void host_f16##name(Tile &t, Context &c, const Op &op) {              \
+    const std::optional<uint64_t> h = f16OnHost<kind>(c, op);                                   \
+    if (!h) return sem_f16v2##name(t, c, op);                                                   \
+    c.setA(unsigned(op.v[0]), uint32_t(*h));                                                    \
+    if (op.dstRegs == 2) c.setA(unsigned(op.v[0]) + 1, uint32_t(*h >> 32));                     \
+  }                                                                                             \
+  static RegisterHostVector vec_f16v2##name("f16v2" #name, host_f16##name);                     \
+  static RegisterHostVector vec_f16v4##name("f16v4" #name, host_f16##name);
+namespace {
+F16_ON_HOST(add, 0)
+F16_ON_HOST(sub, 1)
+F16_ON_HOST(mul, 2)
+} // namespace
+#undef F16_ON_HOST
+#endif
+
 #define F16_COMPARE(name, expr)                                                                 \
   IPU_SEMANTICS(f16v2##name) {                                                                  \
     compare16(t, c, op, [](double x, double y) { return expr; });                               \
