@@ -1,9 +1,9 @@
 #include "ipusim/gc/ExchangeSchedule.h"
 
 #include <algorithm>
+#include <map>
+#include <cstdint>
 #include <numeric>
-#include <set>
-#include <tuple>
 #include <stdexcept>
 #include <string>
 
@@ -272,11 +272,12 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   // receivers (by powers of two), and among transfers of one such class those that can start
   // earliest: of the ones that can start within an eighth of their length of the earliest, the
   // first in `order`. Placing a transfer only takes cycles from the others, so each one's last
-  // fit is a lower bound on its next: the queue keeps those bounds, and a transfer is placed
+  // fit is a lower bound on its next: its class keeps those bounds, and a transfer is placed
   // when its fit is still within that tolerance of the earliest bound left. In an all-to-all,
   // such as a depth split's partial sums, the fixed order had every tile wait for the same
-  // receivers (the 1024^3 half product's partials: 5,192 cycles, then 3,769); a broadcast to hundreds of tiles goes before the short hops around it,
-  // which would otherwise leave it no cycle that all its receivers have free. The tolerance
+  // receivers (the 1024^3 half product's partials: 5,192 cycles, then 3,769); a broadcast to
+  // hundreds of tiles goes before the short hops around it, which would otherwise leave it no
+  // cycle that all its receivers have free. The tolerance
   // keeps the exchange's transit times (tens of cycles across the die) from deciding the order
   // among near-equals: ResNet-50's 3x3 layer's input rows, which two waves can deliver (row r
   // and row r+1 share receivers, so rows alternate), went in the order their receivers' muxes
@@ -286,41 +287,67 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   // transfers, and re-placing them costs compile time (seconds to half a minute) for little.
   constexpr uint32_t kListWords = 32;
   std::vector<Shape> shapes(transfers.size());
-  // (size class: the words' highest bit, largest first; the same of the receivers; a lower bound
-  // on its start; rank in `order`)
-  using Entry = std::tuple<int, int, uint64_t, size_t>;
-  std::set<Entry> queue;
+  // The classes in order (size class: the words' highest bit, largest first; the same of the
+  // receivers): a class's transfers are all placed before the next class's. A class keeps its
+  // transfers' lower bounds on their starts in rank order (their order in `order`) under a tree
+  // of minimums, which finds the earliest bound and the first transfer by rank whose bound is
+  // within a limit in a walk from the root (a scan of the transfers near the earliest was
+  // quadratic in an all-to-all: seconds of compile time for a 1024^3 product).
+  struct Class {
+    std::vector<size_t> ranks; // ascending
+    std::vector<uint64_t> tree; // tree[1] the root; leaves from `leaves` on, UINT64_MAX where placed
+    size_t leaves = 1;
+    void build(const std::vector<uint64_t> &bounds) {
+      while (leaves < ranks.size()) leaves *= 2;
+      tree.assign(2 * leaves, UINT64_MAX);
+      for (size_t i = 0; i < bounds.size(); ++i) tree[leaves + i] = bounds[i];
+      for (size_t i = leaves - 1; i >= 1; --i) tree[i] = std::min(tree[2 * i], tree[2 * i + 1]);
+    }
+    void set(size_t i, uint64_t bound) {
+      tree[i += leaves] = bound;
+      for (i /= 2; i >= 1; i /= 2) tree[i] = std::min(tree[2 * i], tree[2 * i + 1]);
+    }
+    bool empty() const { return tree[1] == UINT64_MAX; }
+    uint64_t earliest() const { return tree[1]; }
+    /// The first transfer (by rank) whose bound is at most `limit` (one must be).
+    size_t first(uint64_t limit) const {
+      size_t i = 1;
+      while (i < leaves) i = tree[2 * i] <= limit ? 2 * i : 2 * i + 1;
+      return i - leaves;
+    }
+  };
+  std::map<std::pair<int, int>, Class> classes;
+  std::map<std::pair<int, int>, std::vector<uint64_t>> lowers;
   for (size_t r = 0; r < order.size(); ++r) {
     const size_t k = order[r];
     if (transfers[k].words == 0 || transfers[k].dst.empty()) continue;
     shapes[k] = shape(k);
-    queue.insert({__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size())), shapes[k].lower, r});
+    const std::pair<int, int> key{__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size()))};
+    classes[key].ranks.push_back(r);
+    lowers[key].push_back(shapes[k].lower);
   }
-  // An eighth of a transfer's cycles on its lane; the entries of one size and fan class.
+  // An eighth of a transfer's cycles on its lane.
   auto tolerance = [&](size_t k) { return shapes[k].n / 8; };
-  auto sameClass = [](const Entry &e, int size, int fan) { return std::get<0>(e) == size && std::get<1>(e) == fan; };
-  while (!queue.empty()) {
-    auto pick = queue.begin();
-    const auto [size, fan, earliest, first] = *pick;
-    // (A class is all listed transfers or none: kListWords is a power of two.)
-    if (transfers[order[first]].words >= kListWords) {
-      const uint64_t within = earliest + tolerance(order[first]);
-      for (auto it = std::next(pick); it != queue.end() && sameClass(*it, size, fan) && std::get<2>(*it) <= within; ++it)
-        if (std::get<3>(*it) < std::get<3>(*pick)) pick = it;
+  for (auto &[key, c] : classes) {
+    c.build(lowers[key]);
+    while (!c.empty()) {
+      const uint64_t earliest = c.earliest();
+      size_t at = c.first(earliest); // the earliest, the first by rank among equals
+      // (A class is all listed transfers or none: kListWords is a power of two.)
+      const bool listed = transfers[order[c.ranks[at]]].words >= kListWords;
+      if (listed) at = c.first(earliest + tolerance(order[c.ranks[at]]));
+      const uint64_t bound = c.tree[c.leaves + at];
+      c.set(at, UINT64_MAX);
+      const size_t k = order[c.ranks[at]];
+      const uint64_t T = fit(k, shapes[k], bound);
+      // Placed now unless another of its class can start earlier by more than the tolerance.
+      if (listed && T != bound && !c.empty() && T > c.earliest() + tolerance(k)) {
+        c.set(at, T);
+        continue;
+      }
+      commit(k, shapes[k], T);
+      shapes[k] = Shape();
     }
-    const uint64_t bound = std::get<2>(*pick);
-    const size_t r = std::get<3>(*pick);
-    queue.erase(pick);
-    const size_t k = order[r];
-    const uint64_t T = fit(k, shapes[k], bound);
-    // Placed now unless another of its class can start earlier by more than the tolerance.
-    if (transfers[k].words >= kListWords && T != bound && !queue.empty() && sameClass(*queue.begin(), size, fan) &&
-        T > std::get<2>(*queue.begin()) + tolerance(k)) {
-      queue.insert({size, fan, T, r});
-      continue;
-    }
-    commit(k, shapes[k], T);
-    shapes[k] = Shape();
   }
 
   // Each tile's instructions in cycle order.
