@@ -114,6 +114,9 @@ void forEachTile(unsigned threads, const std::vector<unsigned> &tiles, const std
     if (e) std::rethrow_exception(e);
 }
 
+/// The words of an exchange phase below which its resolution runs on one host thread.
+constexpr size_t kParallelWords = 4096;
+
 const char *directionName(unsigned dir) { return dir == arch::ExchangeLayout::East ? "east" : "west"; }
 
 } // namespace
@@ -182,6 +185,11 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
   };
   std::vector<std::vector<Delivery>> sent(n);
   std::vector<std::vector<ExternalWord>> outward(n);
+  // Host threads only for a phase with words enough to pay for starting them (a training step
+  // has thousands of phases of a few words each); the results are the same either way.
+  size_t words = 0;
+  for (unsigned src : tiles) words += tiles_[src]->exchange().sends.size();
+  const unsigned passThreads = words >= kParallelWords ? threads : 1;
   auto send = [&](unsigned src) {
     Tile &sender = *tiles_[src];
     const ExchangeLog &out = sender.exchange();
@@ -246,7 +254,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
             .add("receivers", receivers[i]);
       }
   };
-  forEachTile(threads, tiles, send);
+  forEachTile(passThreads, tiles, send);
   std::vector<std::vector<Run>> inbox(n);
   for (unsigned src : tiles) {
     phaseSent_ |= !tiles_[src]->exchange().sends.empty();
@@ -405,7 +413,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     tile.incomingDelta = incoming;
     tile.incomingMux = finalMux[dst];
   };
-  forEachTile(threads, tiles, receive);
+  forEachTile(passThreads, tiles, receive);
   for (unsigned t : tiles) {
     Tile &tile = *tiles_[t];
     ExchangeLog &log = tile.exchange();
