@@ -362,7 +362,8 @@ template <int Kind> [[gnu::target("f16c")]] std::optional<uint64_t> f16OnHost(co
   const __m128 fx = _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(x))), fy = _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(y)));
   const __m128 r = Kind == 0 ? _mm_add_ps(fx, fy) : Kind == 1 ? _mm_sub_ps(fx, fy) : _mm_mul_ps(fx, fy);
   const uint64_t h = uint64_t(_mm_cvtsi128_si64(_mm_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT))) & used;
-  // A lane whose exponent is all ones (an infinity: a NaN needs one in)?
+  // A lane whose exponent is all ones (an infinity, or a NaN from infinities): the portable
+  // handler's, with its flags and NANOO.
   if (((h & 0x7C007C007C007C00ull) + 0x0400040004000400ull) & 0x8000800080008000ull & used) return std::nullopt;
   return h;
 }
