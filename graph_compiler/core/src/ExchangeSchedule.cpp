@@ -1,8 +1,8 @@
 #include "ipusim/gc/ExchangeSchedule.h"
 
 #include <algorithm>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -297,10 +297,15 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     std::vector<size_t> ranks; // ascending
     std::vector<uint64_t> tree; // tree[1] the root; leaves from `leaves` on, UINT64_MAX where placed
     size_t leaves = 1;
-    void build(const std::vector<uint64_t> &bounds) {
+    /// Adds the transfer of rank r (ranks come in ascending order) before build().
+    void add(size_t r, uint64_t bound) {
+      ranks.push_back(r);
+      tree.push_back(bound);
+    }
+    void build() {
       while (leaves < ranks.size()) leaves *= 2;
-      tree.assign(2 * leaves, UINT64_MAX);
-      for (size_t i = 0; i < bounds.size(); ++i) tree[leaves + i] = bounds[i];
+      tree.insert(tree.begin(), leaves, UINT64_MAX); // the bounds become the leaves
+      tree.resize(2 * leaves, UINT64_MAX);
       for (size_t i = leaves - 1; i >= 1; --i) tree[i] = std::min(tree[2 * i], tree[2 * i + 1]);
     }
     void set(size_t i, uint64_t bound) {
@@ -317,19 +322,16 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     }
   };
   std::map<std::pair<int, int>, Class> classes;
-  std::map<std::pair<int, int>, std::vector<uint64_t>> lowers;
   for (size_t r = 0; r < order.size(); ++r) {
     const size_t k = order[r];
     if (transfers[k].words == 0 || transfers[k].dst.empty()) continue;
     shapes[k] = shape(k);
-    const std::pair<int, int> key{__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size()))};
-    classes[key].ranks.push_back(r);
-    lowers[key].push_back(shapes[k].lower);
+    classes[{__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size()))}].add(r, shapes[k].lower);
   }
   // An eighth of a transfer's cycles on its lane.
   auto tolerance = [&](size_t k) { return shapes[k].n / 8; };
   for (auto &[key, c] : classes) {
-    c.build(lowers[key]);
+    c.build();
     while (!c.empty()) {
       const uint64_t earliest = c.earliest();
       size_t at = c.first(earliest); // the earliest, the first by rank among equals
