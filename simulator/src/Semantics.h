@@ -34,6 +34,15 @@ struct RegisterHostVector {
 };
 // hostVectorUnits(): ipusim/sim/Tile.h.
 
+/// Handlers for one operand form that the fast path takes over the mnemonic's own, keyed as
+/// specialisedRegistry's: the common case alone, handing anything else to the general handler.
+/// Like the host-vector handlers they are the fast path's only (the stepped path keeps the general
+/// ones, so that every ISS test compares the two) and follow the same switch (IPUSIM_HOST_VECTOR).
+std::map<std::string, Handler> &fastFormRegistry();
+struct RegisterFastForm {
+  RegisterFastForm(const char *key, Handler h) { fastFormRegistry()[key] = h; }
+};
+
 #define IPU_SEMANTICS(name)                                                                     \
   static void sem_##name(Tile &t, Context &c, const Op &op);                                    \
   static RegisterHandler reg_##name(#name, sem_##name);                                         \

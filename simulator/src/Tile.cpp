@@ -44,6 +44,11 @@ std::map<std::string, Handler> &hostVectorRegistry() {
   return registry;
 }
 
+std::map<std::string, Handler> &fastFormRegistry() {
+  static std::map<std::string, Handler> registry;
+  return registry;
+}
+
 bool hostVectorUnits() {
   static const bool on = [] {
 #if defined(__x86_64__) && defined(__clang__)
@@ -179,9 +184,15 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
   std::string key = mn + " ";
   for (unsigned i = 0; i < op.desc->numOperands; ++i) {
     const OperandKind k = op.kind[i];
-    key += k == OperandKind::MReg ? 'm' : k == OperandKind::AReg ? 'a' : (k == OperandKind::UImm || k == OperandKind::SImm) ? 'i' : '?';
+    key += k == OperandKind::MReg    ? 'm'
+           : k == OperandKind::AReg  ? 'a'
+           : k == OperandKind::APair ? 'p'
+           : (k == OperandKind::UImm || k == OperandKind::SImm) ? 'i'
+                                                                 : '?';
   }
   if (auto s = specialisedRegistry().find(key); s != specialisedRegistry().end()) op.fn = s->second;
+  if (vectorHandlers)
+    if (auto f = fastFormRegistry().find(key); f != fastFormRegistry().end()) op.fn = f->second;
   // The fast path's handler on the host's vector units, where there is one (the stepped path keeps
   // the portable handler, so that the tests' stepped-against-fast runs compare the two).
   if (vectorHandlers)
@@ -453,55 +464,63 @@ uint64_t Tile::runRepeatBatch(Context &c) {
   c.extraWorkerCycles = 0;
   if (!runPaceLoop(c)) {
     // Only bodies of bundles whose instructions have no effect on control flow run batched. The
-    // body becomes a list of handler calls: nop and fnop left out, the first call of each bundle
-    // marked (it notes the bundle's pc for exceptions and starts its memory-conflict check), and
-    // a bundle whose main instruction's ARF writes must wait for the aux one's reads kept whole.
-    struct Call {
-      Handler fn;       ///< nullptr: a deferred bundle, run by execute()
-      const Op *op, *aux;
+    // body becomes a list of bundles, each one or two handler calls (nop and fnop left out; a
+    // bundle of two nops has none and is left out too); a bundle whose main instruction's ARF
+    // writes must wait for the aux one's reads is run whole by execute(). Each bundle notes its pc
+    // (for exceptions) and starts its memory-conflict check.
+    struct Step {
+      Handler fn0, fn1; ///< fn0 nullptr: a deferred bundle, run by execute(); fn1 nullptr: one call
+      const Op *op0, *op1;
       uint32_t pc;
-      bool first;
-    } calls[512];
+    } steps[256];
     unsigned n = 0;
+    bool deferred = false;
     for (unsigned b = 0; b < bundles; ++b) {
       const uint32_t pc = start + 8 * b;
       const Op *m = peek(pc), *a = peek(pc + 4);
       if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
-          !(a->modes & kWorker)) {
+          !(a->modes & kWorker) || b >= std::size(steps)) {
         c.extraWorkerCycles = extraBefore;
         return 0;
       }
       if (!m->nop && !a->nop && (m->writesA & a->readsA)) {
-        calls[n++] = {nullptr, m, a, pc, true};
-        continue;
+        steps[n++] = {nullptr, nullptr, m, a, pc};
+        deferred = true;
+      } else if (!m->nop || !a->nop) {
+        const Op *first = m->nop ? a : m, *second = m->nop || a->nop ? nullptr : a;
+        steps[n++] = {first->fn, second ? second->fn : nullptr, first, second, pc};
       }
-      bool first = true;
-      for (const Op *op : {m, a})
-        if (!op->nop) {
-          calls[n++] = {op->fn, op, nullptr, pc, first};
-          first = false;
-        }
     }
-    // The common body, every bundle two calls and none deferred (compiled code's `{ main ; aux }`
-    // pairs): a tighter loop, one bundle a step.
-    if (n == 2 * bundles && std::all_of(calls, calls + n, [](const Call &call) { return call.fn != nullptr; })) {
+    const bool pairs = std::all_of(steps, steps + n, [](const Step &s) { return s.fn1 != nullptr; });
+    if (!deferred && pairs && n == bundles) {
+      // Compiled code's body, every bundle a `{ main ; aux }` pair: no per-step test.
       for (uint64_t i = 0; i < iterations; ++i)
-        for (unsigned k = 0; k < n; k += 2) {
-          issuePc_ = calls[k].pc;
+        for (const Step *s = steps; s != steps + n; ++s) {
+          issuePc_ = s->pc;
           accessCount_ = 0;
-          calls[k].fn(*this, c, *calls[k].op);
-          calls[k + 1].fn(*this, c, *calls[k + 1].op);
+          s->fn0(*this, c, *s->op0);
+          s->fn1(*this, c, *s->op1);
+        }
+    } else if (!deferred) {
+      // Hand-written loops' bodies, bundles with a nop half among them: one test a step.
+      for (uint64_t i = 0; i < iterations; ++i)
+        for (const Step *s = steps; s != steps + n; ++s) {
+          issuePc_ = s->pc;
+          accessCount_ = 0;
+          s->fn0(*this, c, *s->op0);
+          if (s->fn1) s->fn1(*this, c, *s->op1);
         }
     } else {
       for (uint64_t i = 0; i < iterations; ++i)
-        for (unsigned k = 0; k < n; ++k) {
-          const Call &call = calls[k];
-          if (call.first) {
-            issuePc_ = call.pc;
-            accessCount_ = 0;
+        for (const Step *s = steps; s != steps + n; ++s) {
+          issuePc_ = s->pc;
+          accessCount_ = 0;
+          if (s->fn0) [[likely]] {
+            s->fn0(*this, c, *s->op0);
+            if (s->fn1) s->fn1(*this, c, *s->op1);
+          } else {
+            execute(c, s->op0, s->op1, true);
           }
-          if (call.fn) [[likely]] call.fn(*this, c, *call.op);
-          else execute(c, call.op, call.aux, true);
         }
     }
   }

@@ -880,6 +880,37 @@ TEST(Semantics, FloatingPointFlagsAndTraps) {
   }
 }
 
+TEST(Semantics, Float32PairsOnTheFastForms) {
+  // f32v2add/sub/mul on register pairs take the fast path's own handlers (RegisterFastForm) when
+  // both lanes are finite in the default mode; an overflowing lane or another rounding mode goes
+  // to the general handler. runTile compares both paths. Inputs: a = (1e38, 1.5), b = (1e38, 2^-30).
+  auto r = worker(R"(
+  ld64 $a0:1, $mvertex_base, 0
+  ld64 $a2:3, $mvertex_base, 1
+  f32v2mul $a4:5, $a0:1, $a2:3
+  st64 $a4:5, $mvertex_base, 4
+  uget $a6, $FP_STS
+  st32 $a6, $mvertex_base, 10
+  f32v2add $a4:5, $a0:1, $a2:3
+  st64 $a4:5, $mvertex_base, 6
+  setzi $a6, 0x10000
+  uput $FP_CTL, $a6
+  f32v2add $a4:5, $a0:1, $a2:3
+  st64 $a4:5, $mvertex_base, 7
+  f32v2sub $a0:1, $a0:1, $a2:3
+  st64 $a0:1, $mvertex_base, 8
+)",
+                  {bits(1e38f), bits(1.5f), bits(1e38f), bits(0x1p-30f)});
+  EXPECT_EQ(r.word(0x70020), 0x7F800000u); // 1e38 * 1e38 overflows to infinity ...
+  EXPECT_EQ(r.word(0x70024), 0x30C00000u); // ... beside 1.5 * 2^-30, exact
+  EXPECT_EQ(r.word(0x70028), 4u);          // $FP_STS: overflow
+  EXPECT_EQ(r.f32(0x70030), 2e38f);        // 2 * 1e38, exact
+  EXPECT_EQ(r.word(0x70034), 0x3FC00000u); // 1.5 + 2^-30 to nearest: 1.5
+  EXPECT_EQ(r.word(0x7003C), 0x3FC00001u); // rounded up: 1.5 + 2^-23
+  EXPECT_EQ(r.f32(0x70040), 0.0f);         // in place, rounded up: 1e38 - 1e38 ...
+  EXPECT_EQ(r.word(0x70044), 0x3FC00000u); // ... and 1.5 - 2^-30 up to 1.5
+}
+
 /// The published xoroshiro128aox, as a reference for the stochastic-rounding test.
 struct Aox {
   uint64_t s0, s1;

@@ -217,9 +217,36 @@ float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), h
     arith32(t, c, op, false, [](float x, float y) { return expr; });                            \
   }                                                                                             \
   IPU_SAME_SEMANTICS(f32v2##name, f32##name)
+// The fast path's forms of add, subtract and multiply (Semantics.h, RegisterFastForm): single
+// registers or register pairs, the default rounding mode and finite results; anything else goes to
+// the general handler, which computes the same result again with its flags.
+#define F32_FAST_FORMS(name, expr)                                                              \
+  static void fast_f32##name(Tile &t, Context &c, const Op &op) {                               \
+    const float x = asFloat(c.a[op.v[1]]), y = asFloat(c.a[op.v[2]]), r = expr;                 \
+    if ((c.fpCtl & kRoundingMask) || !isFinite(r)) [[unlikely]]                                 \
+      return sem_f32##name(t, c, op);                                                           \
+    c.setAFloat(unsigned(op.v[0]), r);                                                          \
+  }                                                                                             \
+  static void fast_f32v2##name(Tile &t, Context &c, const Op &op) {                             \
+    const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);         \
+    float x = asFloat(c.a[a]), y = asFloat(c.a[b]);                                             \
+    const float r0 = expr;                                                                      \
+    x = asFloat(c.a[a + 1]), y = asFloat(c.a[b + 1]);                                           \
+    const float r1 = expr;                                                                      \
+    if ((c.fpCtl & kRoundingMask) || !isFinite(r0) || !isFinite(r1)) [[unlikely]]               \
+      return sem_f32##name(t, c, op);                                                           \
+    c.setAFloat(d, r0);                                                                         \
+    c.setAFloat(d + 1, r1);                                                                     \
+  }                                                                                             \
+  static RegisterFastForm fastForm_f32##name("f32" #name " aaa", fast_f32##name);               \
+  static RegisterFastForm fastForm_f32v2##name("f32v2" #name " ppp", fast_f32v2##name);
 F32_BINARY(add, x + y)
+F32_FAST_FORMS(add, x + y)
 F32_BINARY(sub, x - y)
+F32_FAST_FORMS(sub, x - y)
 F32_BINARY(mul, x * y)
+F32_FAST_FORMS(mul, x * y)
+#undef F32_FAST_FORMS
 F32_BINARY(max, std::fmax(x, y))
 F32_BINARY(min, std::fmin(x, y))
 F32_BINARY(absadd, std::fabs(x) + std::fabs(y))
