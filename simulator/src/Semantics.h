@@ -112,16 +112,25 @@ struct PaceLoop {
   TileMemory::Elements elements{};
   uint64_t conflicts = 0;      ///< accesses that met an earlier one's memory element in their bundle
 
-  /// Step s's main instruction: notes its three accesses' memory elements as Tile::noteAccess
-  /// does, loads the input and partials, stores the pair it stores, steps the addresses.
-  [[gnu::always_inline]] void access(const Step &s, const Context &c, uint64_t &in, uint64_t &partials) {
-    const uint32_t e0 = elements.of(addr[0]), e1 = elements.of(addr[1]), e2 = elements.of(addr[2]);
+  /// A bundle's main instruction on the addresses `at` (the loop's own, or an executor's copy in
+  /// host registers, which tile memory's byte stores cannot alias): notes the three accesses'
+  /// memory elements (`element` gives an address's) as Tile::noteAccess does, loads the input and
+  /// partials, stores `stored`, steps the addresses by `inc`.
+  template <class ElementOf>
+  [[gnu::always_inline]] static void mainInstruction(uint32_t (&at)[3], const int32_t (&inc)[3], uint8_t *bytes,
+                                                     uint32_t base, ElementOf element, uint64_t &conflicts,
+                                                     uint64_t stored, uint64_t &in, uint64_t &partials) {
+    const uint32_t e0 = element(at[0]), e1 = element(at[1]), e2 = element(at[2]);
     conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
-    std::memcpy(&in, bytes + (addr[0] - base), 8);
-    std::memcpy(&partials, bytes + (addr[1] - base), 8);
-    const uint64_t data = pairA(c, s.store);
-    std::memcpy(bytes + (addr[2] - base), &data, 8);
-    for (unsigned k = 0; k < 3; ++k) addr[k] += uint32_t(s.inc[k]);
+    std::memcpy(&in, bytes + (at[0] - base), 8);
+    std::memcpy(&partials, bytes + (at[1] - base), 8);
+    std::memcpy(bytes + (at[2] - base), &stored, 8);
+    for (unsigned k = 0; k < 3; ++k) at[k] += uint32_t(inc[k]);
+  }
+  /// Step s's main instruction on the loop's addresses.
+  [[gnu::always_inline]] void access(const Step &s, const Context &c, uint64_t &in, uint64_t &partials) {
+    mainInstruction(addr, s.inc, bytes, base, [this](uint32_t a) { return elements.of(a); }, conflicts,
+                    pairA(c, s.store), in, partials);
   }
 };
 

@@ -212,11 +212,13 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
       s.align = 8;
       s.addr = plan.controlBase;
       s.size = in.controlBytes;
+      s.data.reserve(4 * em.code().words().size());
       for (uint32_t w : em.code().words())
         for (int k = 0; k < 4; ++k) s.data.push_back(uint8_t(w >> (8 * k)));
       const uint32_t sec = uint32_t(img.sections.size());
       const uint32_t firstFile = uint32_t(img.files.size());
       for (const std::string &n : em.code().notes()) img.files.push_back("<" + n + ">");
+      img.lines.reserve(img.lines.size() + em.code().words().size()); // one growth, not a copy a doubling
       for (size_t i = 0; i < em.code().words().size(); ++i)
         img.lines.push_back({sec, uint32_t(4 * i), firstFile + em.code().noteOf()[i], 1, 1, cc::kLineSupervisor});
       img.sections.push_back(std::move(s));
