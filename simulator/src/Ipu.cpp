@@ -126,9 +126,13 @@ std::vector<ExchangeLog::Setting> Ipu::muxSettings(unsigned t) const {
   // land here exchange.mux_pair_delay_cycles later ([F] S2; [RE] S8 TEXCH_MUXPAIRWRITEDLY = 1). The
   // delayed write meeting a put of the tile's own in one cycle is the collision S2 describes.
   const ExchangeLog &own = tiles_[t]->exchange();
-  std::vector<ExchangeLog::Setting> all(own.mux);
-  all.insert(all.end(), own.muxPair.begin(), own.muxPair.end());
-  std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.cycle < b.cycle; });
+  // Each log is in cycle order, no two of the tile's settings in one cycle (each instruction
+  // applies its setting in a cycle of its own): merged, they are in cycle order.
+  auto byCycle = [](const auto &a, const auto &b) { return a.cycle < b.cycle; };
+  std::vector<ExchangeLog::Setting> all(own.mux.size() + own.muxPair.size());
+  std::merge(own.mux.begin(), own.mux.end(), own.muxPair.begin(), own.muxPair.end(), all.begin(), byCycle);
+  if (!std::is_sorted(own.mux.begin(), own.mux.end(), byCycle) || !std::is_sorted(own.muxPair.begin(), own.muxPair.end(), byCycle))
+    std::sort(all.begin(), all.end(), byCycle); // (not expected: a log out of order)
   const unsigned p = arch::ExchangeLayout::partner(t);
   if (p >= tileCount() || !started_[p] || tiles_[p]->exchange().muxPair.empty()) return all;
   auto from = tiles_[p]->exchange().muxPair;
@@ -200,9 +204,16 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     const size_t instructions = out.instructions.size();
     std::vector<unsigned> receivers(instructions, 0), lastReceiver(instructions, UINT32_MAX);
     std::vector<uint8_t> taken(sends.size(), 0);
+    // The windows come receiver by receiver: each receiver's offsets and direction found once.
+    unsigned receiver = UINT32_MAX, dir = 0;
+    int64_t mux = 0, write = 0;
     for (const Window &w : bySource[src]) {
-      const int64_t mux = layout_.muxOffset(src, w.dst), write = layout_.writeOffset(src, w.dst);
-      const unsigned dir = layout_.direction(src, w.dst);
+      if (w.dst != receiver) {
+        receiver = w.dst;
+        mux = layout_.muxOffset(src, w.dst);
+        write = layout_.writeOffset(src, w.dst);
+        dir = layout_.direction(src, w.dst);
+      }
       const size_t before = runs.size(); // this window's runs follow
       // Sends are in cycle order: the first that meets the mux in the window, then every one
       // until the window closes. A word travelling the other way passes this receiver by.
