@@ -492,7 +492,16 @@ uint64_t Tile::runRepeatBatch(Context &c) {
       }
     }
     const bool pairs = std::all_of(steps, steps + n, [](const Step &s) { return s.fn1 != nullptr; });
-    if (!deferred && pairs && n == bundles) {
+    if (!deferred && pairs && n == 1) {
+      // A body of one such pair: its pc noted once.
+      const Step s = steps[0];
+      issuePc_ = s.pc;
+      for (uint64_t i = 0; i < iterations; ++i) {
+        accessCount_ = 0;
+        s.fn0(*this, c, *s.op0);
+        s.fn1(*this, c, *s.op1);
+      }
+    } else if (!deferred && pairs && n == bundles) {
       // Compiled code's body, every bundle a `{ main ; aux }` pair: no per-step test.
       for (uint64_t i = 0; i < iterations; ++i)
         for (const Step *s = steps; s != steps + n; ++s) {
