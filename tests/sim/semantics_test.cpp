@@ -740,6 +740,30 @@ TEST(Semantics, Float16ArithmeticThroughBinary32) {
   EXPECT_EQ(checked, 0x10000u * 262 * 3);
 }
 
+TEST(Exceptions, RaisedInABatchedRptBodyNameItsBundle) {
+  // A one-bundle rpt body (batched on the fast path, its pc noted once) whose load walks off the
+  // end of tile memory in its third iteration: both paths (runTile compares them) report the
+  // body's bundle and its source line.
+  try {
+    runAsm(R"(
+w:
+  setzi $m1, 5
+  setzi $m3, 0xE7FF8
+  .align 8
+  { rpt $m1, 0 ; fnop }
+  { ld32step $m4, $mzero, $m3+=, 1 ; f32add $a0, $a0, $a0 }
+  exitz $mzero
+)",
+           "w", Mode::Worker);
+    FAIL() << "no exception";
+  } catch (const sim::SimException &e) {
+    EXPECT_EQ(e.context, 1u);
+    EXPECT_EQ(e.instruction, "{ ld32step $m4, $mzero, $m3+=, 1 ; f32add $a0, $a0, $a0 }");
+    EXPECT_EQ(e.reason, "4-byte access at 0xe8000 is outside tile memory 0x4c000..0xe8000");
+    EXPECT_EQ(e.source, "t.s:7:3");
+  }
+}
+
 TEST(Exceptions, ReportContextPcInstructionAndReason) {
   try {
     runAsm(R"(
