@@ -256,17 +256,51 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
   // Cycles count from the release of the sync above; this tile issues from its release skew
   // (ExchangeSchedule.h). Each op issues exactly at its cycle: `delay` fills the gaps.
   uint64_t now = uint64_t(b_.graph.target.config.sync.releaseSkewCycles) * b_.layout.row(tile_);
-  for (const ExchangeOp &op : te.ops) {
+  const uint32_t maxSend = b_.graph.target.config.exchange.maxSendWords;
+  // A control's sendpic select and value ([RE] S9: 0 $INCOMING_MUX, 2 the receive pointer as a
+  // word address, 3 $INCOMING_FORMAT).
+  auto pic = [&](const ExchangeOp &op) -> std::pair<unsigned, uint32_t> {
+    if (op.kind == ExchangeOp::Mux) return {0, op.value};
+    if (op.kind == ExchangeOp::Format) return {3, op.value};
+    return {2, addr(st.transfers[op.transfer].to[op.value].second) / 4};
+  };
+  for (size_t i = 0; i < te.ops.size(); ++i) {
+    const ExchangeOp &op = te.ops[i];
     if (op.cycle < now)
       throw std::logic_error("graph compiler: the exchange schedule puts two instructions in cycle " +
                              std::to_string(op.cycle) + " of tile " + std::to_string(tile_));
     if (op.cycle > now) code_.delay(op.cycle - now);
     const Transfer &x = st.transfers[op.transfer];
     switch (op.kind) {
-    case ExchangeOp::Send:
-      code_.send(addr(x.from) + 4 * op.word, op.count, op.sctl);
-      now = op.cycle + op.count;
+    case ExchangeOp::Send: {
+      // Instructions of at most maxSend items; the tile's controls within the send ride on
+      // sendpics, which continue the stream where the last instruction left it.
+      const uint64_t end = op.cycle + op.count;
+      const uint32_t itemBytes = op.sctl & 4 ? 8 : 4;
+      uint64_t at = op.cycle;
+      while (at < end) {
+        const bool control = at > op.cycle && i + 1 < te.ops.size() && te.ops[i + 1].cycle == at;
+        uint64_t until = std::min<uint64_t>(end, at + maxSend);
+        if (control) ++i; // ops[i] is now the control this sendpic carries
+        if (i + 1 < te.ops.size() && te.ops[i + 1].cycle < until) until = te.ops[i + 1].cycle;
+        if (i + 1 < te.ops.size() && te.ops[i + 1].cycle < end && te.ops[i + 1].kind == ExchangeOp::Send)
+          throw std::logic_error("graph compiler: the exchange schedule overlaps two sends of tile " +
+                                 std::to_string(tile_));
+        if (until <= at)
+          throw std::logic_error("graph compiler: the exchange schedule puts a control on a send's first cycle on tile " +
+                                 std::to_string(tile_));
+        const uint32_t count = uint32_t(until - at);
+        if (control) {
+          const auto [select, value] = pic(te.ops[i]);
+          code_.sendpic(count, select, value);
+        } else {
+          code_.send(addr(x.from) + 4 * op.word + itemBytes * uint32_t(at - op.cycle), count, op.sctl);
+        }
+        at = until;
+      }
+      now = end;
       break;
+    }
     case ExchangeOp::Mux:
       code_.delayxpic(op.value);
       now = op.cycle + 1;

@@ -63,16 +63,22 @@ private:
   }
 };
 
-/// What one tile's supervisor does in the phase, while it is being scheduled.
+/// What one tile's supervisor does in the phase, while it is being scheduled. Its sends hold it
+/// for their length, and its receive controls (mux, receive pointer, format) take a cycle each;
+/// a control may fall inside one of its own sends, where the send is cut and a `sendpic`
+/// continues it carrying the control (its first word and the control in one cycle, [RE] S9), but
+/// not on a send's first cycle, where the `send` itself issues.
 struct Timeline {
   uint64_t first = 0;                     ///< the first cycle it issues in (release skew)
-  Cycles busy;                            ///< sends and receive-pointer controls
+  Cycles sends;                           ///< cycles it spends in sends
+  Cycles sendStarts;                      ///< each transfer's first send cycle
+  Cycles pics;                            ///< receive-pointer and format controls
   struct Pin {
     uint32_t value;  ///< the tile selected from this cycle on (kMuxNone: none)
     bool start;      ///< starts a receive window (an end pin may be replaced by a start)
   };
   std::map<uint64_t, uint32_t> mux;       ///< $INCOMING_MUX controls by cycle: the value put
-  Cycles controls;                        ///< the cycles of busy and of mux controls
+  Cycles controls;                        ///< the cycles of pics and of mux controls
   Cycles windows;                         ///< cycles the mux selects a sender for this tile
   Cycles lane;                            ///< cycles its transmit lane carries a word
   Cycles startPins, endPins;              ///< the cycles of mux's start and end pins
@@ -80,15 +86,18 @@ struct Timeline {
   uint64_t lastWrite = 0;                 ///< one past the last incoming write (0: none)
 
   bool windowEndsAt(uint64_t a) const { return a > 0 && windows.has(a - 1) && !windows.has(a); }
-  /// The end of a run of busy cycles overlapping [a, b), or 0 if there is none.
-  uint64_t busyUntil(uint64_t a, uint64_t b) const { return busy.until(a, b); }
+  /// Cycle c holds a receive-pointer or format control, or a send's first cycle.
+  bool picOrStart(uint64_t c) const { return pics.has(c) || sendStarts.has(c); }
+  /// Cycle c holds any control, or a send's first cycle.
+  bool taken(uint64_t c) const { return controls.has(c) || sendStarts.has(c); }
   bool pinIn(uint64_t a, uint64_t b) const { return startPins.until(a, b) || endPins.until(a, b); }
-  /// The end of a run of instructions (sends, receive controls, mux controls) overlapping
-  /// [a, b), or 0 if the cycles are free.
-  uint64_t controlsUntil(uint64_t a, uint64_t b) const { return controls.until(a, b); }
-  void setBusy(uint64_t a, uint64_t b) {
-    busy.add(a, b);
-    controls.add(a, b);
+  void setSend(uint64_t a, uint64_t b) {
+    sends.add(a, b);
+    sendStarts.add(a, a + 1);
+  }
+  void setPic(uint64_t c) {
+    pics.add(c, c + 1);
+    controls.add(c, c + 1);
   }
   void setPin(uint64_t cycle, Pin pin) {
     mux[cycle] = pin.value;
@@ -104,7 +113,6 @@ struct Timeline {
 
 ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers, const arch::ExchangeLayout &layout,
                                   const arch::SystemConfig &config) {
-  const uint64_t maxSend = config.exchange.maxSendWords;
   std::map<unsigned, Timeline> tl;
   auto timeline = [&](unsigned t) -> Timeline & {
     auto [it, fresh] = tl.try_emplace(t);
@@ -196,9 +204,14 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     Timeline &s = tl.at(x.src), &partner = tl.at(arch::ExchangeLayout::partner(x.src));
     const uint64_t n = sh.n;
     for (;;) {
-      // The sender: n free cycles (no send, no receive control of its own).
-      if (uint64_t until = s.controlsUntil(T, T + n)) {
+      // The sender: n cycles outside its other sends, the first without a control of its own
+      // (controls later in the send ride on sendpics).
+      if (uint64_t until = s.sends.until(T, T + n)) {
         T = until;
+        continue;
+      }
+      if (s.controls.has(T)) {
+        ++T;
         continue;
       }
       if (uint64_t until = s.lane.until(T - sh.earliest, T + n + sh.latest)) {
@@ -219,20 +232,14 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
           break;
         }
         // The three controls: select at a, deselect at b, move the receive pointer at the first
-        // write w. A deselect already at a (a window ending there) becomes the select; a select
-        // already at b (a window starting there) is the deselect.
-        // Each check is at a fixed offset from T, so when one meets a busy interval the
-        // candidates up to its end fail the same way: skip to it (the first fit is unchanged).
-        if (uint64_t until = d.busyUntil(a, a + 1)) next = T + (until - a);
-        else if (d.startPins.has(a)) next = T + 1;
-        else if (uint64_t until = d.busyUntil(b, b + 1)) next = T + (until - b);
-        else if (d.endPins.has(b)) next = T + 1;
-        else if (uint64_t until = d.controlsUntil(w, w + 1)) next = T + (until - w);
+        // write w, each in a cycle of its own (inside one of the receiver's sends is fine, on a
+        // send's first cycle is not). A deselect already at a (a window ending there) becomes the
+        // select; a select already at b (a window starting there) is the deselect.
+        if (d.picOrStart(a) || d.startPins.has(a) || d.picOrStart(b) || d.endPins.has(b) || d.taken(w)) next = T + 1;
         // Wide: $INCOMING_FORMAT says 64-bit from the cycle before the first write to the cycle
         // after the last, so no other window may write in the cycle before (one ending at a).
         else if (x.wide) {
-          if (d.windowEndsAt(a) || d.busyUntil(w - 1, w) || d.pinIn(w - 1, w) || d.busyUntil(w + n, w + n + 1) ||
-              d.pinIn(w + n, w + n + 1))
+          if (d.windowEndsAt(a) || d.taken(w - 1) || d.taken(w + n))
             next = T + 1;
         } else if (d.wideStarts.has(b)) {
           next = T + 1; // its last write would meet the wide window's format
@@ -248,7 +255,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     Timeline &s = tl.at(x.src), &partner = tl.at(arch::ExchangeLayout::partner(x.src));
     const uint64_t n = sh.n;
     sendCycle[k] = T;
-    s.setBusy(T, T + n);
+    s.setSend(T, T + n);
     s.lane.add(T - sh.earliest, T + n + sh.latest);
     if (x.wide) partner.lane.add(T - sh.earliest, T + n + sh.latest);
     for (size_t i = 0; i < x.dst.size(); ++i) {
@@ -257,11 +264,11 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       d.setPin(a, {x.src, true});
       if (!d.startPins.has(b) && !d.endPins.has(b)) d.setPin(b, {kMuxNone, false});
       d.windows.add(a, b);
-      d.setBusy(w, w + 1);
+      d.setPic(w);
       if (x.wide) {
         d.wideStarts.add(a, a + 1);
-        d.setBusy(w - 1, w);
-        d.setBusy(w + n, w + n + 1);
+        d.setPic(w - 1);
+        d.setPic(w + n);
       }
       d.lastWrite = std::max(d.lastWrite, w + n);
     }
@@ -359,14 +366,12 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     uint8_t sctl = x.wide ? 4 : 0;
     for (unsigned d : x.dst) sctl |= uint8_t(layout.direction(x.src, d));
     TileExchange &te = out.tiles[x.src];
-    const uint64_t items = x.wide ? x.words / 2 : x.words, perItem = x.wide ? 2 : 1;
-    for (uint64_t at = 0; at < items; at += maxSend) {
-      ExchangeOp op{ExchangeOp::Send, sendCycle[k] + at, uint32_t(k)};
-      op.word = uint32_t(at * perItem);
-      op.count = uint32_t(std::min<uint64_t>(maxSend, items - at));
-      op.sctl = sctl;
-      te.ops.push_back(op);
-    }
+    const uint64_t items = x.wide ? x.words / 2 : x.words;
+    // One op for the whole transfer: the code cuts it into instructions (Emit.cpp).
+    ExchangeOp op{ExchangeOp::Send, sendCycle[k], uint32_t(k)};
+    op.count = uint32_t(items);
+    op.sctl = sctl;
+    te.ops.push_back(op);
     for (size_t i = 0; i < x.dst.size(); ++i) {
       const uint64_t w = uint64_t(int64_t(sendCycle[k]) + layout.writeOffset(x.src, x.dst[i]));
       ExchangeOp op{ExchangeOp::Delta, w, uint32_t(k)};

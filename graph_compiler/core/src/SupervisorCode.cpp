@@ -95,6 +95,9 @@ void SupervisorCode::put(uint32_t csr, unsigned r) { emit("put", "csr@0, m:A", {
 void SupervisorCode::send(uint32_t addr, uint32_t words, unsigned sctl) {
   emit("send", "wa18@9, cm1_6@3, z3@0", {addr, words, sctl});
 }
+void SupervisorCode::sendpic(uint32_t items, unsigned select, uint32_t value) {
+  emit("sendpic", "cm1_6@21, z2@18, z18@0", {items, select, value});
+}
 void SupervisorCode::delay(uint64_t cycles) {
   constexpr uint64_t kMax = 1u << 19; // [RE] S9: a 19-bit count stored minus one
   while (cycles) {

@@ -55,6 +55,9 @@ public:
   void sync(unsigned zone);
   void put(uint32_t csr, unsigned r);
   void send(uint32_t addr, uint32_t words, unsigned sctl);
+  /// Continues the last send's stream with `items` more, applying a control in its first cycle
+  /// (select 0 $INCOMING_MUX, 1 _MUXPAIR, 2 the receive pointer as a word address, 3 the format).
+  void sendpic(uint32_t items, unsigned select, uint32_t value);
   void delay(uint64_t cycles);     ///< any number of cycles (>= 1), in delays of at most 2^19
   void delaypic(uint32_t wordAddr);  ///< count 1: sets $INCOMING_DELTA in its issue cycle
   void delaypicFormat(uint32_t format); ///< count 1: sets $INCOMING_FORMAT in its issue cycle

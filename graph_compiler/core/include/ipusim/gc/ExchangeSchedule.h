@@ -37,14 +37,17 @@ struct ExchangeOp {
   uint64_t cycle;     ///< issue cycle, from the phase start
   uint32_t transfer;  ///< Send, Delta: the transfer (index into the step's list)
   uint32_t word = 0;  ///< Send: first word of the transfer this send carries
-  uint32_t count = 0; ///< Send: items (words, or 64-bit items when wide; <= max_send_words)
+  uint32_t count = 0; ///< Send: items (words, or 64-bit items when wide), one a cycle; the code
+                      ///< cuts them into instructions of at most max_send_words, and where one
+                      ///< of the tile's controls falls inside, a sendpic carrying it continues them
   uint32_t value = 0; ///< Mux: the tile selected (0x7FF none); Delta: receiver index in dst;
                       ///< Format: $INCOMING_FORMAT (0 32-bit, 1/2 64-bit from the east/west)
   uint8_t sctl = 0;   ///< Send: direction bits, and bit 2 for 64-bit items
 };
 
 struct TileExchange {
-  std::vector<ExchangeOp> ops; ///< in cycle order, never two in one cycle
+  std::vector<ExchangeOp> ops; ///< in cycle order, never two in one cycle (a control may fall
+                               ///< within a send's cycles, never on its first)
   uint64_t end = 0;            ///< the first cycle the tile may sync: past its last op and incoming write
 };
 
