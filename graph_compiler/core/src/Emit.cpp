@@ -279,7 +279,8 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
       const uint32_t itemBytes = op.sctl & 4 ? 8 : 4;
       uint64_t at = op.cycle;
       while (at < end) {
-        const bool control = at > op.cycle && i + 1 < te.ops.size() && te.ops[i + 1].cycle == at;
+        const bool control = at > op.cycle && i + 1 < te.ops.size() && te.ops[i + 1].cycle == at &&
+                             te.ops[i + 1].kind != ExchangeOp::Send;
         uint64_t until = std::min<uint64_t>(end, at + maxSend);
         if (control) ++i; // ops[i] is now the control this sendpic carries
         if (i + 1 < te.ops.size() && te.ops[i + 1].cycle < until) until = te.ops[i + 1].cycle;
