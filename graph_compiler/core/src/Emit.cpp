@@ -257,12 +257,14 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
   // (ExchangeSchedule.h). Each op issues exactly at its cycle: `delay` fills the gaps.
   uint64_t now = uint64_t(b_.graph.target.config.sync.releaseSkewCycles) * b_.layout.row(tile_);
   const uint32_t maxSend = b_.graph.target.config.exchange.maxSendWords;
-  // A control's sendpic select and value ([RE] S9: 0 $INCOMING_MUX, 2 the receive pointer as a
-  // word address, 3 $INCOMING_FORMAT).
+  // A Delta op's receive pointer: the word address of its receiver's place.
+  auto pointer = [&](const ExchangeOp &op) { return addr(st.transfers[op.transfer].to[op.value].second) / 4; };
+  // A control's sendpic select and value ([RE] S9: 0 $INCOMING_MUX, 2 the receive pointer, 3
+  // $INCOMING_FORMAT).
   auto pic = [&](const ExchangeOp &op) -> std::pair<unsigned, uint32_t> {
     if (op.kind == ExchangeOp::Mux) return {0, op.value};
     if (op.kind == ExchangeOp::Format) return {3, op.value};
-    return {2, addr(st.transfers[op.transfer].to[op.value].second) / 4};
+    return {2, pointer(op)};
   };
   for (size_t i = 0; i < te.ops.size(); ++i) {
     const ExchangeOp &op = te.ops[i];
@@ -307,7 +309,7 @@ void TileEmitter::exchange(const Step &st, const TileExchange &te) {
       now = op.cycle + 1;
       break;
     case ExchangeOp::Delta:
-      code_.delaypic(addr(x.to[op.value].second) / 4);
+      code_.delaypic(pointer(op));
       now = op.cycle + 1;
       break;
     case ExchangeOp::Format:

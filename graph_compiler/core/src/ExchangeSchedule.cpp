@@ -90,7 +90,6 @@ struct Timeline {
   bool picOrStart(uint64_t c) const { return pics.has(c) || sendStarts.has(c); }
   /// Cycle c holds any control, or a send's first cycle.
   bool taken(uint64_t c) const { return controls.has(c) || sendStarts.has(c); }
-  bool pinIn(uint64_t a, uint64_t b) const { return startPins.until(a, b) || endPins.until(a, b); }
   void setSend(uint64_t a, uint64_t b) {
     sends.add(a, b);
     sendStarts.add(a, a + 1);
