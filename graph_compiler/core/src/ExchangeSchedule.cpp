@@ -108,6 +108,46 @@ struct Timeline {
   uint64_t windowUntil(uint64_t a, uint64_t b) const { return windows.until(a, b); }
 };
 
+/// A proper edge colouring of a bipartite multigraph with as many colours as its highest degree
+/// (Koenig's theorem; the alternating-path construction): edge e joins left[e] and right[e], and
+/// no two edges of one colour share a node. Returns each edge's colour.
+std::vector<unsigned> colourEdges(const std::vector<unsigned> &left, const std::vector<unsigned> &right,
+                                  unsigned leftNodes, unsigned rightNodes, unsigned degree) {
+  // at[node][c]: the edge of colour c at the node, or -1; left nodes first, then right ones.
+  const unsigned nodes = leftNodes + rightNodes;
+  std::vector<int> at(size_t(nodes) * degree, -1);
+  auto slot = [&](unsigned node, unsigned c) -> int & { return at[size_t(node) * degree + c]; };
+  auto freeAt = [&](unsigned node) {
+    for (unsigned c = 0;; ++c)
+      if (slot(node, c) < 0) return c;
+  };
+  std::vector<unsigned> colour(left.size(), 0);
+  for (size_t e = 0; e < left.size(); ++e) {
+    const unsigned u = left[e], v = leftNodes + right[e];
+    const unsigned a = freeAt(u), b = freeAt(v);
+    if (slot(v, a) >= 0) {
+      // a is taken at v: swap a and b along the path from v whose edges alternate a, b, ... (it
+      // cannot reach u, which lacks a), so that a is free at v.
+      std::vector<int> path;
+      unsigned node = v, c = a;
+      for (int f; (f = slot(node, c)) >= 0; c = c == a ? b : a) {
+        path.push_back(f);
+        node = node == left[size_t(f)] ? leftNodes + right[size_t(f)] : left[size_t(f)];
+      }
+      for (int f : path) {
+        slot(left[size_t(f)], colour[size_t(f)]) = -1, slot(leftNodes + right[size_t(f)], colour[size_t(f)]) = -1;
+      }
+      for (int f : path) {
+        colour[size_t(f)] = colour[size_t(f)] == a ? b : a;
+        slot(left[size_t(f)], colour[size_t(f)]) = f, slot(leftNodes + right[size_t(f)], colour[size_t(f)]) = f;
+      }
+    }
+    colour[e] = a;
+    slot(u, a) = int(e), slot(v, a) = int(e);
+  }
+  return colour;
+}
+
 } // namespace
 
 ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers, const arch::ExchangeLayout &layout,
@@ -292,6 +332,29 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   // are placed in `order` as they come: a convolution's expansion is 100,000-odd one-word
   // transfers, and re-placing them costs compile time (seconds to half a minute) for little.
   constexpr uint32_t kListWords = 32;
+  // One-receiver transfers in rounds: an edge colouring of the graph of transmit lanes (a sender,
+  // or a wide sender's pair, whose two tiles share the lane) and receivers, so that no lane sends
+  // twice and no tile receives twice in a round; the transfers ranked by round, then as before.
+  auto inRounds = [&](const std::vector<size_t> &ranks) {
+    std::map<unsigned, unsigned> lanes, receivers;
+    std::vector<unsigned> left, right;
+    std::map<unsigned, unsigned> degree;
+    unsigned most = 0;
+    for (size_t r : ranks) {
+      const ExchangeTransfer &x = transfers[order[r]];
+      const unsigned lane = x.wide ? x.src & ~1u : x.src;
+      left.push_back(lanes.try_emplace(lane, unsigned(lanes.size())).first->second);
+      right.push_back(receivers.try_emplace(x.dst[0], unsigned(receivers.size())).first->second);
+      most = std::max({most, ++degree[lane * 2], ++degree[x.dst[0] * 2 + 1]});
+    }
+    const std::vector<unsigned> round = colourEdges(left, right, unsigned(lanes.size()), unsigned(receivers.size()), most);
+    std::vector<size_t> at(ranks.size());
+    std::iota(at.begin(), at.end(), size_t(0));
+    std::stable_sort(at.begin(), at.end(), [&](size_t x, size_t y) { return round[x] < round[y]; });
+    std::vector<size_t> out;
+    for (size_t i : at) out.push_back(ranks[i]);
+    return out;
+  };
   std::vector<Shape> shapes(transfers.size());
   // The classes in order (size class: the words' highest bit, largest first; the same of the
   // receivers): a class's transfers are all placed before the next class's. A class keeps its
@@ -301,6 +364,7 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   // quadratic in an all-to-all: seconds of compile time for a 1024^3 product).
   struct Class {
     std::vector<size_t> ranks; // ascending
+    bool rounds = false;        // ranked by rounds (inRounds)
     std::vector<uint64_t> tree; // tree[1] the root; leaves from `leaves` on, UINT64_MAX where placed
     size_t leaves = 1;
     /// Adds the transfer of rank r (ranks come in ascending order) before build().
@@ -327,15 +391,23 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       return i - leaves;
     }
   };
-  std::map<std::pair<int, int>, Class> classes;
+  std::map<std::pair<int, int>, std::vector<size_t>> members; // each class's ranks, ascending
   for (size_t r = 0; r < order.size(); ++r) {
     const size_t k = order[r];
     if (transfers[k].words == 0 || transfers[k].dst.empty()) continue;
     shapes[k] = shape(k);
-    classes[{__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size()))}].add(r, shapes[k].lower);
+    members[{__builtin_clz(transfers[k].words), __builtin_clz(unsigned(transfers[k].dst.size()))}].push_back(r);
   }
-  // An eighth of a transfer's cycles on its lane.
-  auto tolerance = [&](size_t k) { return shapes[k].n / 8; };
+  std::map<std::pair<int, int>, Class> classes;
+  for (auto &[key, ranks] : members) {
+    Class &c = classes[key];
+    c.rounds = transfers[order[ranks[0]]].words >= kListWords && transfers[order[ranks[0]]].dst.size() == 1;
+    if (c.rounds) ranks = inRounds(ranks);
+    for (size_t r : ranks) c.add(r, shapes[order[r]].lower);
+  }
+  // An eighth of a transfer's cycles on its lane, or half of them where the class is in rounds
+  // and its order says more than a few cycles' difference in start.
+  auto tolerance = [&](const Class &c, size_t k) { return c.rounds ? shapes[k].n / 2 : shapes[k].n / 8; };
   for (auto &[key, c] : classes) {
     c.build();
     while (!c.empty()) {
@@ -343,13 +415,13 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
       size_t at = c.first(earliest); // the earliest, the first by rank among equals
       // (A class is all listed transfers or none: kListWords is a power of two.)
       const bool listed = transfers[order[c.ranks[at]]].words >= kListWords;
-      if (listed) at = c.first(earliest + tolerance(order[c.ranks[at]]));
+      if (listed) at = c.first(earliest + tolerance(c, order[c.ranks[at]]));
       const uint64_t bound = c.tree[c.leaves + at];
       c.set(at, UINT64_MAX);
       const size_t k = order[c.ranks[at]];
       const uint64_t T = fit(k, shapes[k], bound);
       // Placed now unless another of its class can start earlier by more than the tolerance.
-      if (listed && T != bound && !c.empty() && T > c.earliest() + tolerance(k)) {
+      if (listed && T != bound && !c.empty() && T > c.earliest() + tolerance(c, k)) {
         c.set(at, T);
         continue;
       }
