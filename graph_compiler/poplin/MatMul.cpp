@@ -272,9 +272,15 @@ Plan makePlan(const std::string &op, const Target &target, std::size_t g, std::s
     if (bytes > budget) return;
     // Cycles: the block's kernel, the operand blocks received (every tile but one of those
     // sharing a block receives it), the partials sent to the output's tiles and their sum there.
-    const double in = (pn > 1 ? aBlock : 0) + (pm > 1 ? bBlock : 0);
-    p.cycles = double(p.gb) * kern.cycles(p.mb, p.kb, p.nb) + in / exchange +
-               (pk > 1 ? partials * 2 / exchange + sumCycles(p, partialBytes) : 0);
+    // Blocks and partials travel as 64-bit items, twice the exchange's bytes a cycle
+    // (ExchangeSchedule.h), a receiver taking one a cycle; in the partials' all-to-all a tile
+    // sends all but its own share, and the two tiles of a pair share one transmit lane. (At the
+    // 32-bit rate, and each tile's partials counted twice, the model put the 1024^3 half product
+    // at 36.0 k cycles with 11 x 16 x 8 and 36.2 k with 9 x 32 x 5, which measure 28,609 and
+    // 27,722; now 26.4 k for the second, its choice, and 27.5 k for the first.)
+    const double in = (pn > 1 ? aBlock : 0) + (pm > 1 ? bBlock : 0), wide = 2 * exchange;
+    const double lane = 2 * partials * double(pk - 1) / double(pk);
+    p.cycles = double(p.gb) * kern.cycles(p.mb, p.kb, p.nb) + in / wide + (pk > 1 ? lane / wide + sumCycles(p, partialBytes) : 0);
     p.bytesPerTile = std::size_t(bytes);
     feasible.push_back(p);
     if (p.cycles < best.cycles || (p.cycles == best.cycles && p.tiles() < best.tiles())) best = p;

@@ -1,9 +1,10 @@
 // Where createMatMulInputLHS/RHS put the operands of a large product (docs/poplin.md,
 // "Operands"): each block of A and of B on one of the tiles that multiply it, its home, chosen so
 // that no tile pair (tiles 2j and 2j+1, which share their transmit lanes for 64-bit sends) has
-// two blocks to send. The 1024^3 half product's plan: rows in 11 blocks of 94, columns in 16 of
-// 64, depth in 8 of 128, so 88 blocks of A (94 x 128 halves) and 128 of B (128 x 64). With every
-// block on the first tile that multiplies it, pairs held up to four blocks (40,448 elements).
+// two blocks to send. The 1024^3 half product's plan: rows in 9 blocks of 114, columns in 32 of
+// 32, depth in 5 of 208, so 45 blocks of A (114 x 208 halves, 23,712) and 160 of B (208 x 32,
+// 6,656), 205 blocks on 205 pairs. (With session 20's plan, 11 x 16 x 8, and every block on the
+// first tile that multiplies it, pairs held up to four blocks.)
 #include <poplar/IPUModel.hpp>
 #include <poplin/MatMul.hpp>
 
