@@ -116,6 +116,7 @@ void Tile::setFastPaths(bool on) {
   fresh->chunks.resize(decoded_->chunks.size());
   fresh->vectorHandlers = fastPaths_ && hostVectorUnits();
   decoded_ = std::move(fresh);
+  ++decodeGeneration_;
 }
 
 void Tile::predecode(uint32_t from, uint32_t to) {
@@ -220,6 +221,7 @@ const Op *Tile::peekSlow(uint32_t pc) {
   uint32_t i = (pc - memory_.base()) / 4, word = memory_.read<uint32_t>(pc);
   if (const Op *op = decoded_->find(i); op && op->word == word) return op;
   if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
+  ++decodeGeneration_; // an entry changes, or the cache moves: the ahead blocks' Ops with it
   return &decoded_->store(i, decodeWord(word));
 }
 
@@ -405,6 +407,42 @@ void Tile::issue(Context &c) {
   }
 }
 
+const Tile::AheadBlock &Tile::aheadBlock(uint32_t pc) {
+  AheadBlock &b = aheadBlocks_[((pc >> 2) ^ (pc >> 9)) % kAheadBlocks];
+  if (b.pc == pc && b.generation == decodeGeneration_ &&
+      (b.end == pc || !std::memcmp(memory_.at(pc), b.words.data(), b.end - pc))) [[likely]]
+    return b;
+  // Built twice if a decode on the way moved the cache (the first pass's Ops may be its old ones).
+  for (uint64_t before = decodeGeneration_ + 1; before != decodeGeneration_;) {
+    before = decodeGeneration_;
+    b.steps.clear();
+    uint32_t p = pc;
+    while (b.steps.size() < kAheadSteps && memory_.executable(p)) {
+      const Op *main = peek(p);
+      if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
+      const Op *aux = nullptr;
+      if (main->word & kCoissueBit) {
+        if (!memory_.executable(p + 4)) break;
+        aux = peek(p + 4);
+        if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
+      }
+      // nop and fnop do nothing (compiled code fills every bundle's other half with one).
+      const Op *first = main->nop ? nullptr : main, *second = aux && !aux->nop ? aux : nullptr;
+      const bool deferred = aux && (main->writesA & aux->readsA);
+      if (!first) first = second, second = nullptr;
+      b.steps.push_back({deferred ? nullptr : first ? first->fn : nullptr, deferred ? nullptr : second ? second->fn : nullptr,
+                         deferred ? main : first, deferred ? aux : second, p, p + (aux ? 8u : 4u), deferred});
+      p += aux ? 8 : 4;
+    }
+    b.end = p;
+  }
+  b.pc = pc;
+  b.generation = decodeGeneration_;
+  b.words.resize((b.end - pc) / 4);
+  if (b.end != pc) std::memcpy(b.words.data(), memory_.at(pc), b.end - pc);
+  return b;
+}
+
 void Tile::runAhead(Context &c) {
   // A worker's issue times depend only on its own instructions (it owns its slot, [F] S3), so its
   // next bundles can run now, at the cycles they would issue at, as long as no other context can
@@ -413,36 +451,45 @@ void Tile::runAhead(Context &c) {
   // registers. It stops before an exit, rpt, CSR access, any other control or system instruction,
   // a fetch that would fault, and the run's cycle limit; the tile's loop issues that one at its
   // turn. Exact: the tests run every program both ways (docs/tile-timing.md "Running ahead").
+  // The bundles run as straight-line blocks decoded once (aheadBlock), left at a taken branch or
+  // at a store into the block's own code.
   uint64_t at = c.ready, stalls = 0;
   const uint64_t before = c.bundles;
   bool faulted = false;
   while (at < maxCycles_) {
-    const uint32_t pc = c.pc;
-    const Op *main = peek(pc);
-    if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
-    const Op *aux = nullptr;
-    if (main->word & kCoissueBit) {
-      aux = peek(pc + 4);
-      if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
-    }
-    issuePc_ = pc;
-    accessCount_ = 0;
-    c.extraWorkerCycles = 0;
-    c.branchTaken = false;
-    c.pc = pc + (aux ? 8 : 4);
+    const AheadBlock &b = aheadBlock(c.pc);
+    if (b.steps.empty()) break;
+    guardStart_ = b.pc;
+    guardEnd_ = b.end;
+    guardHit_ = false;
+    const AheadStep *s = b.steps.data(), *const end = s + b.steps.size();
     try {
-      // nop and fnop do nothing (compiled code fills every bundle's other half with one).
-      execute(c, main->nop ? nullptr : main, aux && !aux->nop ? aux : nullptr, aux && (main->writesA & aux->readsA));
+      for (; s != end && at < maxCycles_; ++s) {
+        issuePc_ = s->pc;
+        accessCount_ = 0;
+        c.extraWorkerCycles = 0;
+        c.branchTaken = false;
+        c.pc = s->next;
+        if (s->fn0) [[likely]] {
+          s->fn0(*this, c, *s->op0);
+          if (s->fn1) s->fn1(*this, c, *s->op1);
+        } else if (s->deferred) {
+          execute(c, s->op0, s->op1, true);
+        }
+        ++c.bundles;
+        stalls += c.extraWorkerCycles;
+        at += kBarrelSlots * (1 + c.extraWorkerCycles);
+        if (c.branchTaken || guardHit_) [[unlikely]]
+          break; // on from c.pc
+      }
     } catch (const SimException &) {
       // Raised when the tile gets to cycle `at` (issue()); the run ends there.
       c.deferArf = false;
       pendingFault_[c.id] = std::current_exception();
       faulted = true;
-      break;
     }
-    ++c.bundles;
-    stalls += c.extraWorkerCycles;
-    at += kBarrelSlots * (1 + c.extraWorkerCycles);
+    guardStart_ = guardEnd_ = 0;
+    if (faulted) break;
   }
   if (c.bundles == before && !faulted) return;
   // The loop would count the worker's waiting turns from the last issue's end on as stalls; they

@@ -313,6 +313,32 @@ TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
 
 namespace {
 
+TEST(TileTiming, RunningAheadSeesAStoreIntoItsOwnBlock) {
+  // A worker running ahead runs straight-line blocks decoded once (Tile::runAhead); this loop's
+  // block stores `add $m5, $m5, 100` over its own `add $m5, $m5, 10` two words on. Cycle by
+  // cycle the new word runs at once, so each of the three passes adds 101: 303. (A block that
+  // kept the words it was decoded from would add 11 in the first pass: 213.) runAsm compares
+  // the fast path with the cycle-by-cycle one.
+  const uint32_t newWord = test::words(assemble(" add $m5, $m5, 100\n"))[0];
+  auto r = runAsm(R"(
+w:
+  ld32 $m3, $mvertex_base, 0
+  setzi $m1, patch
+  setzi $m4, 2
+  setzi $m5, 0
+1:
+  add $m5, $m5, 1
+  st32 $m3, $m1, 0
+patch:
+  add $m5, $m5, 10
+  brnzdec $m4, 1b
+  st32 $m5, $mvertex_base, 1
+  exitz $mzero
+)",
+                  "w", Mode::Worker, 0x70000, [&](sim::Tile &t) { putWords(t, 0x70000, {newWord}); });
+  EXPECT_EQ(r.word(0x70004), 303u);
+}
+
 TEST(DecodeCache, SharedBetweenTilesAndCopiedOnAStoreIntoCode) {
   // Two tiles with one image share decoded instructions; the first tile rewrites its own
   // `setzi $m0, 1` into `setzi $m0, 2` (the word at `patch`) and gets a private cache, so it
