@@ -407,23 +407,38 @@ void Tile::issue(Context &c) {
   }
 }
 
-const Tile::AheadBlock &Tile::aheadBlock(uint32_t pc) {
+const Tile::AheadBlock &Tile::aheadBlock(uint32_t pc, bool supervisor) {
   AheadBlock &b = aheadBlocks_[((pc >> 2) ^ (pc >> 9)) % kAheadBlocks];
-  if (b.pc == pc && b.generation == decodeGeneration_ &&
+  if (b.pc == pc && b.generation == decodeGeneration_ && b.supervisor == supervisor &&
       (b.end == pc || !std::memcmp(memory_.at(pc), b.words.data(), b.end - pc))) [[likely]]
     return b;
-  // Built twice if a decode on the way moved the cache (the first pass's Ops may be its old ones).
+  // The first bundle runs next, so it is decoded if it is not yet; the others only if they
+  // already are (decoding code that never runs would cost a tile sharing its cache a copy of it).
+  // Built twice if that decode moved the cache (the first pass's Ops may be its old ones).
+  auto decoded = [&](uint32_t p) -> const Op * {
+    if (b.steps.empty()) return peek(p);
+    const Op *op = decoded_->find((p - memory_.base()) / 4);
+    return op && op->word == memory_.read<uint32_t>(p) ? op : nullptr;
+  };
   for (uint64_t before = decodeGeneration_ + 1; before != decodeGeneration_;) {
     before = decodeGeneration_;
     b.steps.clear();
     uint32_t p = pc;
-    while (b.steps.size() < kAheadSteps && memory_.executable(p)) {
-      const Op *main = peek(p);
+    while (b.steps.size() < kAheadSteps && !(p & 3) && memory_.executable(p)) {
+      const Op *main = decoded(p);
+      if (supervisor) { // supervisorAhead's instructions
+        if (!main || !main->aheadSafe || !(main->modes & arch::kSupervisor) || (main->word & kCoissueBit) ||
+            main->delay != Op::Normal)
+          break;
+        b.steps.push_back({main->fn, nullptr, main, nullptr, p, p + 4, false});
+        p += 4;
+        continue;
+      }
       if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
       const Op *aux = nullptr;
       if (main->word & kCoissueBit) {
         if (!memory_.executable(p + 4)) break;
-        aux = peek(p + 4);
+        aux = decoded(p + 4);
         if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
       }
       // nop and fnop do nothing (compiled code fills every bundle's other half with one).
@@ -438,6 +453,7 @@ const Tile::AheadBlock &Tile::aheadBlock(uint32_t pc) {
   }
   b.pc = pc;
   b.generation = decodeGeneration_;
+  b.supervisor = supervisor;
   b.words.resize((b.end - pc) / 4);
   if (b.end != pc) std::memcpy(b.words.data(), memory_.at(pc), b.end - pc);
   return b;
@@ -457,7 +473,7 @@ void Tile::runAhead(Context &c) {
   const uint64_t before = c.bundles;
   bool faulted = false;
   while (at < maxCycles_) {
-    const AheadBlock &b = aheadBlock(c.pc);
+    const AheadBlock &b = aheadBlock(c.pc, false);
     if (b.steps.empty()) break;
     guardStart_ = b.pc;
     guardEnd_ = b.end;
@@ -691,30 +707,42 @@ void Tile::supervisorAhead(Context &sup) {
   // issues each instruction at the first cycle its last issue's cost and its source registers
   // allow (no forwarding), the cycles before are its stalls, exactly as cycle by cycle. It stops
   // before anything that starts workers, syncs, touches the exchange or a CSR, and at the run's
-  // cycle limit; the tile's loop issues that one. Leaves cycle_ at its last issue.
+  // cycle limit; the tile's loop issues that one. Leaves cycle_ at its last issue. Its
+  // instructions run as straight-line blocks decoded once, as runAhead's do.
+  struct Unguard { // the block's code guard ends with it, also when an instruction raises
+    Tile &t;
+    ~Unguard() { t.guardStart_ = t.guardEnd_ = 0; }
+  };
   uint64_t from = cycle_; // the first cycle it may issue in
   for (;;) {
-    const uint32_t pc = sup.pc;
-    const Op *op = peek(pc);
-    if (!op || !op->aheadSafe || !(op->modes & arch::kSupervisor) || (op->word & kCoissueBit) || op->delay != Op::Normal)
-      return;
-    const uint64_t need = std::max({sup.ready, from, sourcesReady(sup, *op)});
-    if (need >= maxCycles_) return;
-    sup.stallCycles += need - from;
-    cycle_ = need;
-    from = need + 1;
-    issuePc_ = pc;
-    issueContext_ = kSupervisor;
-    accessCount_ = 0;
-    sup.branchTaken = false;
-    sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
-    sup.pc = pc + 4;
-    op->fn(*this, sup, *op); // an exception is the tile's first: nothing else runs
-    ++sup.bundles;
-    const uint64_t delay = (sup.branchTaken ? config_.timing.supervisorTakenBranch : 1) +
-                           sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
-    sup.ready = std::max(sup.ready, cycle_ + delay);
-    for (uint32_t r = op->writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
+    const AheadBlock &b = aheadBlock(sup.pc, true);
+    if (b.steps.empty()) return;
+    guardStart_ = b.pc;
+    guardEnd_ = b.end;
+    guardHit_ = false;
+    Unguard unguard{*this};
+    for (const AheadStep &s : b.steps) {
+      const Op &op = *s.op0;
+      const uint64_t need = std::max({sup.ready, from, sourcesReady(sup, op)});
+      if (need >= maxCycles_) return;
+      sup.stallCycles += need - from;
+      cycle_ = need;
+      from = need + 1;
+      issuePc_ = s.pc;
+      issueContext_ = kSupervisor;
+      accessCount_ = 0;
+      sup.branchTaken = false;
+      sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
+      sup.pc = s.next;
+      s.fn0(*this, sup, op); // an exception is the tile's first: nothing else runs
+      ++sup.bundles;
+      const uint64_t delay = (sup.branchTaken ? config_.timing.supervisorTakenBranch : 1) +
+                             sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
+      sup.ready = std::max(sup.ready, cycle_ + delay);
+      for (uint32_t r = op.writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
+      if (sup.branchTaken || guardHit_) [[unlikely]]
+        break; // on from sup.pc
+    }
   }
 }
 

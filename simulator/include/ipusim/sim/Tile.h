@@ -396,9 +396,9 @@ private:
   alignas(16) float cweiHalf_[4][4][16] = {}; ///< the same as floats (ampHalfWeights)
   alignas(16) float cweiFloat_[8][16] = {};   ///< (ampFloatWeights)
 
-  /// A straight-line block for runAhead: the worker bundles from `pc` on that it may run ahead
-  /// (up to kAheadSteps, the first one it may not, or a word outside tile memory), decoded into
-  /// handler calls, with the words they came from.
+  /// A straight-line block for runAhead (or supervisorAhead): the worker bundles (supervisor
+  /// instructions) from `pc` on that it may run ahead (up to kAheadSteps, the first one it may
+  /// not, or a word outside tile memory), decoded into handler calls, with the words they came from.
   struct AheadStep {
     Handler fn0, fn1;     ///< nullptr: no call (a nop half, or a deferred bundle's: then execute())
     const Op *op0, *op1;  ///< the bundle's main and aux instructions, nullptr where none
@@ -408,6 +408,7 @@ private:
   struct AheadBlock {
     uint32_t pc = 1, end = 1; ///< [pc, end) the code (pc 1: no block)
     uint64_t generation = 0;  ///< decodeGeneration_ when built: its Op pointers are valid while it holds
+    bool supervisor = false;  ///< the supervisor's (each step one instruction, nops included)
     std::vector<uint32_t> words;
     std::vector<AheadStep> steps;
   };
@@ -417,7 +418,7 @@ private:
   uint32_t guardStart_ = 0, guardEnd_ = 0; ///< the code of the block being run ahead (noteStore)
   bool guardHit_ = false;
   /// The block at pc, built or checked against memory (its words) and the decode cache.
-  const AheadBlock &aheadBlock(uint32_t pc);
+  const AheadBlock &aheadBlock(uint32_t pc, bool supervisor);
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;
