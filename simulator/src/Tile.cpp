@@ -116,7 +116,6 @@ void Tile::setFastPaths(bool on) {
   fresh->chunks.resize(decoded_->chunks.size());
   fresh->vectorHandlers = fastPaths_ && hostVectorUnits();
   decoded_ = std::move(fresh);
-  ++decodeGeneration_;
 }
 
 void Tile::predecode(uint32_t from, uint32_t to) {
@@ -221,7 +220,6 @@ const Op *Tile::peekSlow(uint32_t pc) {
   uint32_t i = (pc - memory_.base()) / 4, word = memory_.read<uint32_t>(pc);
   if (const Op *op = decoded_->find(i); op && op->word == word) return op;
   if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
-  ++decodeGeneration_; // an entry changes, or the cache moves: the ahead blocks' Ops with it
   return &decoded_->store(i, decodeWord(word));
 }
 
@@ -407,58 +405,6 @@ void Tile::issue(Context &c) {
   }
 }
 
-const Tile::AheadBlock &Tile::aheadBlock(uint32_t pc, bool supervisor) {
-  AheadBlock &b = aheadBlocks_[((pc >> 2) ^ (pc >> 9)) % kAheadBlocks];
-  if (b.pc == pc && b.generation == decodeGeneration_ && b.supervisor == supervisor &&
-      (b.end == pc || !std::memcmp(memory_.at(pc), b.words.data(), b.end - pc))) [[likely]]
-    return b;
-  // The first bundle runs next, so it is decoded if it is not yet; the others only if they
-  // already are (decoding code that never runs would cost a tile sharing its cache a copy of it).
-  // Built twice if that decode moved the cache (the first pass's Ops may be its old ones).
-  auto decoded = [&](uint32_t p) -> const Op * {
-    if (b.steps.empty()) return peek(p);
-    const Op *op = decoded_->find((p - memory_.base()) / 4);
-    return op && op->word == memory_.read<uint32_t>(p) ? op : nullptr;
-  };
-  for (uint64_t before = decodeGeneration_ + 1; before != decodeGeneration_;) {
-    before = decodeGeneration_;
-    b.steps.clear();
-    uint32_t p = pc;
-    while (b.steps.size() < kAheadSteps && !(p & 3) && memory_.executable(p)) {
-      const Op *main = decoded(p);
-      if (supervisor) { // supervisorAhead's instructions
-        if (!main || !main->aheadSafe || !(main->modes & arch::kSupervisor) || (main->word & kCoissueBit) ||
-            main->delay != Op::Normal)
-          break;
-        b.steps.push_back({main->fn, nullptr, main, nullptr, p, p + 4, false});
-        p += 4;
-        continue;
-      }
-      if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
-      const Op *aux = nullptr;
-      if (main->word & kCoissueBit) {
-        if (!memory_.executable(p + 4)) break;
-        aux = decoded(p + 4);
-        if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
-      }
-      // nop and fnop do nothing (compiled code fills every bundle's other half with one).
-      const Op *first = main->nop ? nullptr : main, *second = aux && !aux->nop ? aux : nullptr;
-      const bool deferred = aux && (main->writesA & aux->readsA);
-      if (!first) first = second, second = nullptr;
-      b.steps.push_back({deferred ? nullptr : first ? first->fn : nullptr, deferred ? nullptr : second ? second->fn : nullptr,
-                         deferred ? main : first, deferred ? aux : second, p, p + (aux ? 8u : 4u), deferred});
-      p += aux ? 8 : 4;
-    }
-    b.end = p;
-  }
-  b.pc = pc;
-  b.generation = decodeGeneration_;
-  b.supervisor = supervisor;
-  b.words.resize((b.end - pc) / 4);
-  if (b.end != pc) std::memcpy(b.words.data(), memory_.at(pc), b.end - pc);
-  return b;
-}
-
 void Tile::runAhead(Context &c) {
   // A worker's issue times depend only on its own instructions (it owns its slot, [F] S3), so its
   // next bundles can run now, at the cycles they would issue at, as long as no other context can
@@ -467,45 +413,36 @@ void Tile::runAhead(Context &c) {
   // registers. It stops before an exit, rpt, CSR access, any other control or system instruction,
   // a fetch that would fault, and the run's cycle limit; the tile's loop issues that one at its
   // turn. Exact: the tests run every program both ways (docs/tile-timing.md "Running ahead").
-  // The bundles run as straight-line blocks decoded once (aheadBlock), left at a taken branch or
-  // at a store into the block's own code.
   uint64_t at = c.ready, stalls = 0;
   const uint64_t before = c.bundles;
   bool faulted = false;
   while (at < maxCycles_) {
-    const AheadBlock &b = aheadBlock(c.pc, false);
-    if (b.steps.empty()) break;
-    guardStart_ = b.pc;
-    guardEnd_ = b.end;
-    guardHit_ = false;
-    const AheadStep *s = b.steps.data(), *const end = s + b.steps.size();
+    const uint32_t pc = c.pc;
+    const Op *main = peek(pc);
+    if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
+    const Op *aux = nullptr;
+    if (main->word & kCoissueBit) {
+      aux = peek(pc + 4);
+      if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
+    }
+    issuePc_ = pc;
+    accessCount_ = 0;
+    c.extraWorkerCycles = 0;
+    c.branchTaken = false;
+    c.pc = pc + (aux ? 8 : 4);
     try {
-      for (; s != end && at < maxCycles_; ++s) {
-        issuePc_ = s->pc;
-        accessCount_ = 0;
-        c.extraWorkerCycles = 0;
-        c.branchTaken = false;
-        c.pc = s->next;
-        if (s->fn0) [[likely]] {
-          s->fn0(*this, c, *s->op0);
-          if (s->fn1) s->fn1(*this, c, *s->op1);
-        } else if (s->deferred) {
-          execute(c, s->op0, s->op1, true);
-        }
-        ++c.bundles;
-        stalls += c.extraWorkerCycles;
-        at += kBarrelSlots * (1 + c.extraWorkerCycles);
-        if (c.branchTaken || guardHit_) [[unlikely]]
-          break; // on from c.pc
-      }
+      // nop and fnop do nothing (compiled code fills every bundle's other half with one).
+      execute(c, main->nop ? nullptr : main, aux && !aux->nop ? aux : nullptr, aux && (main->writesA & aux->readsA));
     } catch (const SimException &) {
       // Raised when the tile gets to cycle `at` (issue()); the run ends there.
       c.deferArf = false;
       pendingFault_[c.id] = std::current_exception();
       faulted = true;
+      break;
     }
-    guardStart_ = guardEnd_ = 0;
-    if (faulted) break;
+    ++c.bundles;
+    stalls += c.extraWorkerCycles;
+    at += kBarrelSlots * (1 + c.extraWorkerCycles);
   }
   if (c.bundles == before && !faulted) return;
   // The loop would count the worker's waiting turns from the last issue's end on as stalls; they
@@ -707,42 +644,30 @@ void Tile::supervisorAhead(Context &sup) {
   // issues each instruction at the first cycle its last issue's cost and its source registers
   // allow (no forwarding), the cycles before are its stalls, exactly as cycle by cycle. It stops
   // before anything that starts workers, syncs, touches the exchange or a CSR, and at the run's
-  // cycle limit; the tile's loop issues that one. Leaves cycle_ at its last issue. Its
-  // instructions run as straight-line blocks decoded once, as runAhead's do.
-  struct Unguard { // the block's code guard ends with it, also when an instruction raises
-    Tile &t;
-    ~Unguard() { t.guardStart_ = t.guardEnd_ = 0; }
-  };
+  // cycle limit; the tile's loop issues that one. Leaves cycle_ at its last issue.
   uint64_t from = cycle_; // the first cycle it may issue in
   for (;;) {
-    const AheadBlock &b = aheadBlock(sup.pc, true);
-    if (b.steps.empty()) return;
-    guardStart_ = b.pc;
-    guardEnd_ = b.end;
-    guardHit_ = false;
-    Unguard unguard{*this};
-    for (const AheadStep &s : b.steps) {
-      const Op &op = *s.op0;
-      const uint64_t need = std::max({sup.ready, from, sourcesReady(sup, op)});
-      if (need >= maxCycles_) return;
-      sup.stallCycles += need - from;
-      cycle_ = need;
-      from = need + 1;
-      issuePc_ = s.pc;
-      issueContext_ = kSupervisor;
-      accessCount_ = 0;
-      sup.branchTaken = false;
-      sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
-      sup.pc = s.next;
-      s.fn0(*this, sup, op); // an exception is the tile's first: nothing else runs
-      ++sup.bundles;
-      const uint64_t delay = (sup.branchTaken ? config_.timing.supervisorTakenBranch : 1) +
-                             sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
-      sup.ready = std::max(sup.ready, cycle_ + delay);
-      for (uint32_t r = op.writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
-      if (sup.branchTaken || guardHit_) [[unlikely]]
-        break; // on from sup.pc
-    }
+    const uint32_t pc = sup.pc;
+    const Op *op = peek(pc);
+    if (!op || !op->aheadSafe || !(op->modes & arch::kSupervisor) || (op->word & kCoissueBit) || op->delay != Op::Normal)
+      return;
+    const uint64_t need = std::max({sup.ready, from, sourcesReady(sup, *op)});
+    if (need >= maxCycles_) return;
+    sup.stallCycles += need - from;
+    cycle_ = need;
+    from = need + 1;
+    issuePc_ = pc;
+    issueContext_ = kSupervisor;
+    accessCount_ = 0;
+    sup.branchTaken = false;
+    sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
+    sup.pc = pc + 4;
+    op->fn(*this, sup, *op); // an exception is the tile's first: nothing else runs
+    ++sup.bundles;
+    const uint64_t delay = (sup.branchTaken ? config_.timing.supervisorTakenBranch : 1) +
+                           sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
+    sup.ready = std::max(sup.ready, cycle_ + delay);
+    for (uint32_t r = op->writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
   }
 }
 

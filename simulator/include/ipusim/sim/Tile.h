@@ -221,7 +221,7 @@ public:
   const std::shared_ptr<DecodeCache> &decodeCache() const { return decoded_; }
   /// (A cache decoded for the other path's handlers is not taken: the tile keeps its own.)
   void shareDecodeCache(std::shared_ptr<DecodeCache> cache) {
-    if (cache->vectorHandlers == decoded_->vectorHandlers) decoded_ = std::move(cache), ++decodeGeneration_;
+    if (cache->vectorHandlers == decoded_->vectorHandlers) decoded_ = std::move(cache);
   }
   const arch::TileConfig &config() const { return config_; }
   Context &context(unsigned i) { return ctx_[i]; }
@@ -317,12 +317,6 @@ public:
       }
     if (accessCount_ < 3) accessElements_[accessCount_++] = e;
   }
-  /// Every store to memory: one into the code of the straight-line block being run ahead ends the
-  /// block after its bundle, so the next bundle is the word now in memory (Tile::runAhead).
-  void noteStore(uint32_t addr, unsigned bytes) {
-    if (addr < guardEnd_ && addr + bytes > guardStart_) [[unlikely]]
-      guardHit_ = true;
-  }
   void startWorker(Context &sup, unsigned worker, uint32_t entry, uint32_t vertexBase);
   uint64_t now() const { return cycle_; }
   bool anyWorkerRunning() const;
@@ -395,30 +389,6 @@ private:
   uint64_t cweiHalfNaN_ = 0, cweiFloatNaN_ = 0; ///< bit i: entry i holds a NaN (ampWeightsHaveNaN)
   alignas(16) float cweiHalf_[4][4][16] = {}; ///< the same as floats (ampHalfWeights)
   alignas(16) float cweiFloat_[8][16] = {};   ///< (ampFloatWeights)
-
-  /// A straight-line block for runAhead (or supervisorAhead): the worker bundles (supervisor
-  /// instructions) from `pc` on that it may run ahead (up to kAheadSteps, the first one it may
-  /// not, or a word outside tile memory), decoded into handler calls, with the words they came from.
-  struct AheadStep {
-    Handler fn0, fn1;     ///< nullptr: no call (a nop half, or a deferred bundle's: then execute())
-    const Op *op0, *op1;  ///< the bundle's main and aux instructions, nullptr where none
-    uint32_t pc, next;    ///< its address and the one after it
-    bool deferred;        ///< main's ARF writes wait for aux's reads (Tile::execute)
-  };
-  struct AheadBlock {
-    uint32_t pc = 1, end = 1; ///< [pc, end) the code (pc 1: no block)
-    uint64_t generation = 0;  ///< decodeGeneration_ when built: its Op pointers are valid while it holds
-    bool supervisor = false;  ///< the supervisor's (each step one instruction, nops included)
-    std::vector<uint32_t> words;
-    std::vector<AheadStep> steps;
-  };
-  static constexpr unsigned kAheadBlocks = 64, kAheadSteps = 64;
-  AheadBlock aheadBlocks_[kAheadBlocks];
-  uint64_t decodeGeneration_ = 0;   ///< bumped whenever a decoded Op may move or change
-  uint32_t guardStart_ = 0, guardEnd_ = 0; ///< the code of the block being run ahead (noteStore)
-  bool guardHit_ = false;
-  /// The block at pc, built or checked against memory (its words) and the decode cache.
-  const AheadBlock &aheadBlock(uint32_t pc, bool supervisor);
 
   const Op &fetch(Context &c, uint32_t pc);
   Op decodeWord(uint32_t word) const;
