@@ -322,9 +322,10 @@ TEST(TileTiming, RunningAheadSeesAStoreIntoItsOwnCode) {
   // runAsm compares the fast path with the cycle-by-cycle one.
   const uint32_t oldWord = test::words(assemble(" add $m5, $m5, 10\n"))[0];
   const uint32_t newWord = test::words(assemble(" add $m5, $m5, 100\n"))[0];
-  auto r = runAsm(R"(
-w:
-  add $m2, $mvertex_base, 0
+  // The same loop for a worker (vertex base in $mvertex_base) and the supervisor (in $m0).
+  for (const bool supervisor : {false, true}) {
+    const std::string base = supervisor ? "$m0" : "$mvertex_base";
+    auto r = runAsm(std::string(supervisor ? "  .supervisor\n" : "") + "f:\n  add $m2, " + base + R"(, 0
   setzi $m1, patch
   setzi $m4, 3
   setzi $m5, 0
@@ -335,33 +336,11 @@ w:
 patch:
   add $m5, $m5, 10
   brnzdec $m4, 1b
-  st32 $m5, $mvertex_base, 4
-  exitz $mzero
-)",
-                  "w", Mode::Worker, 0x70000,
-                  [&](sim::Tile &t) { putWords(t, 0x70000, {oldWord, oldWord, newWord, newWord}); });
-  EXPECT_EQ(r.word(0x70010), 224u);
-  // The supervisor's blocks likewise (its vertex base in $m0).
-  auto sup = runAsm(R"(
-  .supervisor
-s:
-  add $m2, $m0, 0
-  setzi $m1, spatch
-  setzi $m4, 3
-  setzi $m5, 0
-1:
-  add $m5, $m5, 1
-  ld32step $m3, $mzero, $m2+=, 1
-  st32 $m3, $m1, 0
-spatch:
-  add $m5, $m5, 10
-  brnzdec $m4, 1b
-  st32 $m5, $m0, 4
-  br $lr
-)",
-                    "s", Mode::Supervisor, 0x70000,
+  st32 $m5, )" + base + ", 4\n" + (supervisor ? "  br $lr\n" : "  exitz $mzero\n"),
+                    "f", supervisor ? Mode::Supervisor : Mode::Worker, 0x70000,
                     [&](sim::Tile &t) { putWords(t, 0x70000, {oldWord, oldWord, newWord, newWord}); });
-  EXPECT_EQ(sup.word(0x70010), 224u);
+    EXPECT_EQ(r.word(0x70010), 224u) << (supervisor ? "supervisor" : "worker");
+  }
 }
 
 TEST(DecodeCache, SharedBetweenTilesAndCopiedOnAStoreIntoCode) {

@@ -358,16 +358,17 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   std::vector<Shape> shapes(transfers.size());
   // The classes in order (size class: the words' highest bit, largest first; the same of the
   // receivers): a class's transfers are all placed before the next class's. A class keeps its
-  // transfers' lower bounds on their starts in rank order (their order in `order`) under a tree
+  // transfers' lower bounds on their starts in rank order (their order in `order`, or by round
+  // first for a class in rounds) under a tree
   // of minimums, which finds the earliest bound and the first transfer by rank whose bound is
   // within a limit in a walk from the root (a scan of the transfers near the earliest was
   // quadratic in an all-to-all: seconds of compile time for a 1024^3 product).
   struct Class {
-    std::vector<size_t> ranks; // ascending
-    bool rounds = false;        // ranked by rounds (inRounds)
+    std::vector<size_t> ranks; // ascending, or by round and then ascending (inRounds)
+    bool rounds = false;        // ranked by rounds
     std::vector<uint64_t> tree; // tree[1] the root; leaves from `leaves` on, UINT64_MAX where placed
     size_t leaves = 1;
-    /// Adds the transfer of rank r (ranks come in ascending order) before build().
+    /// Adds the transfer of rank r (in the class's order) before build().
     void add(size_t r, uint64_t bound) {
       ranks.push_back(r);
       tree.push_back(bound);
@@ -405,8 +406,8 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
     if (c.rounds) ranks = inRounds(ranks);
     for (size_t r : ranks) c.add(r, shapes[order[r]].lower);
   }
-  // An eighth of a transfer's cycles on its lane, or half of them where the class is in rounds
-  // and its order says more than a few cycles' difference in start.
+  // An eighth of a transfer's cycles on its lane; half of them where the class is in rounds, so
+  // that the round decides over differences in start of up to half a transfer.
   auto tolerance = [&](const Class &c, size_t k) { return c.rounds ? shapes[k].n / 2 : shapes[k].n / 8; };
   for (auto &[key, c] : classes) {
     c.build();
