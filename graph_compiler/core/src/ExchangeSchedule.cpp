@@ -112,9 +112,12 @@ struct Timeline {
 /// (Koenig's theorem; the alternating-path construction): edge e joins left[e] and right[e], and
 /// no two edges of one colour share a node. Returns each edge's colour.
 std::vector<unsigned> colourEdges(const std::vector<unsigned> &left, const std::vector<unsigned> &right,
-                                  unsigned leftNodes, unsigned rightNodes, unsigned degree) {
+                                  unsigned leftNodes, unsigned rightNodes) {
   // at[node][c]: the edge of colour c at the node, or -1; left nodes first, then right ones.
   const unsigned nodes = leftNodes + rightNodes;
+  std::vector<unsigned> edges(nodes, 0);
+  for (size_t e = 0; e < left.size(); ++e) ++edges[left[e]], ++edges[leftNodes + right[e]];
+  const unsigned degree = nodes ? *std::max_element(edges.begin(), edges.end()) : 0;
   std::vector<int> at(size_t(nodes) * degree, -1);
   auto slot = [&](unsigned node, unsigned c) -> int & { return at[size_t(node) * degree + c]; };
   auto freeAt = [&](unsigned node) {
@@ -336,18 +339,15 @@ ExchangeSchedule scheduleExchange(const std::vector<ExchangeTransfer> &transfers
   // or a wide sender's pair, whose two tiles share the lane) and receivers, so that no lane sends
   // twice and no tile receives twice in a round; the transfers ranked by round, then as before.
   auto inRounds = [&](const std::vector<size_t> &ranks) {
-    std::map<unsigned, unsigned> lanes, receivers;
+    std::map<unsigned, unsigned> lanes, receivers; // tile -> node number
     std::vector<unsigned> left, right;
-    std::map<unsigned, unsigned> degree;
-    unsigned most = 0;
     for (size_t r : ranks) {
       const ExchangeTransfer &x = transfers[order[r]];
       const unsigned lane = x.wide ? x.src & ~1u : x.src;
       left.push_back(lanes.try_emplace(lane, unsigned(lanes.size())).first->second);
       right.push_back(receivers.try_emplace(x.dst[0], unsigned(receivers.size())).first->second);
-      most = std::max({most, ++degree[lane * 2], ++degree[x.dst[0] * 2 + 1]});
     }
-    const std::vector<unsigned> round = colourEdges(left, right, unsigned(lanes.size()), unsigned(receivers.size()), most);
+    const std::vector<unsigned> round = colourEdges(left, right, unsigned(lanes.size()), unsigned(receivers.size()));
     std::vector<size_t> at(ranks.size());
     std::iota(at.begin(), at.end(), size_t(0));
     std::stable_sort(at.begin(), at.end(), [&](size_t x, size_t y) { return round[x] < round[y]; });
