@@ -337,28 +337,31 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   // afterwards) when that costs the busiest tile fewer cycles, the sum included: with fewer
   // output rows than tiles (ResNet-50's 3x3 layer: 896 vertices of 36 passes on 1,472 tiles),
   // Kh times the vertices of a third of the passes fill the tiles (two a tile: 24 passes) and
-  // each receives one input row instead of three; the sum receives Kh - 1 partials of each of
-  // its outputs (at 8 bytes a cycle) and adds them (PartialSum.hpp), an exchange and a compute
-  // set more (about 400 cycles of syncs and set-up).
-  // The output rows a tile takes then go as one vertex, when cb divides Co (the partials are then
-  // stored with whole window rows): one AMP run over the rows' windows laid end to end,
+  // each receives one input row instead of three; each of the Kh tiles of an output block sums a
+  // Kh-th of it (ampStorage), receiving Kh - 1 partials of each of its outputs (at 8 bytes a
+  // cycle) and adding them (PartialSum.hpp), an exchange and a compute set more (about 400
+  // cycles of syncs and set-up).
+  // Only when cb divides Co, so that the partials are stored by channel block (ampStorage): in
+  // [N][Co][OH][OW] order a tile's partials would be runs of one block's channels, and the sum
+  // of many short runs cost more than the split saved (8 tiles, 24 outputs in blocks of 16:
+  // 36,811 cycles split, 14,136 not).
+  // The output rows a tile takes then go as one vertex: one AMP run over the rows' windows laid end to end,
   // (rows - 1) x windowWidth + ow positions, of which the last Kw - 1 of each row but the last
   // read across into the next row's window, junk that the partials keep and the sum skips (a
   // vertex a row each side of it). A pass pays its fill, drain and set-up once for all the rows
   // (ResNet-50's 3x3 layer: two rows a tile, 116 positions a pass instead of 56 twice).
   const std::size_t kh = p.kernelShape[0], kw = p.kernelShape[1];
   const std::size_t blocks = (co + plan.cb - 1) / plan.cb, units = p.batchSize * oh * blocks;
-  if (kh > 1) {
+  if (kh > 1 && co % plan.cb == 0) {
     // Rows a vertex: a group's (image, channel block, kernel row) rows over the tiles it has.
     const std::size_t perTileSplit = (units * kh + tiles - 1) / tiles, groups = p.batchSize * blocks * kh;
-    const std::size_t rows = co % plan.cb ? 1 : groups >= tiles ? oh : (oh + tiles / groups - 1) / (tiles / groups);
+    const std::size_t rows = groups >= tiles ? oh : (oh + tiles / groups - 1) / (tiles / groups);
     const std::size_t vertices = groups * ((oh + rows - 1) / rows);
     const double perTile = double((units + tiles - 1) / tiles), perTileVertices = double((vertices + tiles - 1) / tiles);
     const double positions = double((rows - 1) * plan.windowWidth + ow);
     const double partialBytes = double(graph.getTarget().getTypeSize(form.partials));
-    const double outBytes = double(ow) * double(plan.cb) * partialBytes * double(perTileSplit);
-    const double sum = double(kh - 1) * outBytes / 8 +
-                       6 * double(rows) * detail::vectorVertexBundles(double(kh - 1), std::ceil(outBytes / 8 / 6 / double(rows))) + 400;
+    const double share = double(ow) * double(plan.cb) * partialBytes * double(perTileSplit) / double(kh);
+    const double sum = double(kh - 1) * share / 8 + 6 * detail::vectorVertexBundles(double(kh - 1), std::ceil(share / 8 / 6)) + 400;
     if (perTileVertices * amp::productCycles(form, std::size_t(positions), ci * kw, plan.cb) + sum <
         perTile * amp::productCycles(form, ow, ci * kw * kh, plan.cb)) {
       plan.parts = kh;
@@ -405,12 +408,22 @@ Tensor ampStorage(Graph &graph, const ConvParams &p, const AmpPlan &plan, const 
   const std::size_t width = windows ? plan.windowWidth : p.getOutputSize(1);
   if (co % plan.cb) return Tensor();
   Tensor o = graph.addVariable(type, {p.batchSize, blocks, height, width, plan.cb}, name);
+  // The output of kernel rows split over parts is summed where it lies: each vertex's rows are
+  // shared, by pixels, among the tiles of its parts, so that every part's tile sums a share
+  // (ResNet-50's 3x3 layer: a third of two rows on each of 1,344 tiles rather than two rows on
+  // 448, which received both other parts' partials and summed them alone).
+  const bool shared = !windows && plan.parts > 1;
   for (std::size_t n = 0; n < p.batchSize; ++n)
     for (std::size_t c = 0; c < blocks; ++c) {
       const Tensor rows = o[n][c].flatten(); // a slice a row: indexing walks regions
-      for (std::size_t y = 0; y < height; ++y)
-        graph.setTileMapping(rows.slice(y * width * plan.cb, (y + 1) * width * plan.cb),
-                             ampTile(graph, p, plan, n, c, std::min(y, oh - 1), part));
+      for (std::size_t y0 = 0; y0 < height; y0 += shared ? plan.rows : 1) {
+        const std::size_t y1 = std::min(height, y0 + (shared ? plan.rows : 1)), pixels = (y1 - y0) * width;
+        const std::size_t pieces = shared ? plan.parts : 1;
+        for (std::size_t i = 0; i < pieces; ++i)
+          graph.setTileMapping(rows.slice((y0 * width + pixels * i / pieces) * plan.cb,
+                                          (y0 * width + pixels * (i + 1) / pieces) * plan.cb),
+                               ampTile(graph, p, plan, n, c, std::min(y0, oh - 1), shared ? i : part));
+      }
     }
   return o;
 }
@@ -454,19 +467,16 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   if (!sums.valid()) sums = graph.clone(plan.form.partials, out, name + "/partials");
   bool outMapped = !direct;
   if (direct) graph.getTileMapping(out, &outMapped);
-  // With the kernel rows split (AmpPlan::parts), each part's vertices write partials of their
-  // own, laid out as the output on the part's tiles, summed into `sums` afterwards.
-  // They are kept in ampStorage's order ([N][Co/cb][OH][OW][cb]) where cb divides Co, and the
-  // vertices and the sum take them so: an [N][Co][OH][OW] view of that order is a region every
-  // cb elements, slow to build and to walk. Otherwise they are clones of `sums`. With several
-  // output rows a vertex (plan.rows), their rows are the window's width (ampStorage).
+  // With the kernel rows split (AmpPlan::parts; cb then divides Co), each part's vertices write
+  // partials of their own on the part's tiles, summed into `sums` afterwards. They are kept in
+  // ampStorage's order ([N][Co/cb][OH][OW][cb]), and the vertices and the sum take them so: an
+  // [N][Co][OH][OW] view of that order is a region every cb elements, slow to build and to
+  // walk. With several output rows a vertex (plan.rows), their rows are the window's width.
   const std::size_t parts = plan.parts, rowsPerPart = kh / parts, rowsPerVertex = plan.rows;
-  const bool partsStored = co % plan.cb == 0;
   const std::size_t partialRow = rowsPerVertex > 1 ? width : ow; // a stored partial row's pixels
   std::vector<Tensor> partials;
   for (std::size_t part = 0; parts > 1 && part < parts; ++part)
-    partials.push_back(partsStored ? ampStorage(graph, p, plan, plan.form.partials, name + "/rows", part, rowsPerVertex > 1)
-                                   : graph.clone(plan.form.partials, sums, name + "/rows"));
+    partials.push_back(ampStorage(graph, p, plan, plan.form.partials, name + "/rows", part, rowsPerVertex > 1));
   const Tensor inNHWC = in.dimShuffle({0, 2, 3, 1}), sumsNHWC = sums.dimShuffle({0, 2, 3, 1});
   std::vector<unsigned> tapOffsets;
   for (std::size_t ky = 0; ky < rowsPerPart; ++ky)
@@ -489,7 +499,7 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
   // partials are zeros, which the sum reads from a constant): a vertex's run begins and ends
   // at rows with input (the 3x3 layer's first and last row blocks read a row of zeros).
   const std::size_t blocks = co / plan.cb;
-  std::vector<char> padded(parts > 1 && partsStored ? parts * p.batchSize * blocks * oh : 0);
+  std::vector<char> padded(parts > 1 ? parts * p.batchSize * blocks * oh : 0);
   auto paddedAt = [&](std::size_t part, std::size_t n, std::size_t c, std::size_t y) -> char & {
     return padded[((part * p.batchSize + n) * blocks + c) * oh + y];
   };
@@ -503,12 +513,11 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
     for (std::size_t part = 0; part < parts; ++part) {
       const std::size_t ky0 = part * rowsPerPart, ky1 = ky0 + rowsPerPart;
       const Tensor wv = ampWeights(weights, p, plan.form, c0, c1, ky0, ky1);
-      const bool toStorage = parts > 1 && partsStored;
-      const Tensor outNHWC = toStorage ? Tensor() : parts > 1 ? partials[part].dimShuffle({0, 2, 3, 1}) : sumsNHWC;
+      const bool toStorage = parts > 1;
       for (std::size_t n = 0; n < p.batchSize; ++n) {
         // An image's views made once: indexing a view walks its regions.
         // (Stored partials flat: [rows][pixels][cb].)
-        const Tensor inImage = inNHWC[n], outImage = toStorage ? partials[part][n][c].flatten() : outNHWC[n];
+        const Tensor inImage = inNHWC[n], outImage = toStorage ? partials[part][n][c].flatten() : sumsNHWC[n];
         // An output the caller left unmapped: each row on its (first part's) vertex's tile.
         const Tensor unmapped = !outMapped && part == 0 ? sumsNHWC[n] : Tensor();
         for (std::size_t block = 0; block < oh; block += rowsPerVertex) {
@@ -555,8 +564,8 @@ void ampConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const
     return t.dimShuffle({0, 2, 3, 1}).reshape({p.batchSize, oh, ow, co / plan.cb, plan.cb}).dimShuffle({0, 3, 1, 2, 4});
   };
   if (parts > 1) {
-    // stored(t) is t for both kinds; stored window rows are cut to the output's, and rows not
-    // computed read zeros on the sum's tile.
+    // The partials are in ampStorage's order already; their window rows are cut to the
+    // output's, and rows not computed read zeros on the sum's tile.
     const Tensor sumsStored = stored(sums);
     std::map<unsigned, Tensor> zeroRows;
     auto zeroRow = [&](std::size_t n, std::size_t c, std::size_t y) {

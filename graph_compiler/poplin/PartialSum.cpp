@@ -12,6 +12,7 @@
 
 #include <poputil/TileMapping.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -24,28 +25,33 @@ namespace {
 const char *cType(const Type &t) { return t == HALF ? "half" : "float"; }
 
 /// The assembly vertices' C++ class body: fields in, out (ONE_PTR, 8-byte aligned), vectors
-/// (64-bit ones), parts.
-std::string fields(const Type &type) {
+/// (64-bit ones), parts; a MultiVertex's unless `oneWorker`.
+std::string fields(const Type &type, bool oneWorker = false) {
   std::ostringstream body;
   body << "  poplar::Vector<poplar::Input<poplar::Vector<" << cType(type)
        << ", poplar::VectorLayout::ONE_PTR, 8>>, poplar::VectorLayout::ONE_PTR> in;\n"
        << "  poplar::Output<poplar::Vector<" << cType(type) << ", poplar::VectorLayout::ONE_PTR, 8>> out;\n"
        << "  unsigned vectors;\n  unsigned parts;\n"
        << "  static const bool isExternalCodelet = true;\n"
-       << "  void compute(unsigned) {}\n};\n";
+       << (oneWorker ? "  void compute() {}\n};\n" : "  void compute(unsigned) {}\n};\n");
   return body.str();
 }
 
-/// The vector vertex.
-std::string vectorVertex(Graph &graph, const Type &type) {
+/// The vector vertex: a MultiVertex whose workers share the vectors, or (`oneWorker`) a Vertex
+/// that sums all of them on the worker it runs on.
+std::string vectorVertex(Graph &graph, const Type &type, bool oneWorker = false) {
   const std::string attributes = "[[poplar::constraint(\"elem(**in) != elem(*out)\", \"elem(**in) != elem(**in)\")]]";
   const char *add = type == HALF ? "f16v4add" : "f32v2add";
-  return ipusim::sdk::addAsmVertex(graph, "ipusim_poplin_PartialSum", "poplar::MultiVertex",
-                                   "#include <poplar/Vertex.hpp>\n", fields(type), attributes,
-                                   [&](std::ostream &s, const std::string &name) {
+  return ipusim::sdk::addAsmVertex(graph, oneWorker ? "ipusim_poplin_PartialSumRun" : "ipusim_poplin_PartialSum",
+                                   oneWorker ? "poplar::Vertex" : "poplar::MultiVertex", "#include <poplar/Vertex.hpp>\n",
+                                   fields(type, oneWorker), attributes, [&](std::ostream &s, const std::string &name) {
     const std::string entry = "__runCodelet_" + name;
     ipusim::sdk::emitEntry(s, entry, "worker", true);
-    ipusim::sdk::emitSixWayShare(s, 2, "$m7", "$m3"); // this worker's vectors
+    if (oneWorker)
+      s << "  ld32 $m3, $mvertex_base, 2\n" // all the vectors, from the first
+        << "  setzi $m7, 0\n";
+    else
+      ipusim::sdk::emitSixWayShare(s, 2, "$m7", "$m3"); // this worker's vectors
     s << "  shl $m7, $m7, 3\n"            // byte offset of the first
       << "  brz $m3, .Lexit\n"
       << "  ld32 $m1, $mvertex_base, 0\n" // the partials' pointers
@@ -145,7 +151,7 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
   std::vector<Tensor> partFlat;
   for (std::size_t p = 0; p < parts; ++p) partFlat.push_back(partials[p].flatten());
   const std::string vector = vectorVertex(graph, type), tail = tailVertex(graph, type);
-  std::string deep; // made when first used
+  std::string deep, run; // made when first used
   ComputeSet cs = graph.addComputeSet(name);
   const auto mapping = graph.getTileMapping(outFlat);
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
@@ -178,15 +184,45 @@ void sumPartials(Graph &graph, const Tensor &partials, const Tensor &out, progra
       if (vertex != tail) graph.setInitialValue(v["vectors"], unsigned((end - begin) / lanes));
       graph.setTileMapping(v, unsigned(tile));
     };
+    // The vector vertex makes a pass a partial after the first; the deep vertex is cheaper for
+    // many partials of few vectors.
+    auto deepIsCheaper = [&](double perWorker) {
+      return parts >= 2 && deepVertexBundles(double(parts), perWorker) < vectorVertexBundles(double(parts - 1), perWorker);
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> runs; // whole vectors: [begin, end)
+    std::size_t vectors = 0;
     for (auto cut = cuts.begin(); std::next(cut) != cuts.end(); ++cut) {
       const std::size_t begin = *cut, end = *std::next(cut), whole = begin + (end - begin) / lanes * lanes;
-      // The busiest worker's bundles; the vector vertex makes a pass a partial after the first.
-      const double perWorker = double(((whole - begin) / lanes + 5) / 6);
-      const bool useDeep = parts >= 2 && deepVertexBundles(double(parts), perWorker) <
-                                             vectorVertexBundles(double(parts - 1), perWorker);
-      if (useDeep && deep.empty()) deep = deepVertex(graph, type);
-      if (whole > begin) connect(useDeep ? deep : vector, begin, whole);
+      if (whole > begin) runs.push_back({begin, whole});
+      vectors += (whole - begin) / lanes;
       if (whole < end) connect(tail, whole, end);
+    }
+    // Several runs: one-worker vertices, at most `most` vectors each, the least for which the
+    // runs make six or fewer (or a run each, with more than six runs), so that the workers sum
+    // them side by side (a MultiVertex a run would run one after the other, each paying its
+    // set-up).
+    std::size_t most = (vectors + 5) / 6, longest = 0;
+    for (const auto &r : runs) longest = std::max(longest, (r.second - r.first) / lanes);
+    auto pieceCount = [&](std::size_t perPiece) {
+      std::size_t n = 0;
+      for (const auto &r : runs) n += ((r.second - r.first) / lanes + perPiece - 1) / perPiece;
+      return n;
+    };
+    while (runs.size() > 1 && most < longest && pieceCount(most) > 6) ++most;
+    if (runs.size() > 1 && !deepIsCheaper(double(most))) {
+      if (run.empty()) run = vectorVertex(graph, type, true);
+      for (const auto &r : runs) {
+        const std::size_t n = (r.second - r.first) / lanes, count = (n + most - 1) / most;
+        for (std::size_t i = 0; i < count; ++i)
+          connect(run, r.first + n * i / count * lanes, r.first + n * (i + 1) / count * lanes);
+      }
+      continue;
+    }
+    for (const auto &r : runs) {
+      // The busiest worker's bundles.
+      const bool useDeep = deepIsCheaper(double(((r.second - r.first) / lanes + 5) / 6));
+      if (useDeep && deep.empty()) deep = deepVertex(graph, type);
+      connect(useDeep ? deep : vector, r.first, r.second);
     }
   }
   prog.add(program::Execute(cs));

@@ -54,9 +54,11 @@ int main() {
       {"float, 1x3, laid out by the caller", FLOAT, 1, 8, 16, 4, 24, 1, 3, 0, 0, 0, 0, false},
       // Few output rows for the tiles and enough depth that it pays: the kernel rows go to
       // vertices of their own and their partials are summed afterwards (AmpPlan::parts: 3, 3,
-      // 5, 3, 3, 3 in these six; 1 in those above). With more output rows than the tiles take
-      // one a vertex, a vertex takes several as one AMP run whose window rows end to end give
-      // junk partials that the sum skips (AmpPlan::rows: 1, 2, 3, 3, 2, 4 (4 and 3) here).
+      // 5, 3, 3, 3 in these six; above, 3 in the first, second and fourth, 1 in the 24
+      // outputs in blocks of 16, which does not split, and in the 1x3). With more output rows
+      // than the tiles take one a vertex, a vertex takes several as one AMP run whose window
+      // rows end to end give junk partials that the sum skips (AmpPlan::rows: 1, 2, 3, 3, 2, 4
+      // (4 and 3) here).
       {"half, 3x3, padding 1, kernel rows split", HALF, 1, 32, 16, 2, 20, 3, 3, 1, 1, 1, 1, true},
       {"float, 3x3, uneven padding, kernel rows split", FLOAT, 1, 32, 16, 3, 20, 3, 3, 0, 2, 2, 0, true},
       {"half, float partials, 5x3, kernel rows split, laid out by the caller", HALF, 1, 32, 8, 3, 20, 5, 3, 2, 2, 1, 1, false},
