@@ -345,11 +345,11 @@ AmpPlan ampPlan(const Graph &graph, const ConvParams &p, const OptionFlags &opti
   // [N][Co][OH][OW] order a tile's partials would be runs of one block's channels, and the sum
   // of many short runs cost more than the split saved (8 tiles, 24 outputs in blocks of 16:
   // 36,811 cycles split, 14,136 not).
-  // The output rows a tile takes then go as one vertex: one AMP run over the rows' windows laid end to end,
-  // (rows - 1) x windowWidth + ow positions, of which the last Kw - 1 of each row but the last
-  // read across into the next row's window, junk that the partials keep and the sum skips (a
-  // vertex a row each side of it). A pass pays its fill, drain and set-up once for all the rows
-  // (ResNet-50's 3x3 layer: two rows a tile, 116 positions a pass instead of 56 twice).
+  // The output rows a tile takes then go as one vertex: one AMP run over the rows' windows laid
+  // end to end, (rows - 1) x windowWidth + ow positions, of which the last Kw - 1 of each row but
+  // the last read across into the next row's window, junk that the partials keep and the sum
+  // skips. A pass pays its fill, drain and set-up once for all the rows (ResNet-50's 3x3 layer:
+  // two rows a tile, 116 positions a pass instead of 56 twice).
   const std::size_t kh = p.kernelShape[0], kw = p.kernelShape[1];
   const std::size_t blocks = (co + plan.cb - 1) / plan.cb, units = p.batchSize * oh * blocks;
   if (kh > 1 && co % plan.cb == 0) {

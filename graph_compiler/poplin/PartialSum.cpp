@@ -4,7 +4,8 @@
 // storing the sum of vector k-3, and the add of vector k-1 issues beside it (sdk/Asm.hpp). The
 // partials are kept in other memory elements than the output and than each other (the first
 // pass loads two partials in a bundle: in one element it took two cycles a bundle). The few
-// elements past the last whole vector go to a C++ vertex.
+// elements past the last whole vector go to a C++ vertex. A one-worker form of the vector vertex
+// sums one piece of a tile's runs (sumPartials' `apart`).
 #include "PartialSum.hpp"
 
 #include "../sdk/Generated.hpp"

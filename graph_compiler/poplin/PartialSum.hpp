@@ -19,9 +19,10 @@ inline double deepVertexBundles(double parts, double vectors) { return vectors *
 
 /// out[i] = the sum over p of partials[p][i] (partials [parts][out's elements], float or half),
 /// summed on each tile of `out` for the elements it holds: one vertex a tile, its operands
-/// gathered where they are not contiguous; with `apart`, a vertex for each run of the tile's
-/// elements that lies contiguous in the output and in every partial (partials with gaps between
-/// their runs, that would otherwise be copied together first).
+/// gathered where they are not contiguous; with `apart`, the runs of the tile's elements that lie
+/// contiguous in the output and in every partial (partials with gaps between their runs, that
+/// would otherwise be copied together first) summed apart: a tile of several runs as up to six
+/// one-worker vertices of near-equal vectors, side by side on the workers.
 void sumPartials(poplar::Graph &graph, const poplar::Tensor &partials, const poplar::Tensor &out,
                  poplar::program::Sequence &prog, const std::string &name, bool apart = false);
 
