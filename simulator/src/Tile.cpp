@@ -99,13 +99,52 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
 DecodeCache::DecodeCache(const DecodeCache &other) : chunks(other.chunks.size()), vectorHandlers(other.vectorHandlers) {
   for (size_t i = 0; i < chunks.size(); ++i)
     if (other.chunks[i]) chunks[i] = std::make_unique<Chunk>(*other.chunks[i]);
+  // The copied bundles point into the other cache's Ops: made again from this one's.
+  for (uint32_t i = 0; i < uint32_t(chunks.size()) * kChunkWords; ++i)
+    if (chunks[i / kChunkWords]) makeBundle(i);
 }
 
 Op &DecodeCache::store(uint32_t i, const Op &op) {
   std::unique_ptr<Chunk> &c = chunks[i / kChunkWords];
   if (!c) c = std::make_unique<Chunk>();
   c->valid[i % kChunkWords] = true;
-  return c->ops[i % kChunkWords] = op;
+  Op &stored = c->ops[i % kChunkWords] = op;
+  // The bundles that hold this word: the one it starts and the one before (its aux half).
+  makeBundle(i);
+  if (i) makeBundle(i - 1);
+  return stored;
+}
+
+AheadBundle AheadBundle::make(const Op &main, const Op *aux) {
+  AheadBundle b;
+  b.words = main.word | uint64_t(aux ? aux->word : 0) << 32;
+  b.size = aux ? 8 : 4;
+  b.ahead = main.aheadSafe && (main.modes & kWorker) && (!aux || (aux->aheadSafe && (aux->modes & kWorker)));
+  const Op *first = main.nop ? nullptr : &main, *second = aux && !aux->nop ? aux : nullptr;
+  b.deferred = first && second && (main.writesA & aux->readsA);
+  if (!first) first = second, second = nullptr;
+  b.op0 = first;
+  b.op1 = second;
+  if (!b.deferred) {
+    b.fn0 = first ? first->fn : nullptr;
+    b.fn1 = second ? second->fn : nullptr;
+  }
+  return b;
+}
+
+void DecodeCache::makeBundle(uint32_t i) {
+  Chunk *c = chunks[i / kChunkWords].get();
+  if (!c) return;
+  AheadBundle &b = c->bundles[i % kChunkWords];
+  b = AheadBundle{};
+  const Op *main = find(i);
+  if (!main) return;
+  if (!(main->word & kCoissueBit)) {
+    b = AheadBundle::make(*main, nullptr);
+    return;
+  }
+  if ((i + 1) / kChunkWords >= chunks.size()) return;
+  if (const Op *aux = find(i + 1)) b = AheadBundle::make(*main, aux);
 }
 
 void Tile::setFastPaths(bool on) {
@@ -416,23 +455,35 @@ void Tile::runAhead(Context &c) {
   uint64_t at = c.ready, stalls = 0;
   const uint64_t before = c.bundles;
   bool faulted = false;
+  // Each bundle as the decode cache made it (AheadBundle), once memory's words are checked; one
+  // whose words are new here is decoded first (peek) and made on the spot.
+  AheadBundle fresh;
   while (at < maxCycles_) {
     const uint32_t pc = c.pc;
-    const Op *main = peek(pc);
-    if (!main || !main->aheadSafe || !(main->modes & kWorker)) break;
-    const Op *aux = nullptr;
-    if (main->word & kCoissueBit) {
-      aux = peek(pc + 4);
-      if (!aux || !aux->aheadSafe || !(aux->modes & kWorker)) break;
+    const AheadBundle *b = aheadBundle(pc);
+    if (!b) [[unlikely]] {
+      const Op *main = peek(pc);
+      if (!main) break;
+      const Op *aux = nullptr;
+      if (main->word & kCoissueBit)
+        if (aux = peek(pc + 4); !aux) break;
+      fresh = AheadBundle::make(*main, aux);
+      b = &fresh;
     }
+    if (!b->ahead) break;
     issuePc_ = pc;
     accessCount_ = 0;
     c.extraWorkerCycles = 0;
     c.branchTaken = false;
-    c.pc = pc + (aux ? 8 : 4);
+    c.pc = pc + b->size;
     try {
       // nop and fnop do nothing (compiled code fills every bundle's other half with one).
-      execute(c, main->nop ? nullptr : main, aux && !aux->nop ? aux : nullptr, aux && (main->writesA & aux->readsA));
+      if (b->fn0) [[likely]] {
+        b->fn0(*this, c, *b->op0);
+        if (b->fn1) b->fn1(*this, c, *b->op1);
+      } else if (b->deferred) {
+        execute(c, b->op0, b->op1, true);
+      }
     } catch (const SimException &) {
       // Raised when the tile gets to cycle `at` (issue()); the run ends there.
       c.deferArf = false;

@@ -134,6 +134,20 @@ private:
   }
 };
 
+/// A worker bundle as Tile::runAhead runs it, made once from its decoded words: the handler calls
+/// in order (nop and fnop halves left out), or, when the main instruction's ARF writes must wait
+/// for the aux one's reads, both Ops for Tile::execute.
+struct AheadBundle {
+  Handler fn0 = nullptr, fn1 = nullptr; ///< the calls (none with `deferred`, or for two nops)
+  const Op *op0 = nullptr, *op1 = nullptr;
+  uint64_t words = 0;    ///< the words it was made from: main | aux << 32
+  uint8_t size = 0;      ///< 4 or 8 bytes; 0: not made (its aux word not yet decoded)
+  bool ahead = false;    ///< a worker may run it ahead (both halves aheadSafe, worker instructions)
+  bool deferred = false;
+  /// The bundle of `main` and, when it co-issues, `aux` (decoded from the next word).
+  static AheadBundle make(const Op &main, const Op *aux);
+};
+
 /// Decoded instructions of the executable region, in chunks allocated as code is decoded (an
 /// IPU holds 1472 of these). Loading an image decodes its code; tiles loaded with the same image
 /// share one cache (shareDecodeCache). A shared cache is never written, since its tiles may run on
@@ -144,6 +158,9 @@ struct DecodeCache {
   struct Chunk {
     Op ops[kChunkWords];
     bool valid[kChunkWords] = {};
+    /// The worker bundle starting at each word, made when its words are decoded (store), so the
+    /// tiles sharing the cache find it ready; checked against memory's words before each use.
+    AheadBundle bundles[kChunkWords];
   };
   std::vector<std::unique_ptr<Chunk>> chunks;
   bool vectorHandlers = false; ///< decoded for the handlers on the host's vector units (Tile::decodeWord)
@@ -156,6 +173,8 @@ struct DecodeCache {
     return c && c->valid[i % kChunkWords] ? &c->ops[i % kChunkWords] : nullptr;
   }
   Op &store(uint32_t i, const Op &op);
+  /// Makes (or clears) the bundle starting at word i from the decoded words i and i + 1.
+  void makeBundle(uint32_t i);
 };
 
 /// What a tile's supervisor did on the exchange during one phase (between IPU-wide syncs), for the
@@ -423,6 +442,19 @@ private:
     return peekSlow(pc);
   }
   const Op *peekSlow(uint32_t pc);
+  /// The worker bundle at pc if the decode cache has made it and memory still holds its words,
+  /// else nullptr (then peek decodes them).
+  const AheadBundle *aheadBundle(uint32_t pc) const {
+    if ((pc & 3) || !memory_.executable(pc)) return nullptr;
+    const uint32_t i = (pc - memory_.base()) / 4;
+    const DecodeCache::Chunk *chunk = decoded_->chunks[i / DecodeCache::kChunkWords].get();
+    if (!chunk) return nullptr;
+    const AheadBundle &b = chunk->bundles[i % DecodeCache::kChunkWords];
+    if (!b.size || uint32_t(b.words) != memory_.read<uint32_t>(pc)) return nullptr;
+    if (b.size == 8 && (!memory_.executable(pc + 4) || uint32_t(b.words >> 32) != memory_.read<uint32_t>(pc + 4)))
+      return nullptr;
+    return &b;
+  }
   std::string describe(uint32_t pc);
 };
 
