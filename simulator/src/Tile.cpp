@@ -108,7 +108,7 @@ Op &DecodeCache::store(uint32_t i, const Op &op) {
   std::unique_ptr<Chunk> &c = chunks[i / kChunkWords];
   if (!c) c = std::make_unique<Chunk>();
   c->valid[i % kChunkWords] = true;
-  Op &stored = c->ops[i % kChunkWords] = op;
+  Op &stored = c->entries[i % kChunkWords].op = op;
   // The bundles that hold this word: the one it starts and the one before (its aux half).
   makeBundle(i);
   if (i) makeBundle(i - 1);
@@ -135,7 +135,7 @@ AheadBundle AheadBundle::make(const Op &main, const Op *aux) {
 void DecodeCache::makeBundle(uint32_t i) {
   Chunk *c = chunks[i / kChunkWords].get();
   if (!c) return;
-  AheadBundle &b = c->bundles[i % kChunkWords];
+  AheadBundle &b = c->entries[i % kChunkWords].bundle;
   b = AheadBundle{};
   const Op *main = find(i);
   if (!main) return;

@@ -155,12 +155,16 @@ struct AheadBundle {
 /// word never decoded) first takes a private copy.
 struct DecodeCache {
   static constexpr unsigned kChunkWords = 256;
+  /// A word's decoded instruction and the worker bundle starting at it, made when its words are
+  /// decoded (store), so the tiles sharing the cache find it ready; checked against memory's
+  /// words before each use. Side by side: running ahead reads the bundle, then its Op.
+  struct Entry {
+    Op op;
+    AheadBundle bundle;
+  };
   struct Chunk {
-    Op ops[kChunkWords];
+    Entry entries[kChunkWords];
     bool valid[kChunkWords] = {};
-    /// The worker bundle starting at each word, made when its words are decoded (store), so the
-    /// tiles sharing the cache find it ready; checked against memory's words before each use.
-    AheadBundle bundles[kChunkWords];
   };
   std::vector<std::unique_ptr<Chunk>> chunks;
   bool vectorHandlers = false; ///< decoded for the handlers on the host's vector units (Tile::decodeWord)
@@ -170,7 +174,7 @@ struct DecodeCache {
   /// The entry of word `i` if it was decoded, else nullptr.
   const Op *find(uint32_t i) const {
     const Chunk *c = chunks[i / kChunkWords].get();
-    return c && c->valid[i % kChunkWords] ? &c->ops[i % kChunkWords] : nullptr;
+    return c && c->valid[i % kChunkWords] ? &c->entries[i % kChunkWords].op : nullptr;
   }
   Op &store(uint32_t i, const Op &op);
   /// Makes (or clears) the bundle starting at word i from the decoded words i and i + 1.
@@ -449,7 +453,7 @@ private:
     const uint32_t i = (pc - memory_.base()) / 4;
     const DecodeCache::Chunk *chunk = decoded_->chunks[i / DecodeCache::kChunkWords].get();
     if (!chunk) return nullptr;
-    const AheadBundle &b = chunk->bundles[i % DecodeCache::kChunkWords];
+    const AheadBundle &b = chunk->entries[i % DecodeCache::kChunkWords].bundle;
     if (!b.size || uint32_t(b.words) != memory_.read<uint32_t>(pc)) return nullptr;
     if (b.size == 8 && (!memory_.executable(pc + 4) || uint32_t(b.words >> 32) != memory_.read<uint32_t>(pc + 4)))
       return nullptr;
