@@ -117,7 +117,8 @@ Op &DecodeCache::store(uint32_t i, const Op &op) {
 
 AheadBundle AheadBundle::make(const Op &main, const Op *aux) {
   AheadBundle b;
-  b.words = main.word | uint64_t(aux ? aux->word : 0) << 32;
+  const uint32_t words[2] = {main.word, aux ? aux->word : 0};
+  std::memcpy(&b.words, words, sizeof b.words);
   b.size = aux ? 8 : 4;
   b.ahead = main.aheadSafe && (main.modes & kWorker) && (!aux || (aux->aheadSafe && (aux->modes & kWorker)));
   const Op *first = main.nop ? nullptr : &main, *second = aux && !aux->nop ? aux : nullptr;

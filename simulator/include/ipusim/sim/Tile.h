@@ -140,7 +140,12 @@ private:
 struct AheadBundle {
   Handler fn0 = nullptr, fn1 = nullptr; ///< the calls (none with `deferred`, or for two nops)
   const Op *op0 = nullptr, *op1 = nullptr;
-  uint64_t words = 0;    ///< the words it was made from: main | aux << 32
+  uint64_t words = 0;    ///< the words it was made from, as memory holds them (main's first)
+  uint32_t mainWord() const {
+    uint32_t w;
+    std::memcpy(&w, &words, sizeof w);
+    return w;
+  }
   uint8_t size = 0;      ///< 4 or 8 bytes; 0: not made (its aux word not yet decoded)
   bool ahead = false;    ///< a worker may run it ahead (both halves aheadSafe, worker instructions)
   bool deferred = false;
@@ -454,10 +459,9 @@ private:
     const DecodeCache::Chunk *chunk = decoded_->chunks[i / DecodeCache::kChunkWords].get();
     if (!chunk) return nullptr;
     const AheadBundle &b = chunk->entries[i % DecodeCache::kChunkWords].bundle;
-    if (!b.size || uint32_t(b.words) != memory_.read<uint32_t>(pc)) return nullptr;
-    if (b.size == 8 && (!memory_.executable(pc + 4) || uint32_t(b.words >> 32) != memory_.read<uint32_t>(pc + 4)))
-      return nullptr;
-    return &b;
+    if (b.size == 8) [[likely]] // (compiled code is pairs)
+      return memory_.executable(pc + 4) && b.words == memory_.read<uint64_t>(pc) ? &b : nullptr;
+    return b.size && b.mainWord() == memory_.read<uint32_t>(pc) ? &b : nullptr;
   }
   std::string describe(uint32_t pc);
 };
