@@ -121,15 +121,8 @@ AheadBundle AheadBundle::make(const Op &main, const Op *aux) {
   std::memcpy(&b.words, words, sizeof b.words);
   b.size = aux ? 8 : 4;
   b.ahead = main.aheadSafe && (main.modes & kWorker) && (!aux || (aux->aheadSafe && (aux->modes & kWorker)));
-  const Op *first = main.nop ? nullptr : &main, *second = aux && !aux->nop ? aux : nullptr;
-  b.deferred = first && second && (main.writesA & aux->readsA);
-  if (!first) first = second, second = nullptr;
-  b.op0 = first;
-  b.op1 = second;
-  if (!b.deferred) {
-    b.fn0 = first ? first->fn : nullptr;
-    b.fn1 = second ? second->fn : nullptr;
-  }
+  b.calls = uint8_t((main.nop ? 0 : 1) | (aux && !aux->nop ? 2 : 0));
+  b.deferred = b.calls == 3 && (main.writesA & aux->readsA);
   return b;
 }
 
@@ -144,7 +137,7 @@ void DecodeCache::makeBundle(uint32_t i) {
     b = AheadBundle::make(*main, nullptr);
     return;
   }
-  if ((i + 1) / kChunkWords >= chunks.size()) return;
+  if (i % kChunkWords == kChunkWords - 1) return; // runAhead finds the aux as the next entry
   if (const Op *aux = find(i + 1)) b = AheadBundle::make(*main, aux);
 }
 
@@ -458,14 +451,19 @@ void Tile::runAhead(Context &c) {
   bool faulted = false;
   // Each bundle as the decode cache made it (AheadBundle), once memory's words are checked; one
   // whose words are new here is decoded first (peek) and made on the spot.
-  AheadBundle fresh;
   while (at < maxCycles_) {
     const uint32_t pc = c.pc;
-    const AheadBundle *b = aheadBundle(pc);
-    if (!b) [[unlikely]] {
-      const Op *main = peek(pc);
+    const Op *main, *aux;
+    AheadBundle fresh;
+    const AheadBundle *b;
+    if (const DecodeCache::Entry *e = aheadEntry(pc)) [[likely]] {
+      main = &e->op;
+      aux = e->bundle.size == 8 ? &e[1].op : nullptr; // a pair's aux: the next entry (makeBundle)
+      b = &e->bundle;
+    } else {
+      main = peek(pc);
       if (!main) break;
-      const Op *aux = nullptr;
+      aux = nullptr;
       if (main->word & kCoissueBit)
         if (aux = peek(pc + 4); !aux) break;
       fresh = AheadBundle::make(*main, aux);
@@ -479,11 +477,11 @@ void Tile::runAhead(Context &c) {
     c.pc = pc + b->size;
     try {
       // nop and fnop do nothing (compiled code fills every bundle's other half with one).
-      if (b->fn0) [[likely]] {
-        b->fn0(*this, c, *b->op0);
-        if (b->fn1) b->fn1(*this, c, *b->op1);
-      } else if (b->deferred) {
-        execute(c, b->op0, b->op1, true);
+      if (b->deferred) [[unlikely]] {
+        execute(c, main, aux, true);
+      } else {
+        if (b->calls & 1) main->fn(*this, c, *main);
+        if (b->calls & 2) aux->fn(*this, c, *aux);
       }
     } catch (const SimException &) {
       // Raised when the tile gets to cycle `at` (issue()); the run ends there.

@@ -134,22 +134,21 @@ private:
   }
 };
 
-/// A worker bundle as Tile::runAhead runs it, made once from its decoded words: the handler calls
-/// in order (nop and fnop halves left out), or, when the main instruction's ARF writes must wait
-/// for the aux one's reads, both Ops for Tile::execute.
+/// A worker bundle as Tile::runAhead runs it, worked out once from its decoded words (its main
+/// instruction's Op and, when it co-issues, the next word's): which of the two handlers run (nop
+/// and fnop halves do nothing), and whether the main instruction's ARF writes must wait for the
+/// aux one's reads (Tile::execute).
 struct AheadBundle {
-  Handler fn0 = nullptr, fn1 = nullptr; ///< the calls (none with `deferred`, or for two nops)
-  const Op *op0 = nullptr, *op1 = nullptr;
-  uint64_t words = 0;    ///< the words it was made from, as memory holds them (main's first)
+  uint64_t words = 0;   ///< the words it was made from, as memory holds them (main's first)
+  uint8_t size = 0;     ///< 4 or 8 bytes; 0: not made (its aux word not yet decoded)
+  bool ahead = false;   ///< a worker may run it ahead (both halves aheadSafe, worker instructions)
+  bool deferred = false;
+  uint8_t calls = 0;    ///< bit 0: main's handler runs, bit 1: aux's (after main's)
   uint32_t mainWord() const {
     uint32_t w;
     std::memcpy(&w, &words, sizeof w);
     return w;
   }
-  uint8_t size = 0;      ///< 4 or 8 bytes; 0: not made (its aux word not yet decoded)
-  bool ahead = false;    ///< a worker may run it ahead (both halves aheadSafe, worker instructions)
-  bool deferred = false;
-  /// The bundle of `main` and, when it co-issues, `aux` (decoded from the next word).
   static AheadBundle make(const Op &main, const Op *aux);
 };
 
@@ -162,7 +161,8 @@ struct DecodeCache {
   static constexpr unsigned kChunkWords = 256;
   /// A word's decoded instruction and the worker bundle starting at it, made when its words are
   /// decoded (store), so the tiles sharing the cache find it ready; checked against memory's
-  /// words before each use. Side by side: running ahead reads the bundle, then its Op.
+  /// words before each use. Side by side: running ahead reads the bundle, then its Ops (a pair's
+  /// aux is the next entry's: a pair whose second word starts a chunk is left unmade).
   struct Entry {
     Op op;
     AheadBundle bundle;
@@ -451,17 +451,17 @@ private:
     return peekSlow(pc);
   }
   const Op *peekSlow(uint32_t pc);
-  /// The worker bundle at pc if the decode cache has made it and memory still holds its words,
-  /// else nullptr (then peek decodes them).
-  const AheadBundle *aheadBundle(uint32_t pc) const {
+  /// The decode cache's entry at pc if it has made the worker bundle there and memory still holds
+  /// its words (its aux instruction is the next entry's), else nullptr (then peek decodes them).
+  const DecodeCache::Entry *aheadEntry(uint32_t pc) const {
     if ((pc & 3) || !memory_.executable(pc)) return nullptr;
     const uint32_t i = (pc - memory_.base()) / 4;
     const DecodeCache::Chunk *chunk = decoded_->chunks[i / DecodeCache::kChunkWords].get();
     if (!chunk) return nullptr;
-    const AheadBundle &b = chunk->entries[i % DecodeCache::kChunkWords].bundle;
-    if (b.size == 8) [[likely]] // (compiled code is pairs)
-      return memory_.executable(pc + 4) && b.words == memory_.read<uint64_t>(pc) ? &b : nullptr;
-    return b.size && b.mainWord() == memory_.read<uint32_t>(pc) ? &b : nullptr;
+    const DecodeCache::Entry &e = chunk->entries[i % DecodeCache::kChunkWords];
+    if (e.bundle.size == 8) [[likely]] // (compiled code is pairs)
+      return memory_.executable(pc + 4) && e.bundle.words == memory_.read<uint64_t>(pc) ? &e : nullptr;
+    return e.bundle.size && e.bundle.mainWord() == memory_.read<uint32_t>(pc) ? &e : nullptr;
   }
   std::string describe(uint32_t pc);
 };
