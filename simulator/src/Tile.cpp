@@ -98,10 +98,7 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
 
 DecodeCache::DecodeCache(const DecodeCache &other) : chunks(other.chunks.size()), vectorHandlers(other.vectorHandlers) {
   for (size_t i = 0; i < chunks.size(); ++i)
-    if (other.chunks[i]) chunks[i] = std::make_unique<Chunk>(*other.chunks[i]);
-  // The copied bundles point into the other cache's Ops: made again from this one's.
-  for (uint32_t i = 0; i < uint32_t(chunks.size()) * kChunkWords; ++i)
-    if (chunks[i / kChunkWords]) makeBundle(i);
+    if (other.chunks[i]) chunks[i] = std::make_unique<Chunk>(*other.chunks[i]); // (bundles hold no pointers)
 }
 
 Op &DecodeCache::store(uint32_t i, const Op &op) {
@@ -476,7 +473,8 @@ void Tile::runAhead(Context &c) {
     c.branchTaken = false;
     c.pc = pc + b->size;
     try {
-      // nop and fnop do nothing (compiled code fills every bundle's other half with one).
+      // nop and fnop do nothing (compiled code fills every bundle's other half with one). The
+      // calls written out rather than through execute(): its tests cost compiled code 4%.
       if (b->deferred) [[unlikely]] {
         execute(c, main, aux, true);
       } else {
