@@ -208,6 +208,52 @@ private:
     bool empty() const { return transfers.empty(); }
   };
 
+  /// `bytes` to go from (srcTile, src) to (dstTile, dst).
+  struct Move {
+    unsigned srcTile;
+    Ref src;
+    unsigned dstTile;
+    Ref dst;
+    uint32_t bytes;
+  };
+  /// The moves of a copy with those that continue one another on both sides joined, each where
+  /// the first of its parts was; the others in their order. A copy's views may take its elements
+  /// in an order that is contiguous on neither side (a convolution's expansion copies tap by tap,
+  /// so that a tap's elements lie a row apart in the expanded matrix, where a kernel row's taps
+  /// are side by side in both): joined, they are one exchange transfer (or one on-tile copy)
+  /// instead of one a tap.
+  static std::vector<Move> joinMoves(std::vector<Move> moves) {
+    std::vector<size_t> order(moves.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    auto key = [&](size_t k) {
+      const Move &m = moves[k];
+      return std::make_tuple(m.srcTile, m.dstTile, m.dst.item, m.src.item, m.dst.offset);
+    };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+    std::vector<bool> joined(moves.size(), false);
+    bool any = false;
+    for (size_t k = 0; k < order.size();) {
+      Move &first = moves[order[k]];
+      size_t next = k + 1;
+      for (; next < order.size(); ++next) {
+        const Move &m = moves[order[next]];
+        if (m.srcTile != first.srcTile || m.dstTile != first.dstTile || m.dst.item != first.dst.item ||
+            m.src.item != first.src.item || m.dst.offset != first.dst.offset + first.bytes ||
+            m.src.offset != first.src.offset + first.bytes)
+          break;
+        first.bytes += m.bytes;
+        joined[order[next]] = true;
+        any = true;
+      }
+      k = next;
+    }
+    if (!any) return moves;
+    std::vector<Move> out;
+    for (size_t k = 0; k < moves.size(); ++k)
+      if (!joined[k]) out.push_back(moves[k]);
+    return out;
+  }
+
   /// Moves `bytes` from (srcTile, src) to (dstTile, dst): on-tile into `local`, between tiles by
   /// exchange (whole aligned words straight into place, anything else into a word-aligned
   /// scratch area on the receiver and then copied into place by `fixup`).
@@ -735,17 +781,19 @@ private:
         d.push_back(Piece{p.tile, Ref{temporary(p.tile, p.bytes + skew, 8, "copy temporary"), skew}, p.bytes, p.at});
       }
     }
+    // The element pairs in the views' order, as moves of the longest runs contiguous on both sides.
+    std::vector<Move> moves;
     size_t i = 0, j = 0;
     uint32_t si = 0, dj = 0; // bytes of s[i], d[j] already done
     while (i < s.size() && j < d.size()) {
       const uint32_t n = std::min(s[i].bytes - si, d[j].bytes - dj);
-      move(s[i].tile, Ref{s[i].ref.item, s[i].ref.offset + si}, d[j].tile, Ref{d[j].ref.item, d[j].ref.offset + dj}, n, x,
-           work, work, true);
+      moves.push_back({s[i].tile, Ref{s[i].ref.item, s[i].ref.offset + si}, d[j].tile, Ref{d[j].ref.item, d[j].ref.offset + dj}, n});
       si += n;
       dj += n;
       if (si == s[i].bytes) ++i, si = 0;
       if (dj == d[j].bytes) ++j, dj = 0;
     }
+    for (const Move &m : joinMoves(std::move(moves))) move(m.srcTile, m.src, m.dstTile, m.dst, m.bytes, x, work, work, true);
     for (size_t k = 0; k < final.size(); ++k)
       work[final[k].tile].post.push_back({final[k].ref, d[k].ref, final[k].bytes});
     Node out = seq();
