@@ -110,6 +110,41 @@ TEST(EngineCycles, ExchangeBetweenTwoTiles) {
   EXPECT_EQ(out[3], 4.0f);
 }
 
+TEST(EngineCycles, ACopyInAnyElementOrderIsOneTransferWhereBothSidesAreContiguous) {
+  // The views take the elements as 0, 2, 1, 3 on both sides: four one-word pieces, which the
+  // lowering joins into the one four-word transfer of a plain Copy (graph_compiler Lower.cpp,
+  // joinMoves), so the cycles are ExchangeBetweenTwoTiles' (four sends would each take the
+  // supervisor's send, its receiver's controls and their flights).
+  Device d = oneTile(2);
+  auto cycles = [&](bool shuffled) {
+    Graph g(d.getTarget());
+    Tensor a = g.addConstant<float>(FLOAT, {4}, {1, 2, 3, 4});
+    Tensor b = g.addVariable(FLOAT, {4}, "b");
+    g.setTileMapping(a, 0);
+    g.setTileMapping(b, 1);
+    auto order = [&](const Tensor &t) { return shuffled ? concat({t.slice(0, 1), t.slice(2, 3), t.slice(1, 2), t.slice(3, 4)}) : t; };
+    Sequence prog{Copy(order(a), order(b))};
+    g.createHostRead("b", b);
+    Engine e(g, prog);
+    e.load(d);
+    e.run(0);
+    float out[4] = {};
+    e.readTensor("b", out, out + 4);
+    EXPECT_EQ(out[0], 1.0f);
+    EXPECT_EQ(out[1], 2.0f);
+    EXPECT_EQ(out[2], 3.0f);
+    EXPECT_EQ(out[3], 4.0f);
+    return e.getLastRunCycles();
+  };
+  const ipusim::arch::SystemConfig config = ipusim::arch::loadNamedConfig("mk2");
+  const ipusim::arch::ExchangeLayout layout(config);
+  const int64_t mux = layout.muxOffset(0, 1), write = layout.writeOffset(0, 1);
+  const uint64_t T = uint64_t(std::max<int64_t>(0, -mux));
+  const uint64_t end = std::max<uint64_t>(T + 4, uint64_t(int64_t(T) + write + 4));
+  EXPECT_EQ(cycles(false), 148 + end + kExit);
+  EXPECT_EQ(cycles(true), 148 + end + kExit);
+}
+
 TEST(EngineCycles, AnAllToAllOfEqualPiecesKeepsEveryLaneBusy) {
   // Eight tiles (four pairs, each pair's two tiles sharing one transmit lane for 64-bit sends)
   // each send a piece of 64 floats (32 items) to each of the other seven: the depth split's
