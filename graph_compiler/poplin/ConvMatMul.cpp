@@ -73,6 +73,12 @@ struct Expansion {
   Dim h, w;
   std::vector<std::pair<unsigned, unsigned>> taps; // (row, column) transformed kernel indices
   std::size_t n, g, ci, co, kh, kw, m, k, kPad, nPad;
+  // The expanded matrix's columns: a tap's `ci` channels side by side (column t ci + c), or with
+  // `channelsOuter` a channel's taps (column c T + t, T taps). The expansion copies tap by tap, and
+  // where the input's channels lie apart in memory ([N][C][H][W] rows) only the second puts
+  // neighbouring taps (the input's neighbouring pixels) side by side in the matrix too, which the
+  // lowering then moves as one transfer; channels-last input wants the first.
+  bool channelsOuter = false;
   bool zeros = false; // some expanded element is padding: the matrix is zeroed before it is filled
   bool uncovered = false; // some weight meets no kernel position (a kernel truncation)
   amp::Form form{FLOAT, FLOAT};
@@ -121,6 +127,26 @@ Tensor pick(const Tensor &t, unsigned d, const std::vector<unsigned> &index) {
 /// [N][C][H][W] (a 1-D field given a height of 1).
 Tensor as4d(const Tensor &t, std::size_t fieldDims) { return fieldDims == 1 ? t.expand({2}) : t; }
 
+/// Whether the input's pixels along a row lie side by side in memory for more of a kernel row
+/// than its channels do at a pixel (as image 0's first pixel and row show): then the expanded
+/// matrix takes its columns channel by channel (Expansion::channelsOuter).
+bool channelsApart(const Expansion &e, const Tensor &in) {
+  auto firstRun = [](const Tensor &t) {
+    const std::vector<Interval> r = t.getContiguousRegions();
+    return r.empty() ? std::size_t(0) : std::size_t(r.front().size());
+  };
+  const Tensor image = as4d(in, e.fieldDims)[0].slice(0, e.ci, 0); // [Ci][H][W]
+  const std::size_t channels = firstRun(image.flatten(1, 3).transpose()[0]);
+  const std::size_t pixels = firstRun(image[0][0].slice(0, std::min(e.kw, image.dim(2))));
+  return e.ci > 1 && pixels > channels;
+}
+
+/// Tap t's `ci` columns of dimension d of x (the expanded matrix's, or the weight matrix's rows).
+Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d) {
+  if (!e.channelsOuter) return x.slice(t * e.ci, (t + 1) * e.ci, d);
+  return x.slice(0, e.k, d).reshapePartial(d, d + 1, {e.ci, e.taps.size()}).slice(t, t + 1, d + 1).squeeze({d + 1});
+}
+
 /// Appends the copies that fill group g's expanded matrix, viewed [N][OH][OW][kPad] as `rows`,
 /// from the input in ([N][G Ci][field]).
 void expandInput(const Expansion &e, const Tensor &in, std::size_t g, const Tensor &rows, std::vector<Tensor> &src,
@@ -130,7 +156,7 @@ void expandInput(const Expansion &e, const Tensor &in, std::size_t g, const Tens
     const auto [ty, tx] = e.taps[t];
     if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) continue;
     src.push_back(pick(pick(in4, 2, e.h.ins[ty]), 3, e.w.ins[tx]).dimShuffle({0, 2, 3, 1}).flatten());
-    dst.push_back(pick(pick(rows.slice(t * e.ci, (t + 1) * e.ci, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]).flatten());
+    dst.push_back(pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]).flatten());
   }
 }
 
@@ -186,7 +212,8 @@ Tensor createProductConvOutput(Graph &graph, const ConvParams &p, const OptionFl
 void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, const Tensor &out, const ConvParams &p,
                         bool transposeAndFlipWeights, program::Sequence &prog, const OptionFlags &options,
                         double proportion, const std::string &name) {
-  const Expansion e = expansion(p, options, proportion);
+  Expansion e = expansion(p, options, proportion);
+  e.channelsOuter = channelsApart(e, in);
   const std::vector<std::size_t> aShape{e.g, e.m, e.kPad}, bShape{e.g, e.kPad, e.nPad};
   Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.outputType, aShape, bShape, name + "/expanded", e.options);
   Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.outputType, aShape, bShape, name + "/weights", e.options);
@@ -198,7 +225,7 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
     expandInput(e, in, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), src, dst);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
-      dst.push_back(b[g].slice({t * e.ci, 0}, {(t + 1) * e.ci, e.co}).flatten());
+      dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
     }
   }
   copy(src, dst, prog, name + "/expand");
