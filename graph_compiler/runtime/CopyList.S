@@ -5,7 +5,8 @@
 //            register is read before the load writes it), after one plain load and before one
 //            plain store;
 //   4 bytes: ld32step and st32step, two bundles a unit (a copy of one word skips the checks
-//            of the others: 14 bundles a descriptor instead of 19);
+//            of the others: 14 bundles a descriptor instead of 19; CopyWordList's leading
+//            one-word copies, `words` of them, take five);
 //   2 or 1 bytes: a read-modify-write of the word that holds each byte (tile memory has no
 //            narrower stores), as the compiled C++ did.
 #include <poplar/TileConstants.hpp>
@@ -13,15 +14,48 @@
   .section .text.__runCodelet_ipusim_rt__CopyList, "ax"
   .globl __runCodelet_ipusim_rt__CopyList
   .type __runCodelet_ipusim_rt__CopyList, @function
+  .globl __runCodelet_ipusim_rt__CopyWordList
+  .type __runCodelet_ipusim_rt__CopyWordList, @function
   .worker
-  .align 8
-__runCodelet_ipusim_rt__CopyList:
+
+// $m0 the worker's index, $m1 the descriptors, $m2 their end.
+.macro SETUP
   get $m0, $WSR
   and $m0, $m0, CSR_W_WSR__CTXTID_M1__MASK
   ld32 $m1, $mvertex_base, 0         // descriptors
   ld32 $m2, $mvertex_base, 1         // their words
   shl $m2, $m2, 2
   add $m2, $m1, $m2                  // the end of the descriptors
+.endm
+
+  // CopyWordList: the first `words` descriptors copy one aligned word each. This worker's
+  // ceil((words - w) / 6) of them, (words + 5 - w) * 0xAAAB >> 18, go in a loop of four bundles
+  // and a branch a word; the rest as CopyList's.
+  .align 8
+__runCodelet_ipusim_rt__CopyWordList:
+  SETUP
+  ld32 $m3, $mvertex_base, 2
+  add $m3, $m3, 5
+  sub $m3, $m3, $m0
+  setzi $m4, 0xAAAB
+  mul $m3, $m3, $m4
+  shr $m3, $m3, 18
+  mul $m0, $m0, 12
+  add $m1, $m1, $m0                  // this worker's first descriptor
+  brz $m3, .Lnext
+  add $m3, $m3, -1
+  add $m4, $m1, 4                    // its source
+.Lwords:
+  ld32step $m5, $mzero, $m1+=, 18    // destination; six descriptors on
+  ld32step $m6, $mzero, $m4+=, 18    // source
+  ld32 $a0, $m6, 0
+  st32 $a0, $m5, 0
+  brnzdec $m3, .Lwords
+  bri .Lnext
+
+  .align 8
+__runCodelet_ipusim_rt__CopyList:
+  SETUP
   mul $m0, $m0, 12
   add $m1, $m1, $m0                  // this worker's first descriptor
 .Lnext:
@@ -87,3 +121,4 @@ __runCodelet_ipusim_rt__CopyList:
 .Ldone:
   exitz $mzero
   .size __runCodelet_ipusim_rt__CopyList, . - __runCodelet_ipusim_rt__CopyList
+  .size __runCodelet_ipusim_rt__CopyWordList, __runCodelet_ipusim_rt__CopyList - __runCodelet_ipusim_rt__CopyWordList

@@ -56,7 +56,23 @@ struct Block {
 struct TileCopy {
   Ref dst, src;
   uint32_t bytes;
+  /// One aligned word (items are 8-byte aligned, so the offsets tell): CopyList takes these
+  /// first, in a loop of their own (graph_compiler/runtime/CopyList.S).
+  bool oneWord() const { return bytes == 4 && dst.offset % 4 == 0 && src.offset % 4 == 0; }
 };
+/// At most this many of a list's descriptors are its leading one-word copies (CopyList.S divides
+/// their count by 6 as x * 0xAAAB >> 18, exact below 98,304).
+constexpr size_t kMaxOneWordCopies = 90000;
+/// The one-word copies at the start of a list, as CopyWordList's `words` field counts them.
+inline uint32_t leadingOneWordCopies(const std::vector<TileCopy> &list) {
+  size_t k = 0;
+  while (k < list.size() && k < kMaxOneWordCopies && list[k].oneWord()) ++k;
+  return uint32_t(k);
+}
+/// A list runs as CopyWordList where it starts with this many one-word copies (two a worker: its
+/// set-up costs six bundles, each word nine fewer than CopyList's), else as CopyList.
+constexpr uint32_t kWordListMin = 12;
+inline bool wordList(const std::vector<TileCopy> &list) { return leadingOneWordCopies(list) >= kWordListMin; }
 
 /// Whole words from one tile to others (a multicast when several receivers).
 struct Transfer {
@@ -157,6 +173,11 @@ struct Build {
   std::set<unsigned> participating;         ///< tiles that run the program
   std::map<std::string, unsigned> programIndex; ///< hidden programs: "write:HANDLE", "read:HANDLE"
   int copyCodelet = -1;                     ///< the runtime's CopyList in `codelets`
+  int copyWordsCodelet = -1;                ///< and its CopyWordList
+  /// The codelet that runs a list of on-tile copies.
+  unsigned copyCodeletFor(const std::vector<TileCopy> &list) const {
+    return unsigned(wordList(list) ? copyWordsCodelet : copyCodelet);
+  }
   CodeletRegistry codelets;                 ///< the graph's codelets and the runtime's
 
   Build(const GraphData &g, const CompileOptions &o) : graph(g), options(o), layout(g.target.config) {}

@@ -105,13 +105,14 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
   const arch::SystemConfig &config = graph.target.config;
   const uint32_t memoryBase = config.tile.memoryBase;
 
-  // The runtime's CopyList vertex for each tile's on-tile copies: its descriptors and its state.
-  const cc::VertexLayout &copyLayout = b.codelets.codelet(unsigned(b.copyCodelet)).layout;
+  // The runtime's CopyList (or CopyWordList) vertex for each tile's on-tile copies: its
+  // descriptors and its state.
   for (Step &st : b.steps) {
     if (st.kind != Step::Compute) continue;
     for (auto &[tile, w] : st.work)
       for (auto [list, state] : {std::make_pair(&w.pre, &w.preState), std::make_pair(&w.post, &w.postState)}) {
         if (list->empty()) continue;
+        const cc::VertexLayout &copyLayout = b.codelets.codelet(b.copyCodeletFor(*list)).layout;
         Item d;
         d.kind = Item::CopyDescriptors;
         d.bytes = uint32_t((12 * list->size() + 7) / 8 * 8);
@@ -149,7 +150,8 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
   for (const Step &st : b.steps)
     if (st.kind == Step::Compute)
       for (const auto &[tile, w] : st.work)
-        if (!w.pre.empty() || !w.post.empty()) tileCodelets[tile].insert(unsigned(b.copyCodelet));
+        for (const std::vector<TileCopy> *list : {&w.pre, &w.post})
+          if (!list->empty()) tileCodelets[tile].insert(b.copyCodeletFor(*list));
   std::map<std::vector<unsigned>, std::shared_ptr<LinkedCodelets>> linked;
   std::map<unsigned, std::shared_ptr<LinkedCodelets>> tileLink;
   for (auto &[tile, set] : tileCodelets) {
@@ -308,8 +310,10 @@ Executable compile(const GraphData &graph, const std::vector<ProgramPtr> &progra
         }
         chunks.push_back({di.addr, std::move(desc)});
         std::vector<uint8_t> state(si.bytes, 0);
+        const cc::VertexLayout &copyLayout = b.codelets.codelet(b.copyCodeletFor(*list)).layout;
         writeDescriptor(state, copyLayout.fields.at(0).offset, copyLayout.fields.at(0).layout, di.addr, 3 * list->size(),
                         memoryBase, "CopyList");
+        if (wordList(*list)) put32(state, copyLayout.fields.at(1).offset, leadingOneWordCopies(*list));
         chunks.push_back({si.addr, std::move(state)});
       }
     }

@@ -200,14 +200,13 @@ void TileEmitter::step(unsigned s) {
 
 void TileEmitter::dispatch(const TileWork &w) {
   const uint32_t memoryBase = b_.graph.target.config.tile.memoryBase;
-  const unsigned copy = unsigned(b_.copyCodelet);
   auto runAll = [&](uint32_t entry, uint32_t state) {
     code_.setzi(6, entry);
     code_.setzi(4, state);
     code_.runall(6, 4);
   };
   if (!w.pre.empty()) {
-    runAll(entryOf(copy), addr(Ref{w.preState, 0}));
+    runAll(entryOf(b_.copyCodeletFor(w.pre)), addr(Ref{w.preState, 0}));
     code_.sync(kSyncLocal);
   }
   // Single-worker vertices: `run` each on a free worker (the supervisor cannot issue while all
@@ -247,7 +246,7 @@ void TileEmitter::dispatch(const TileWork &w) {
   }
   if (!w.post.empty()) {
     code_.sync(kSyncLocal);
-    runAll(entryOf(copy), addr(Ref{w.postState, 0}));
+    runAll(entryOf(b_.copyCodeletFor(w.post)), addr(Ref{w.postState, 0}));
   }
   code_.sync(kSyncLocal);
 }

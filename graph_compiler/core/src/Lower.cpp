@@ -90,7 +90,9 @@ private:
     b_.codelets = g_.codelets;
     b_.codelets.addArchive(runtimeCodelets());
     b_.copyCodelet = b_.codelets.find("ipusim_rt::CopyList");
-    if (b_.copyCodelet < 0) throw poplar::graph_object_load_error("ipusim: error: the runtime has no ipusim_rt::CopyList");
+    b_.copyWordsCodelet = b_.codelets.find("ipusim_rt::CopyWordList");
+    if (b_.copyCodelet < 0 || b_.copyWordsCodelet < 0)
+      throw poplar::graph_object_load_error("ipusim: error: the runtime has no ipusim_rt::CopyList or CopyWordList");
     b_.blocks.resize(g_.variables.size());
     for (size_t vi = 0; vi < g_.variables.size(); ++vi) {
       const Variable &v = g_.variables[vi];
@@ -527,7 +529,12 @@ private:
         // (tile memory stores 32 or 64 bits), so two such copies sharing a word must not run on
         // two workers at once: they all go to worker 0 (positions 0 mod 6, the gaps filled with
         // empty copies). Items are 8-byte aligned, so offsets tell the addresses' alignment.
+        // Many one-word copies go first, for CopyWordList's loop of five bundles a word where
+        // CopyList's general path takes fourteen (a convolution's expansion and a rearrangement
+        // into the AMP's weight order are mostly such words).
         std::vector<TileCopy> whole, partial;
+        if (size_t(std::count_if(split.begin(), split.end(), [](const TileCopy &c) { return c.oneWord(); })) >= kWordListMin)
+          std::stable_partition(split.begin(), split.end(), [](const TileCopy &c) { return c.oneWord(); });
         for (const TileCopy &c : split) (c.dst.offset % 4 == 0 && c.bytes % 4 == 0 ? whole : partial).push_back(c);
         for (const TileCopy &c : partial) {
           while (whole.size() % 6) whole.push_back({c.dst, c.src, 0});
