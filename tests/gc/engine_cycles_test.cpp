@@ -46,6 +46,17 @@ uint64_t runCycles(Graph &graph, const Program &prog, const Device &device) {
 //   and the run ends when the branch's 6 cycles are over: E + 18.
 constexpr uint64_t kEntry = 22, kExit = 18;
 
+/// A program that copies four words from tile 0 to tile 1 (ExchangeBetweenTwoTiles derives it):
+/// 148 + the exchange's end + the exit.
+uint64_t fourWordCopyCycles() {
+  const ipusim::arch::SystemConfig config = ipusim::arch::loadNamedConfig("mk2");
+  const ipusim::arch::ExchangeLayout layout(config);
+  const int64_t mux = layout.muxOffset(0, 1), write = layout.writeOffset(0, 1);
+  const uint64_t T = uint64_t(std::max<int64_t>(0, -mux));
+  const uint64_t end = std::max<uint64_t>(T + 4, uint64_t(int64_t(T) + write + 4));
+  return 148 + end + kExit;
+}
+
 } // namespace
 
 TEST(EngineCycles, EmptyProgram) {
@@ -97,12 +108,7 @@ TEST(EngineCycles, ExchangeBetweenTwoTiles) {
   // Tile 1 selects tile 0 at T + mux, moves its receive pointer at the first write T + write,
   // deselects at T + mux + 4; the last word is written at T + write + 3, so its exchange ends
   // at T + write + 4 and tile 0's at T + 4. The program then ends (no sync): E = 148 + end.
-  const ipusim::arch::SystemConfig config = ipusim::arch::loadNamedConfig("mk2");
-  const ipusim::arch::ExchangeLayout layout(config);
-  const int64_t mux = layout.muxOffset(0, 1), write = layout.writeOffset(0, 1);
-  const uint64_t T = uint64_t(std::max<int64_t>(0, -mux));
-  const uint64_t end = std::max<uint64_t>(T + 4, uint64_t(int64_t(T) + write + 4));
-  EXPECT_EQ(runCycles(g, Copy(a, b), d), 148 + end + kExit);
+  EXPECT_EQ(runCycles(g, Copy(a, b), d), fourWordCopyCycles());
   // The values arrived.
   g.createHostRead("b", b);
   Engine e(g, Copy(a, b));
@@ -140,13 +146,8 @@ TEST(EngineCycles, ACopyInAnyElementOrderIsOneTransferWhereBothSidesAreContiguou
     EXPECT_EQ(out[3], 4.0f);
     return e.getLastRunCycles();
   };
-  const ipusim::arch::SystemConfig config = ipusim::arch::loadNamedConfig("mk2");
-  const ipusim::arch::ExchangeLayout layout(config);
-  const int64_t mux = layout.muxOffset(0, 1), write = layout.writeOffset(0, 1);
-  const uint64_t T = uint64_t(std::max<int64_t>(0, -mux));
-  const uint64_t end = std::max<uint64_t>(T + 4, uint64_t(int64_t(T) + write + 4));
-  EXPECT_EQ(cycles(false), 148 + end + kExit);
-  EXPECT_EQ(cycles(true), 148 + end + kExit);
+  EXPECT_EQ(cycles(false), fourWordCopyCycles());
+  EXPECT_EQ(cycles(true), fourWordCopyCycles());
 }
 
 TEST(EngineCycles, OnTileCopiesOfSingleWordsTakeTheWordLoop) {

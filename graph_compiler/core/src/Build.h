@@ -56,7 +56,7 @@ struct Block {
 struct TileCopy {
   Ref dst, src;
   uint32_t bytes;
-  /// One aligned word (items are 8-byte aligned, so the offsets tell): CopyList takes these
+  /// One aligned word (items are 8-byte aligned, so the offsets tell): CopyWordList takes these
   /// first, in a loop of their own (graph_compiler/runtime/CopyList.S).
   bool oneWord() const { return bytes == 4 && dst.offset % 4 == 0 && src.offset % 4 == 0; }
 };
