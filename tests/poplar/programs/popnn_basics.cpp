@@ -180,20 +180,29 @@ int main() {
 
   // Pooling of a [2][2][4][6] input with distinct values: MAX 2x2 stride 2; AVG 3x3 stride 1
   // padded by 1 (the average over the window's elements inside the input); SUM 2x3 stride (1, 3)
-  // truncated by 1 at the top. Gradients against central differences of the host's pooling.
-  {
-    using popnn::pooling::PoolParams;
-    using popnn::PoolingType;
-    const std::size_t PN = 2, PC = 2, PH = 4, PW = 6, PN4 = PN * PC * PH * PW;
-    auto pv = [](std::size_t i) { return double((i * 7) % 48) * 0.25 - 6; };
+  // truncated by 1 at the top. Then a [2][6][5][7] input (three channel pairs, which the
+  // channels-last float max pooling of whole windows takes a pair at a time): MAX 2x2 stride 2
+  // and MAX 3x3 stride 2 (overlapping windows). Gradients against central differences of the
+  // host's pooling.
+  using popnn::pooling::PoolParams;
+  using popnn::PoolingType;
+  for (const std::size_t PC : {std::size_t(2), std::size_t(6)}) {
+    const std::size_t PN = 2, PH = PC == 2 ? 4 : 5, PW = PC == 2 ? 6 : 7, PN4 = PN * PC * PH * PW;
+    // Distinct within a window (all distinct for six channels), so that every maximum is unique.
+    auto pv = [&](std::size_t i) { return PC == 2 ? double((i * 7) % 48) * 0.25 - 6 : double((i * 11) % PN4) * 0.25 - 50; };
     std::vector<float> pin(PN4);
     for (std::size_t i = 0; i < PN4; ++i) pin[i] = float(pv(i));
     Tensor pt = graph.addConstant<float>(FLOAT, {PN, PC, PH, PW}, pin.data(), "pool in");
     graph.setTileMapping(pt, 0);
-    const PoolParams kinds[] = {
-        PoolParams(PoolingType::MAX, {PH, PW}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, PC, PN, FLOAT),
-        PoolParams(PoolingType::AVG, {PH, PW}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, PC, PN, FLOAT),
-        PoolParams(PoolingType::SUM, {PH, PW}, {2, 3}, {1, 3}, {-1, 0}, {0, 0}, PC, PN, FLOAT)};
+    std::vector<PoolParams> kinds;
+    if (PC == 2) {
+      kinds = {PoolParams(PoolingType::MAX, {PH, PW}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, PC, PN, FLOAT),
+               PoolParams(PoolingType::AVG, {PH, PW}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, PC, PN, FLOAT),
+               PoolParams(PoolingType::SUM, {PH, PW}, {2, 3}, {1, 3}, {-1, 0}, {0, 0}, PC, PN, FLOAT)};
+    } else {
+      kinds = {PoolParams(PoolingType::MAX, {PH, PW}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, PC, PN, FLOAT),
+               PoolParams(PoolingType::MAX, {PH, PW}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, PC, PN, FLOAT)};
+    }
     for (const PoolParams &pp : kinds) {
       const auto of = pp.getOutputFieldShape();
       // The host's pooling of x (flattened [n][c][h][w]).
@@ -232,7 +241,9 @@ int main() {
       // Each as given [n][c][h][w] and channels-last (stored [n][h][w][c], as poplin's products
       // write a convolution's output), which popnn pools in that order.
       for (const bool last : {false, true}) {
-        const std::string kind = std::string(popnn::pooling::asString(pp.poolingType)) + (last ? " (channels last)" : "");
+        const std::string kind = std::string(popnn::pooling::asString(pp.poolingType)) +
+                                 (PC == 2 ? "" : " " + std::to_string(pp.kernelShape[0]) + "x" + std::to_string(pp.kernelShape[1]) + " of 6 channels") +
+                                 (last ? " (channels last)" : "");
         // v ([n][c][h][w] values) as a constant of `shape` on `tile`, stored channels-last if `last`.
         auto constant = [&](const std::vector<float> &v, std::vector<std::size_t> shape, unsigned tile) {
           Tensor t;
