@@ -336,6 +336,46 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
   return fromNHWC(out, params.getNumFieldDims());
 }
 
+/// The gradient of float max pooling of channels-last activations over windows that tile the
+/// field (whole, the stride equal to the window): each input pixel meets at most one window, so
+/// its gradient is the pooled gradient where it equals the window's maximum, +0 elsewhere (or
+/// where no window covers it), as `0 + (match ? g : 0)`, the general vertex's sum. The shape is
+/// in the source as constants; a vertex's first row's place in its window (`p[0]`) and its rows
+/// that a window covers (`p[1]`) are fields.
+std::string tilingMaxPoolGradient(const PoolParams &p, const Shape &s) {
+  std::ostringstream b;
+  b << "  poplar::Input<poplar::Vector<float, poplar::VectorLayout::ONE_PTR, 8>> in;\n"
+    << "  poplar::Input<poplar::Vector<float, poplar::VectorLayout::ONE_PTR, 8>> pooled;\n"
+    << "  poplar::Input<poplar::Vector<float, poplar::VectorLayout::ONE_PTR, 8>> pg;\n"
+    << "  poplar::Output<poplar::Vector<float, poplar::VectorLayout::SPAN, 8>> out;\n"
+    << "  poplar::Vector<unsigned> p; // the first row's place in its window, the rows windows cover\n"
+    << "  void compute(unsigned wid) {\n"
+    << "    // channels, input width, output width, window, the columns windows cover\n"
+    << "    constexpr unsigned C = " << p.numChannels << ", W = " << s.w << ", OW = " << s.ow << ", KH = "
+    << p.kernelShape[0] << ", KW = " << p.kernelShape[1] << ", XS = " << s.ow * p.kernelShape[1] << ";\n"
+    << "    const unsigned phase = p[0], covered = p[1], pixels = out.size() / C;\n"
+    << "    // (y, x) of pixel pix stepped, not divided out.\n"
+    << "    unsigned y = 0, x = wid;\n"
+    << "    while (x >= W) x -= W, ++y;\n"
+    << "    for (unsigned pix = wid; pix < pixels; pix += 6) {\n"
+    << "      float *o = &out[pix * C];\n"
+    << "      if (y < covered && x < XS) {\n"
+    << "        const float *v = &in[pix * C];\n"
+    << "        const unsigned at = ((y + phase) / KH * OW + x / KW) * C;\n"
+    << "        for (unsigned c = 0; c < C; ++c) {\n"
+    << "          const float g = pg[at + c];\n"
+    << "          o[c] = 0.0f + (v[c] == pooled[at + c] ? g : 0.0f);\n"
+    << "        }\n"
+    << "      } else {\n"
+    << "        for (unsigned c = 0; c < C; ++c) o[c] = 0.0f;\n"
+    << "      }\n"
+    << "      x += 6;\n"
+    << "      while (x >= W) x -= W, ++y;\n"
+    << "    }\n"
+    << "  }\n};\n";
+  return b.str();
+}
+
 /// The input gradient of channels-last activations: a vertex takes (image, block of input
 /// rows) with every channel, and the pooled rows whose windows cover them. Max pooling's
 /// gradient adds the pooled gradient where the input is its window's maximum and +0 elsewhere,
@@ -348,6 +388,8 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
   const std::string T = typeName(pooledGradient.elementType());
   const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
   const std::size_t C = params.numChannels;
+  const bool tiling = isMax && pooledGradient.elementType() == FLOAT && wholeWindows(params, s) &&
+                      params.stride[0] == params.kernelShape[0] && params.stride[1] == params.kernelShape[1];
   std::ostringstream b;
   b << (isMax ? "  poplar::Input<poplar::Vector<" + T + ", poplar::VectorLayout::ONE_PTR>> in;\n"
                 "  poplar::Input<poplar::Vector<" + T + ", poplar::VectorLayout::ONE_PTR>> pooled;\n"
@@ -376,7 +418,7 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
                           : "            g += static_cast<float>(pg[o]);\n") +
                  "          }\n"
                  "        out[pix * C + c] = static_cast<" + T + ">(g);\n"));
-  const std::string vertex = vertexClass(graph, b.str());
+  const std::string vertex = tiling ? vertexClass(graph, tilingMaxPoolGradient(params, s)) : vertexClass(graph, b.str());
   Tensor grad = graph.addVariable(pooledGradient.elementType(), {params.batchSize, s.h, s.w, C}, name);
   // Each view once: a view of a whole activation walks all its elements.
   const Tensor pgNHWC = asNHWC(pooledGradient), inNHWC = isMax ? asNHWC(*in) : Tensor(),
@@ -407,6 +449,12 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
     }
     graph.connect(v["pg"], pooledRows(pgNHWC));
     graph.connect(v["out"], o);
+    if (tiling) {
+      const std::size_t kh = params.kernelShape[0], covered = std::min(r1, s.oh * kh);
+      graph.setInitialValue(v["p"], std::vector<unsigned>{unsigned(r0 - rows.lo * kh), unsigned(covered > r0 ? covered - r0 : 0)});
+      graph.setTileMapping(v, tile);
+      continue;
+    }
     graph.setInitialValue(v["rowStart"], rows.start);
     graph.setInitialValue(v["rowOuts"], rows.list);
     graph.setInitialValue(v["colStart"], colStart);

@@ -180,14 +180,14 @@ int main() {
 
   // Pooling of a [2][2][4][6] input with distinct values: MAX 2x2 stride 2; AVG 3x3 stride 1
   // padded by 1 (the average over the window's elements inside the input); SUM 2x3 stride (1, 3)
-  // truncated by 1 at the top. Then a [2][6][5][7] input (three channel pairs, which the
+  // truncated by 1 at the top. Then a [2][6][6][7] input (three channel pairs, which the
   // channels-last float max pooling of whole windows takes a pair at a time): MAX 2x2 stride 2
   // and MAX 3x3 stride 2 (overlapping windows). Gradients against central differences of the
   // host's pooling.
   using popnn::pooling::PoolParams;
   using popnn::PoolingType;
   for (const std::size_t PC : {std::size_t(2), std::size_t(6)}) {
-    const std::size_t PN = 2, PH = PC == 2 ? 4 : 5, PW = PC == 2 ? 6 : 7, PN4 = PN * PC * PH * PW;
+    const std::size_t PN = 2, PH = PC == 2 ? 4 : 6, PW = PC == 2 ? 6 : 7, PN4 = PN * PC * PH * PW;
     // Distinct within a window (all distinct for six channels), so that every maximum is unique.
     auto pv = [&](std::size_t i) { return PC == 2 ? double((i * 7) % 48) * 0.25 - 6 : double((i * 11) % PN4) * 0.25 - 50; };
     std::vector<float> pin(PN4);
