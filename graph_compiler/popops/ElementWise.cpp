@@ -741,7 +741,7 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   CodeGen gen(op, typer);
   const std::string value = gen(expr, resultType);
   // float and half expressions of +, -, * alone run 64 bits at a time (float2, half4): the
-  // workers' runs start on 8-element boundaries of 8-byte aligned fields, so every vector access
+  // workers' runs start on 64-bit boundaries of 8-byte aligned fields, so every vector access
   // is aligned; the last few elements go one by one.
   bool sameType = resultType == FLOAT || resultType == HALF;
   for (std::size_t i = 0; i < ts.size(); ++i) sameType &= !used[i] || ts[i].elementType() == resultType;
