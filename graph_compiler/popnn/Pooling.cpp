@@ -94,7 +94,7 @@ Shape shape(const std::string &op, const PoolParams &p, const std::vector<std::s
 
 std::string vertexClass(Graph &graph, const std::string &body) {
   return ipusim::sdk::addGeneratedVertex(graph, "ipusim_popnn_Pool", "poplar::MultiVertex",
-                                         "#include <poplar/Vertex.hpp>\n#include <cmath>\n", body);
+                                         "#include <poplar/Vertex.hpp>\n#include <cmath>\n#include <ipudef.h>\n", body);
 }
 
 std::string typeName(const Type &t) { return t == HALF ? "half" : "float"; }
@@ -302,11 +302,7 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
                  "          }\n" +
                  (isAvg ? "        acc /= float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n" : "") +
                  "        out[pix * C + c] = static_cast<" + T + ">(acc);\n"));
-  const std::string vertex =
-      whole ? ipusim::sdk::addGeneratedVertex(graph, "ipusim_popnn_Pool", "poplar::MultiVertex",
-                                              "#include <poplar/Vertex.hpp>\n#include <cmath>\n#include <ipudef.h>\n",
-                                              wholeWindowMaxPool(params, s))
-            : vertexClass(graph, b.str());
+  const std::string vertex = vertexClass(graph, whole ? wholeWindowMaxPool(params, s) : b.str());
   Tensor out = graph.addVariable(in.elementType(), {params.batchSize, s.oh, s.ow, C}, name);
   const Tensor inNHWC = asNHWC(in);
   std::vector<unsigned> colStart, colList;
@@ -418,7 +414,7 @@ Tensor gradientChannelsLast(Graph &graph, const PoolParams &params, const Shape 
                           : "            g += static_cast<float>(pg[o]);\n") +
                  "          }\n"
                  "        out[pix * C + c] = static_cast<" + T + ">(g);\n"));
-  const std::string vertex = tiling ? vertexClass(graph, tilingMaxPoolGradient(params, s)) : vertexClass(graph, b.str());
+  const std::string vertex = vertexClass(graph, tiling ? tilingMaxPoolGradient(params, s) : b.str());
   Tensor grad = graph.addVariable(pooledGradient.elementType(), {params.batchSize, s.h, s.w, C}, name);
   // Each view once: a view of a whole activation walks all its elements.
   const Tensor pgNHWC = asNHWC(pooledGradient), inNHWC = isMax ? asNHWC(*in) : Tensor(),

@@ -76,8 +76,8 @@ inline Lanes lanesAt(const float *p) {
 inline void movePair(const AmpSet &s, unsigned i, float partial0, float partial1, float &out0, float &out1) {
   out0 = s.results[2 * i];
   out1 = s.results[2 * i + 1];
-  // One 64-bit store: a phase 0 reads the pending partials back a pair a load (issueF16Set8),
-  // which the host forwards from a store of the same size but not from two halves.
+  // One 64-bit store: a phase 0 reads the pending partials back a pair a load (sumsFor), which
+  // the host forwards from a store of the same size but not from two halves.
   const float pin[2] = {partial0, partial1};
   std::memcpy(s.pin + 2 * i, pin, sizeof pin);
 }

@@ -64,8 +64,8 @@ constexpr unsigned kBarrelSlots = 6; ///< [F] S3: six execution slots, round-rob
 /// so that a set's eight sums are eight adjacent floats (one host vector register).
 struct alignas(64) Accumulators {
   // Aligned to a cache line, so that the AMP handlers' eight-float loads and stores of each half
-  // stay within one line: a store that splits two lines is not forwarded to the next issue's load
-  // of it on x86 hosts (measured: a third of BM_AmpLoop's time when Context put $AACC at 184).
+  // stay within one line (Context had put $AACC at byte 184, splitting them; aligning it measured
+  // no change on BM_AmpLoop, whose cost was a load waiting for narrower stores: sumsFor).
   float v[16] = {}; ///< $AACC[2k] at v[k], $AACC[2k+1] at v[8 + k]
   float &operator[](unsigned i) { return v[(i & 1) * 8 + i / 2]; }
   const float &operator[](unsigned i) const { return v[(i & 1) * 8 + i / 2]; }
