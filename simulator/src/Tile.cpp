@@ -234,6 +234,8 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
     if (n > 1 && unsigned(op.v[i]) % n) op.fn = misalignedGroup;
   }
   op.paceLoadStore = mn == "ld2xst64pace" && op.fn != misalignedGroup; // (a bad encoding raises, Tile::runPaceLoop)
+  op.supervisorAhead =
+      op.aheadSafe && (op.modes & arch::kSupervisor) && !(word & kCoissueBit) && op.delay == Op::Normal;
   return op;
 }
 
@@ -447,13 +449,19 @@ void Tile::runAhead(Context &c) {
   const uint64_t before = c.bundles;
   bool faulted = false;
   // Each bundle as the decode cache made it (AheadBundle), once memory's words are checked; one
-  // whose words are new here is decoded first (peek) and made on the spot.
-  while (at < maxCycles_) {
+  // whose words are new here is decoded first (peek) and made on the spot. What finding it needs
+  // is kept in host registers across the handlers' calls: memory's layout does not change, nor
+  // does the decode cache but where peek decodes.
+  const uint64_t limit = maxCycles_;
+  const uint32_t base = memory_.base(), codeBytes = memory_.executableEnd() - base;
+  const uint8_t *const bytes = memory_.at(base);
+  const std::unique_ptr<DecodeCache::Chunk> *chunks = decoded_->chunks.data();
+  while (at < limit) {
     const uint32_t pc = c.pc;
     const Op *main, *aux;
     AheadBundle fresh;
     const AheadBundle *b;
-    if (const DecodeCache::Entry *e = aheadEntry(pc)) [[likely]] {
+    if (const DecodeCache::Entry *e = aheadEntry(pc, base, codeBytes, bytes, chunks)) [[likely]] {
       main = &e->op;
       aux = e->bundle.size == 8 ? &e[1].op : nullptr; // a pair's aux: the next entry (makeBundle)
       b = &e->bundle;
@@ -465,6 +473,7 @@ void Tile::runAhead(Context &c) {
         if (aux = peek(pc + 4); !aux) break;
       fresh = AheadBundle::make(*main, aux);
       b = &fresh;
+      chunks = decoded_->chunks.data(); // peek may have decoded into a private copy
     }
     if (!b->ahead) break;
     issuePc_ = pc;
@@ -693,30 +702,64 @@ void Tile::supervisorAhead(Context &sup) {
   // allow (no forwarding), the cycles before are its stalls, exactly as cycle by cycle. It stops
   // before anything that starts workers, syncs, touches the exchange or a CSR, and at the run's
   // cycle limit; the tile's loop issues that one. Leaves cycle_ at its last issue.
-  uint64_t from = cycle_; // the first cycle it may issue in
-  for (;;) {
-    const uint32_t pc = sup.pc;
-    const Op *op = peek(pc);
-    if (!op || !op->aheadSafe || !(op->modes & arch::kSupervisor) || (op->word & kCoissueBit) || op->delay != Op::Normal)
-      return;
-    const uint64_t need = std::max({sup.ready, from, sourcesReady(sup, *op)});
-    if (need >= maxCycles_) return;
-    sup.stallCycles += need - from;
-    cycle_ = need;
-    from = need + 1;
-    issuePc_ = pc;
-    issueContext_ = kSupervisor;
-    accessCount_ = 0;
-    sup.branchTaken = false;
-    sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
-    sup.pc = pc + 4;
-    op->fn(*this, sup, *op); // an exception is the tile's first: nothing else runs
-    ++sup.bundles;
-    const uint64_t delay = (sup.branchTaken ? config_.timing.supervisorTakenBranch : 1) +
-                           sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
-    sup.ready = std::max(sup.ready, cycle_ + delay);
-    for (uint32_t r = op->writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = cycle_ + config_.timing.supervisorResultLatency;
+  // Kept in host registers across the handlers' calls (which touch none of them), as in runAhead.
+  // An issue's cost is at least a cycle, so each issue's cycle is the later of the context's ready
+  // cycle and its sources' (the first also no earlier than now); the cycles between issues are
+  // stalls, counted once it stops: the span from now to the last issue, less one an issue.
+  const uint64_t limit = maxCycles_, takenBranch = config_.timing.supervisorTakenBranch,
+                 resultLatency = config_.timing.supervisorResultLatency, from = cycle_;
+  const uint32_t base = memory_.base(), codeBytes = memory_.executableEnd() - base;
+  const uint8_t *const bytes = memory_.at(base);
+  const std::unique_ptr<DecodeCache::Chunk> *chunks = decoded_->chunks.data();
+  const uint64_t bundlesBefore = sup.bundles;
+  uint64_t ready = std::max(sup.ready, from);
+  auto settle = [&](bool faulted) { // (a faulting instruction waited for its issue cycle too)
+    const uint64_t issued = sup.bundles - bundlesBefore;
+    if (issued || faulted) sup.stallCycles += cycle_ + (faulted ? 0 : 1) - from - issued;
+    if (issued) sup.ready = ready;
+  };
+  // What the handlers add to (or set) and an issue reads after them, cleared once here and again
+  // only when set.
+  issueContext_ = kSupervisor;
+  sup.branchTaken = false;
+  sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
+  try {
+    for (;;) {
+      const uint32_t pc = sup.pc;
+      const Op *op;
+      if (const DecodeCache::Entry *e = aheadEntry(pc, base, codeBytes, bytes, chunks)) [[likely]] {
+        op = &e->op;
+      } else {
+        op = peek(pc);
+        chunks = decoded_->chunks.data(); // peek may have decoded into a private copy
+        if (!op) break;
+      }
+      if (!op->supervisorAhead) break;
+      const uint64_t need = std::max(ready, sourcesReady(sup, *op));
+      if (need >= limit) break;
+      cycle_ = need;
+      issuePc_ = pc;
+      accessCount_ = 0;
+      sup.pc = pc + 4;
+      op->fn(*this, sup, *op); // an exception is the tile's first: nothing else runs
+      ++sup.bundles;
+      uint64_t delay = 1;
+      if (sup.branchTaken) {
+        delay = takenBranch;
+        sup.branchTaken = false;
+      }
+      if (sup.extraWorkerCycles | sup.extraSupervisorCycles) [[unlikely]] {
+        delay += sup.extraWorkerCycles * kBarrelSlots + sup.extraSupervisorCycles;
+        sup.extraWorkerCycles = sup.extraSupervisorCycles = 0;
+      }
+      ready = need + delay;
+      for (uint32_t r = op->writesM; r; r &= r - 1) sup.regReady[__builtin_ctz(r)] = need + resultLatency;
+    }
+  } catch (...) {
+    settle(true);
+    throw;
   }
+  settle(false);
 }
 
 void Tile::skipIdleCycles() {

@@ -38,6 +38,12 @@ IPU_MRF_BINARY(xor, x ^ y)
 IPU_MRF_BINARY(shl, shl(x, y))
 IPU_MRF_BINARY(shr, shr(x, y))
 IPU_MRF_BINARY(shrs, shrs(x, y))
+IPU_MRF_BINARY(min, uint32_t(std::min(int32_t(x), int32_t(y))))
+IPU_MRF_BINARY(max, uint32_t(std::max(int32_t(x), int32_t(y))))
+IPU_MRF_BINARY(cmpeq, x == y)
+IPU_MRF_BINARY(cmpne, x != y)
+IPU_MRF_BINARY(cmpslt, int32_t(x) < int32_t(y))
+IPU_MRF_BINARY(cmpult, x < y)
 #undef IPU_MRF_BINARY
 
 IPU_SEMANTICS(add) { setDst(c, op, a1(c, op) + a2(c, op)); }
@@ -62,6 +68,8 @@ IPU_SEMANTICS(abs) { setDst(c, op, uint32_t(std::abs(int64_t(int32_t(a1(c, op)))
 IPU_SEMANTICS(clz) { uint32_t x = a1(c, op); setDst(c, op, x ? uint32_t(__builtin_clz(x)) : 32); }
 IPU_SEMANTICS(popc) { setDst(c, op, uint32_t(__builtin_popcount(a1(c, op)))); }
 IPU_SEMANTICS(setzi) { setDst(c, op, uint32_t(op.v[1])); }
+static void spec_setzi_mi(Tile &, Context &c, const Op &op) { c.setM(unsigned(op.v[0]), uint32_t(op.v[1])); }
+static RegisterSpecialised regMi_setzi("setzi mi", spec_setzi_mi);
 IPU_SEMANTICS(atom) { c.setM(unsigned(op.v[0]), c.a[op.v[1]]); } // ARF to MRF, no conversion
 IPU_SEMANTICS(movnz) {                                             // $d = $b if $a != 0
   if (c.m[op.v[1]] != 0) c.setM(unsigned(op.v[0]), c.m[op.v[2]]);

@@ -46,6 +46,8 @@ struct Op {
   bool aheadSafe = false;           ///< a worker may run it ahead of the other contexts (loopSafe,
                                     ///< or a branch on its own registers: docs/tile-timing.md)
   bool paceLoadStore = false;       ///< ld2xst64pace (the AMP kernels' main instruction: Tile::runPaceLoop)
+  bool supervisorAhead = false;     ///< the supervisor may run it ahead while no worker runs: aheadSafe,
+                                    ///< a supervisor instruction alone, of the normal issue cost
   bool registersOnly = false;       ///< an AMP, SLIC or clamp form: reads and writes only the ARF and
                                     ///< the AMP's state (no memory, no MRF)
   enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
@@ -456,15 +458,23 @@ private:
   const Op *peekSlow(uint32_t pc);
   /// The decode cache's entry at pc if it has made the worker bundle there and memory still holds
   /// its words (its aux instruction is the next entry's), else nullptr (then peek decodes them).
-  const DecodeCache::Entry *aheadEntry(uint32_t pc) const {
-    if ((pc & 3) || !memory_.executable(pc)) return nullptr;
-    const uint32_t i = (pc - memory_.base()) / 4;
-    const DecodeCache::Chunk *chunk = decoded_->chunks[i / DecodeCache::kChunkWords].get();
+  /// `base`, `codeBytes`, `bytes` and `chunks` are memory's base, the executable region's size,
+  /// memory's host bytes and the cache's chunks, which runAhead keeps in registers.
+  static const DecodeCache::Entry *aheadEntry(uint32_t pc, uint32_t base, uint32_t codeBytes, const uint8_t *bytes,
+                                              const std::unique_ptr<DecodeCache::Chunk> *chunks) {
+    const uint32_t offset = pc - base; // (below base: a large offset)
+    if ((pc & 3) || offset >= codeBytes) return nullptr;
+    const DecodeCache::Chunk *chunk = chunks[offset / (4 * DecodeCache::kChunkWords)].get();
     if (!chunk) return nullptr;
-    const DecodeCache::Entry &e = chunk->entries[i % DecodeCache::kChunkWords];
-    if (e.bundle.size == 8) [[likely]] // (compiled code is pairs)
-      return memory_.executable(pc + 4) && e.bundle.words == memory_.read<uint64_t>(pc) ? &e : nullptr;
-    return e.bundle.size && e.bundle.mainWord() == memory_.read<uint32_t>(pc) ? &e : nullptr;
+    const DecodeCache::Entry &e = chunk->entries[offset / 4 % DecodeCache::kChunkWords];
+    if (e.bundle.size == 8) [[likely]] { // (compiled code is pairs)
+      uint64_t words;
+      std::memcpy(&words, bytes + offset, sizeof words);
+      return offset + 4 < codeBytes && e.bundle.words == words ? &e : nullptr;
+    }
+    uint32_t word;
+    std::memcpy(&word, bytes + offset, sizeof word);
+    return e.bundle.size && e.bundle.mainWord() == word ? &e : nullptr;
   }
   std::string describe(uint32_t pc);
 };

@@ -35,6 +35,7 @@ public:
   /// True if `addr` is in a region whose 64-bit words alternate between element arrays.
   bool interleaved(uint32_t addr) const { return elements().interleaved(addr); }
   bool executable(uint32_t addr) const { return addr >= base_ && addr < executableEnd_; }
+  uint32_t executableEnd() const { return executableEnd_; }
   /// Where the memory elements lie: what element() needs, copied out of the memory so that a loop
   /// over many accesses keeps it in host registers.
   struct Elements {
