@@ -204,6 +204,20 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     const size_t instructions = out.instructions.size();
     std::vector<unsigned> receivers(instructions, 0), lastReceiver(instructions, UINT32_MAX);
     std::vector<uint8_t> taken(sends.size(), 0);
+    // The log's runs: the words of one send instruction in consecutive cycles (a window takes
+    // its part of each, and the part goes to the receiver as one run).
+    struct SendRun {
+      int64_t cycle;  ///< its first word's
+      uint32_t first, count, instruction;
+    };
+    std::vector<SendRun> sendRuns;
+    for (uint32_t i = 0; i < sends.size(); ++i) {
+      if (!sendRuns.empty() && sendRuns.back().instruction == sends[i].instruction &&
+          uint64_t(sendRuns.back().cycle) + sendRuns.back().count == sends[i].cycle)
+        ++sendRuns.back().count;
+      else
+        sendRuns.push_back({int64_t(sends[i].cycle), i, 1, sends[i].instruction});
+    }
     // The windows come receiver by receiver: each receiver's offsets and direction found once.
     unsigned receiver = UINT32_MAX, dir = 0;
     int64_t mux = 0, write = 0;
@@ -214,25 +228,24 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
         write = layout_.writeOffset(src, w.dst);
         dir = layout_.direction(src, w.dst);
       }
-      const size_t before = runs.size(); // this window's runs follow
-      // Sends are in cycle order: the first that meets the mux in the window, then every one
-      // until the window closes. A word travelling the other way passes this receiver by.
-      auto it = std::lower_bound(sends.begin(), sends.end(), w.from,
-                                 [mux](const ExchangeLog::Send &s, int64_t from) { return int64_t(s.cycle) + mux < from; });
-      for (; it != sends.end() && int64_t(it->cycle) + mux < w.to; ++it) {
-        const ExchangeLog::Instruction &ins = out.instructions[it->instruction];
-        if (!(ins.sctl & dir)) continue;
-        const uint32_t i = uint32_t(it - sends.begin());
-        Run *last = runs.size() > before ? &runs.back().run : nullptr;
-        if (last && last->first + last->count == i && sends[i - 1].instruction == it->instruction &&
-            sends[i - 1].cycle + 1 == it->cycle)
-          ++last->count;
-        else
-          runs.push_back({w.dst, {int64_t(it->cycle) + write, src, i, 1}});
-        taken[i] = 1;
-        if (lastReceiver[it->instruction] != w.dst) {
-          lastReceiver[it->instruction] = w.dst;
-          ++receivers[it->instruction];
+      // Runs are in cycle order: from the first whose last word meets the mux in the window, each
+      // word that meets it before the window closes. A word travelling the other way passes this
+      // receiver by.
+      auto r = std::lower_bound(sendRuns.begin(), sendRuns.end(), w.from, [mux](const SendRun &s, int64_t from) {
+        return s.cycle + int64_t(s.count) - 1 + mux < from;
+      });
+      for (; r != sendRuns.end() && r->cycle + mux < w.to; ++r) {
+        if (!(out.instructions[r->instruction].sctl & dir)) continue;
+        // Its words meet the mux from cycle `at` on (the window's ends may be unbounded: compared
+        // with cycles, not subtracted from them).
+        const int64_t at = r->cycle + mux, length = int64_t(r->count);
+        const int64_t lo = w.from > at ? w.from - at : 0, hi = w.to < at + length ? w.to - at : length;
+        const uint32_t i = r->first + uint32_t(lo), count = uint32_t(hi - lo);
+        runs.push_back({w.dst, {r->cycle + lo + write, src, i, count}});
+        std::fill_n(taken.begin() + i, count, uint8_t(1));
+        if (lastReceiver[r->instruction] != w.dst) {
+          lastReceiver[r->instruction] = w.dst;
+          ++receivers[r->instruction];
         }
       }
     }
