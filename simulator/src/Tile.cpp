@@ -705,7 +705,7 @@ void Tile::supervisorAhead(Context &sup) {
   // Kept in host registers across the handlers' calls (which touch none of them), as in runAhead.
   // An issue's cost is at least a cycle, so each issue's cycle is the later of the context's ready
   // cycle and its sources' (the first also no earlier than now); the cycles between issues are
-  // stalls, counted once it stops: the span from now to the last issue, less one an issue.
+  // stalls, counted once it stops: the span from now to the last issue, less a cycle an issue.
   const uint64_t limit = maxCycles_, takenBranch = config_.timing.supervisorTakenBranch,
                  resultLatency = config_.timing.supervisorResultLatency, from = cycle_;
   const uint32_t base = memory_.base(), codeBytes = memory_.executableEnd() - base;

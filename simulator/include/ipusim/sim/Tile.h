@@ -459,7 +459,7 @@ private:
   /// The decode cache's entry at pc if it has made the worker bundle there and memory still holds
   /// its words (its aux instruction is the next entry's), else nullptr (then peek decodes them).
   /// `base`, `codeBytes`, `bytes` and `chunks` are memory's base, the executable region's size,
-  /// memory's host bytes and the cache's chunks, which runAhead keeps in registers.
+  /// memory's host bytes and the cache's chunks, which the run-ahead loops keep in registers.
   static const DecodeCache::Entry *aheadEntry(uint32_t pc, uint32_t base, uint32_t codeBytes, const uint8_t *bytes,
                                               const std::unique_ptr<DecodeCache::Chunk> *chunks) {
     const uint32_t offset = pc - base; // (below base: a large offset)
