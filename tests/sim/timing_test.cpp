@@ -32,6 +32,32 @@ f:
   EXPECT_EQ(r.stats.stallCycles[0], 5u + 4u + 5u); // cycles 1-5, 8-11, 14-18
 }
 
+TEST(TileTiming, ASupervisorFaultCountsTheCyclesItsInstructionWaited) {
+  // c0 setzi $m1; c6 add (waits for $m1: stalls 1-5); c12 ld32 from address 6 (waits for $m2:
+  // stalls 7-11), which faults: the tile stops at cycle 12 with 2 supervisor issues and 10 stall
+  // cycles, on the fast path (which runs the supervisor ahead and counts its stalls when it
+  // stops) as cycle by cycle.
+  const cc::ObjectFile image = cc::link({{"t.o", assemble(R"(
+  .supervisor
+f:
+  setzi $m1, 5
+  add $m2, $m1, 1
+  ld32 $m3, $m2, 0
+  br $lr
+)")}},
+                                        mk2Config().tile);
+  for (const bool fast : {true, false}) {
+    sim::Tile tile(mk2Config().tile);
+    tile.setFastPaths(fast);
+    sim::loadImage(tile, image, "t.elf");
+    EXPECT_THROW(tile.runSupervisor(image.symbols[size_t(image.findSymbol("f"))].value, 0x70000), sim::SimException);
+    const sim::TileStats s = tile.stats();
+    EXPECT_EQ(s.cycles, 12u) << (fast ? "fast" : "stepped");
+    EXPECT_EQ(s.bundles[0], 2u) << (fast ? "fast" : "stepped");
+    EXPECT_EQ(s.stallCycles[0], 10u) << (fast ? "fast" : "stepped");
+  }
+}
+
 TEST(TileTiming, SupervisorTakenBranchesRefillThePipeline) {
   // c0 brz taken -> c6 brnz not taken -> c7 br $lr taken -> 13.
   auto r = runAsm(R"(
