@@ -326,4 +326,46 @@ TEST(Exchange, DelayPicXpicAndSendpicApplyTheirControlsOnTime) {
             "outgoing stream, but nothing was sent before it");
 }
 
+TEST(Exchange, AWindowTakesItsPartOfASendsWords) {
+  // One send's four words leave at 193..196 and meet tile 1's mux at 166..169 (timedControls'
+  // flight times). Tile 1 selects tile 0 at 166 (delayxpic 41, issued at 126) and again at 168
+  // (delayxpic 2, issued at 167): two windows, [166, 168) and [168, ...), each taking its part of
+  // the send. The words are written 25 cycles after they leave, at 218..221: the pointer set at
+  // 170 (delaypic 2 at 169) puts the first two at 0x71000, the one set at 220 (delaypic 50 at
+  // 171) the last two at 0x72000.
+  PairRun r = runTiles(R"(
+s:
+  sync 3
+  setzi $m4, 0x70000             // 126
+  put $OUTGOING_BASE, $m4        // 132
+  delay 60                       // 133; next issue 193
+  send 0, 4, 1                   // 193: words at 193..196
+  delay 100
+  sync 3
+  br $lr
+r:
+  sync 3
+  delayxpic 41, 0, 0             // 126: $INCOMING_MUX = 0 at 166
+  delayxpic 2, 0, 0              // 167: 0 again at 168
+  delaypic 2, 0, 0x1C400         // 169: pointer 0x71000 at 170
+  delaypic 50, 0, 0x1C800        // 171: pointer 0x72000 at 220
+  delay 150
+  sync 3
+  br $lr
+)",
+                       {"s", "r"}, [](sim::Ipu &ipu) {
+                         for (uint32_t i = 0; i < 4; ++i) ipu.tile(0).memory().write<uint32_t>(0x70000 + 4 * i, 500 + i);
+                       });
+  const sim::TileMemory &m = r.ipu->tile(1).memory();
+  EXPECT_EQ(m.read<uint32_t>(0x71000), 500u);
+  EXPECT_EQ(m.read<uint32_t>(0x71004), 501u);
+  EXPECT_EQ(m.read<uint32_t>(0x71008), 0u);
+  EXPECT_EQ(m.read<uint32_t>(0x72000), 502u);
+  EXPECT_EQ(m.read<uint32_t>(0x72004), 503u);
+  // Each window's part is one receive event (the trace's exchange.receive, as a run).
+  unsigned receives = 0;
+  for (const sim::TraceEvent &e : r.trace) receives += e.event == "exchange.receive";
+  EXPECT_EQ(receives, 2u);
+}
+
 } // namespace
