@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <new>
 #include <unordered_map>
 
 namespace ipusim::sim {
@@ -96,20 +98,55 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
   decoded_->vectorHandlers = fastPaths_ && hostVectorUnits();
 }
 
+namespace {
+/// The process's decoded forms, each word's once for each path (DecodeCache's entries point
+/// here): made on first use, never freed or moved (an entry's pointer stays good), at most
+/// kMaxForms of them (then a cache keeps its own: DecodeCache::own).
+class OpTable {
+public:
+  static constexpr size_t kMaxForms = size_t(1) << 21; // 128 MB of forms at most
+  static OpTable &instance() {
+    static OpTable table;
+    return table;
+  }
+  /// The form of `key` (the word and the path), made by `decode` if new; nullptr if the table is
+  /// full.
+  template <class Decode> const Op *find(uint64_t key, Decode decode) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = index_.find(key); it != index_.end()) return it->second;
+    if (index_.size() == kMaxForms) return nullptr;
+    const Op *op = new (forms_ + index_.size()) Op(decode());
+    index_.emplace(key, op);
+    return op;
+  }
+  bool holds(const Op *op) const { return op >= forms_ && op < forms_ + kMaxForms; }
+
+private:
+  // Pages of the block are touched only as forms are made; each form a cache line of its own.
+  static_assert(sizeof(Op) == 64);
+  Op *const forms_ = static_cast<Op *>(::operator new(kMaxForms * sizeof(Op), std::align_val_t(64)));
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, const Op *> index_;
+};
+} // namespace
+
 DecodeCache::DecodeCache(const DecodeCache &other) : chunks(other.chunks.size()), vectorHandlers(other.vectorHandlers) {
-  for (size_t i = 0; i < chunks.size(); ++i)
-    if (other.chunks[i]) chunks[i] = std::make_unique<Chunk>(*other.chunks[i]); // (bundles hold no pointers)
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (!other.chunks[i]) continue;
+    chunks[i] = std::make_unique<Chunk>(*other.chunks[i]); // (bundles hold no pointers)
+    for (Entry &e : chunks[i]->entries) // the other cache's own forms: copies of this one's
+      if (e.op && !OpTable::instance().holds(e.op)) e.op = &own.emplace_back(*e.op);
+  }
 }
 
-Op &DecodeCache::store(uint32_t i, const Op &op) {
+const Op *DecodeCache::store(uint32_t i, const Op *op) {
   std::unique_ptr<Chunk> &c = chunks[i / kChunkWords];
   if (!c) c = std::make_unique<Chunk>();
-  c->valid[i % kChunkWords] = true;
-  Op &stored = c->entries[i % kChunkWords].op = op;
+  c->entries[i % kChunkWords].op = op;
   // The bundles that hold this word: the one it starts and the one before (its aux half).
   makeBundle(i);
   if (i) makeBundle(i - 1);
-  return stored;
+  return op;
 }
 
 AheadBundle AheadBundle::make(const Op &main, const Op *aux) {
@@ -152,16 +189,17 @@ void Tile::predecode(uint32_t from, uint32_t to) {
   for (uint32_t pc = (from + 3) & ~3u; pc + 4 <= to; pc += 4) peek(pc);
 }
 
-Op Tile::decodeWord(uint32_t word) const {
-  // A word's decoding depends on the word and on which handlers the path takes, nothing else:
-  // each host thread keeps the words it has decoded (an IPU's tiles load mostly the same
-  // codelets, so most of a program's words come again tile after tile).
+const Op *Tile::decodeWord(uint32_t word) {
+  // A word's decoding depends on the word and on which handlers the path takes, nothing else: the
+  // process keeps each form once (OpTable), and each host thread the ones it has looked up.
   const bool vector = decoded_->vectorHandlers;
-  thread_local std::unordered_map<uint64_t, Op> decoded;
   const uint64_t key = uint64_t(word) << 1 | uint64_t(vector);
-  if (auto it = decoded.find(key); it != decoded.end()) return it->second;
-  if (decoded.size() >= (1u << 16)) decoded = {}; // bounded, a few MB (a fuzzer decodes random words)
-  return decoded.emplace(key, decodeWordAfresh(word, vector)).first->second;
+  thread_local std::unordered_map<uint64_t, const Op *> found;
+  if (auto it = found.find(key); it != found.end()) return it->second;
+  if (found.size() >= (1u << 16)) found = {}; // bounded: a fuzzer decodes random words
+  if (const Op *op = OpTable::instance().find(key, [&] { return decodeWordAfresh(word, vector); }))
+    return found.emplace(key, op).first->second;
+  return &decoded_->own.emplace_back(decodeWordAfresh(word, vector)); // the table is full
 }
 
 Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
@@ -252,7 +290,7 @@ const Op *Tile::peekSlow(uint32_t pc) {
   uint32_t i = (pc - memory_.base()) / 4, word = memory_.read<uint32_t>(pc);
   if (const Op *op = decoded_->find(i); op && op->word == word) return op;
   if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
-  return &decoded_->store(i, decodeWord(word));
+  return decoded_->store(i, decodeWord(word));
 }
 
 std::string Tile::describe(uint32_t pc) {
@@ -348,7 +386,7 @@ uint32_t Tile::installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool a
       if (std::string(d->spec) == spec) return *d;
     throw std::logic_error(std::string("no row ") + mn);
   };
-  auto add = [&](const InsnDesc &d, std::vector<int64_t> v) { bootOps_.push_back(decodeWord(encode(d, v.data()))); };
+  auto add = [&](const InsnDesc &d, std::vector<int64_t> v) { bootOps_.push_back(*decodeWord(encode(d, v.data()))); };
   bootOps_.clear();
   // run takes its vertex base relative to TMEM_REGION0_BASE_ADDR ([F] S2), runall absolute.
   uint32_t base = allWorkers ? vertexBase : vertexBase - config_.memoryBase;
@@ -462,8 +500,8 @@ void Tile::runAhead(Context &c) {
     AheadBundle fresh;
     const AheadBundle *b;
     if (const DecodeCache::Entry *e = aheadEntry(pc, base, codeBytes, bytes, chunks)) [[likely]] {
-      main = &e->op;
-      aux = e->bundle.size == 8 ? &e[1].op : nullptr; // a pair's aux: the next entry (makeBundle)
+      main = e->op;
+      aux = e->bundle.size == 8 ? e[1].op : nullptr; // a pair's aux: the next entry (makeBundle)
       b = &e->bundle;
     } else {
       main = peek(pc);
@@ -728,7 +766,7 @@ void Tile::supervisorAhead(Context &sup) {
       const uint32_t pc = sup.pc;
       const Op *op;
       if (const DecodeCache::Entry *e = aheadEntry(pc, base, codeBytes, bytes, chunks)) [[likely]] {
-        op = &e->op;
+        op = e->op;
       } else {
         op = peek(pc);
         chunks = decoded_->chunks.data(); // peek may have decoded into a private copy

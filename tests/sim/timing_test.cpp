@@ -369,6 +369,36 @@ patch:
   }
 }
 
+TEST(DecodeCache, PastTheProcessTablesBoundACacheKeepsItsOwnForms) {
+  // The process keeps each word's decoded form once, up to 2^21 forms (Tile.cpp, OpTable); past
+  // that bound a cache keeps the forms of new words itself (`own`), and a tile's private copy of a
+  // shared cache copies them rather than pointing into the other cache. Rounds of new words
+  // (setzi's encodings, one after another) through the executable region (53,248 words) fill it.
+  sim::Tile filler(mk2Config().tile);
+  const uint32_t from = 0x4C000, to = 0x80000; // region 0 (mk2.toml)
+  uint32_t word = 0x19000000;
+  for (unsigned round = 0; round < (1u << 21) / ((to - from) / 4) + 2; ++round) {
+    for (uint32_t a = from; a < to; a += 4) filler.memory().write<uint32_t>(a, word++);
+    filler.predecode(from, to);
+  }
+  const uint32_t last = (to - 4 - from) / 4; // the last word decoded: past the bound
+  ASSERT_FALSE(filler.decodeCache()->own.empty());
+  sim::Tile b(mk2Config().tile);
+  for (uint32_t a = from; a < to; a += 4) b.memory().write<uint32_t>(a, filler.memory().read<uint32_t>(a));
+  b.shareDecodeCache(filler.decodeCache());
+  b.memory().write<uint32_t>(from, 0x19000000); // a word of b's own: b decodes into a private copy
+  b.predecode(from, from + 4);
+  ASSERT_NE(b.decodeCache(), filler.decodeCache());
+  const sim::Op *mine = b.decodeCache()->find(last), *theirs = filler.decodeCache()->find(last);
+  ASSERT_TRUE(mine && theirs);
+  EXPECT_NE(mine, theirs);
+  EXPECT_EQ(mine->word, theirs->word);
+  EXPECT_EQ(mine->word, word - 1);
+  bool own = false;
+  for (const sim::Op &op : b.decodeCache()->own) own |= &op == mine;
+  EXPECT_TRUE(own);
+}
+
 TEST(DecodeCache, SharedBetweenTilesAndCopiedOnAStoreIntoCode) {
   // Two tiles with one image share decoded instructions; the first tile rewrites its own
   // `setzi $m0, 1` into `setzi $m0, 2` (the word at `patch`) and gets a private cache, so it

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <iterator>
@@ -162,31 +163,40 @@ struct AheadBundle {
 /// share one cache (shareDecodeCache). A shared cache is never written, since its tiles may run on
 /// different host threads: a tile that must decode a word (it stored into its code, or runs a
 /// word never decoded) first takes a private copy.
+///
+/// An entry points at its word's decoded form, which the process keeps once for every tile that
+/// holds the word (Tile::decodeWord): a Poplar program's tiles each have code of their own (the
+/// MNIST step's 1,460 tiles 66 MB, 16 million words, about 120,000 of them distinct), so 64-byte
+/// forms copied into every entry had made the caches a gigabyte, most of which each step read
+/// cold. Past the process's table's bound (a fuzzer's random words) a cache keeps the forms of
+/// the words it decodes itself (`own`).
 struct DecodeCache {
   static constexpr unsigned kChunkWords = 256;
   /// A word's decoded instruction and the worker bundle starting at it, made when its words are
   /// decoded (store), so the tiles sharing the cache find it ready; checked against memory's
-  /// words before each use. Side by side: running ahead reads the bundle, then its Ops (a pair's
-  /// aux is the next entry's: a pair whose second word starts a chunk is left unmade).
+  /// words before each use. Running ahead reads the bundle, then its Ops (a pair's aux is the
+  /// next entry's: a pair whose second word starts a chunk is left unmade).
   struct Entry {
-    Op op;
+    const Op *op = nullptr; ///< nullptr: not decoded
     AheadBundle bundle;
   };
   struct Chunk {
     Entry entries[kChunkWords];
-    bool valid[kChunkWords] = {};
   };
   std::vector<std::unique_ptr<Chunk>> chunks;
+  std::deque<Op> own;          ///< forms decoded past the process's table's bound (Tile::decodeWord)
   bool vectorHandlers = false; ///< decoded for the handlers on the host's vector units (Tile::decodeWord)
 
   DecodeCache() = default;
   DecodeCache(const DecodeCache &other);
+  DecodeCache &operator=(const DecodeCache &) = delete;
   /// The entry of word `i` if it was decoded, else nullptr.
   const Op *find(uint32_t i) const {
     const Chunk *c = chunks[i / kChunkWords].get();
-    return c && c->valid[i % kChunkWords] ? &c->entries[i % kChunkWords].op : nullptr;
+    return c ? c->entries[i % kChunkWords].op : nullptr;
   }
-  Op &store(uint32_t i, const Op &op);
+  /// Notes `op` (the process's, or one of `own`) as word i's decoded form; returns it.
+  const Op *store(uint32_t i, const Op *op);
   /// Makes (or clears) the bundle starting at word i from the decoded words i and i + 1.
   void makeBundle(uint32_t i);
 };
@@ -424,7 +434,8 @@ private:
   alignas(64) float cweiFloat_[8][16] = {};   ///< (ampFloatWeights)
 
   const Op &fetch(Context &c, uint32_t pc);
-  Op decodeWord(uint32_t word) const;
+  /// Word `word`'s decoded form on this tile's path (the process keeps each once; see DecodeCache).
+  const Op *decodeWord(uint32_t word);
   /// The decoding itself; `vectorHandlers`: the handlers on the host's vector units where there are.
   static Op decodeWordAfresh(uint32_t word, bool vectorHandlers);
   void issue(Context &c);
