@@ -386,7 +386,10 @@ uint32_t Tile::installWorkerLauncher(uint32_t entry, uint32_t vertexBase, bool a
       if (std::string(d->spec) == spec) return *d;
     throw std::logic_error(std::string("no row ") + mn);
   };
-  auto add = [&](const InsnDesc &d, std::vector<int64_t> v) { bootOps_.push_back(*decodeWord(encode(d, v.data()))); };
+  // (Decoded on their own, not through decodeWord: the launcher is no cache's code.)
+  auto add = [&](const InsnDesc &d, std::vector<int64_t> v) {
+    bootOps_.push_back(decodeWordAfresh(encode(d, v.data()), decoded_->vectorHandlers));
+  };
   bootOps_.clear();
   // run takes its vertex base relative to TMEM_REGION0_BASE_ADDR ([F] S2), runall absolute.
   uint32_t base = allWorkers ? vertexBase : vertexBase - config_.memoryBase;
@@ -487,19 +490,15 @@ void Tile::runAhead(Context &c) {
   const uint64_t before = c.bundles;
   bool faulted = false;
   // Each bundle as the decode cache made it (AheadBundle), once memory's words are checked; one
-  // whose words are new here is decoded first (peek) and made on the spot. What finding it needs
-  // is kept in host registers across the handlers' calls: memory's layout does not change, nor
-  // does the decode cache but where peek decodes.
+  // whose words are new here is decoded first (peek) and made on the spot.
   const uint64_t limit = maxCycles_;
-  const uint32_t base = memory_.base(), codeBytes = memory_.executableEnd() - base;
-  const uint8_t *const bytes = memory_.at(base);
-  const std::unique_ptr<DecodeCache::Chunk> *chunks = decoded_->chunks.data();
+  AheadLookup lookup = aheadLookup();
   while (at < limit) {
     const uint32_t pc = c.pc;
     const Op *main, *aux;
     AheadBundle fresh;
     const AheadBundle *b;
-    if (const DecodeCache::Entry *e = aheadEntry(pc, base, codeBytes, bytes, chunks)) [[likely]] {
+    if (const DecodeCache::Entry *e = lookup.at(pc)) [[likely]] {
       main = e->op;
       aux = e->bundle.size == 8 ? e[1].op : nullptr; // a pair's aux: the next entry (makeBundle)
       b = &e->bundle;
@@ -511,7 +510,7 @@ void Tile::runAhead(Context &c) {
         if (aux = peek(pc + 4); !aux) break;
       fresh = AheadBundle::make(*main, aux);
       b = &fresh;
-      chunks = decoded_->chunks.data(); // peek may have decoded into a private copy
+      lookup.chunks = decoded_->chunks.data(); // peek may have decoded into a private copy
     }
     if (!b->ahead) break;
     issuePc_ = pc;
@@ -746,9 +745,7 @@ void Tile::supervisorAhead(Context &sup) {
   // stalls, counted once it stops: the span from now to the last issue, less a cycle an issue.
   const uint64_t limit = maxCycles_, takenBranch = config_.timing.supervisorTakenBranch,
                  resultLatency = config_.timing.supervisorResultLatency, from = cycle_;
-  const uint32_t base = memory_.base(), codeBytes = memory_.executableEnd() - base;
-  const uint8_t *const bytes = memory_.at(base);
-  const std::unique_ptr<DecodeCache::Chunk> *chunks = decoded_->chunks.data();
+  AheadLookup lookup = aheadLookup();
   const uint64_t bundlesBefore = sup.bundles;
   uint64_t ready = std::max(sup.ready, from);
   auto settle = [&](bool faulted) { // (a faulting instruction waited for its issue cycle too)
@@ -765,11 +762,11 @@ void Tile::supervisorAhead(Context &sup) {
     for (;;) {
       const uint32_t pc = sup.pc;
       const Op *op;
-      if (const DecodeCache::Entry *e = aheadEntry(pc, base, codeBytes, bytes, chunks)) [[likely]] {
+      if (const DecodeCache::Entry *e = lookup.at(pc)) [[likely]] {
         op = e->op;
       } else {
         op = peek(pc);
-        chunks = decoded_->chunks.data(); // peek may have decoded into a private copy
+        lookup.chunks = decoded_->chunks.data(); // peek may have decoded into a private copy
         if (!op) break;
       }
       if (!op->supervisorAhead) break;

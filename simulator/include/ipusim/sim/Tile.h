@@ -467,25 +467,34 @@ private:
     return peekSlow(pc);
   }
   const Op *peekSlow(uint32_t pc);
-  /// The decode cache's entry at pc if it has made the worker bundle there and memory still holds
-  /// its words (its aux instruction is the next entry's), else nullptr (then peek decodes them).
-  /// `base`, `codeBytes`, `bytes` and `chunks` are memory's base, the executable region's size,
-  /// memory's host bytes and the cache's chunks, which the run-ahead loops keep in registers.
-  static const DecodeCache::Entry *aheadEntry(uint32_t pc, uint32_t base, uint32_t codeBytes, const uint8_t *bytes,
-                                              const std::unique_ptr<DecodeCache::Chunk> *chunks) {
-    const uint32_t offset = pc - base; // (below base: a large offset)
-    if ((pc & 3) || offset >= codeBytes) return nullptr;
-    const DecodeCache::Chunk *chunk = chunks[offset / (4 * DecodeCache::kChunkWords)].get();
-    if (!chunk) return nullptr;
-    const DecodeCache::Entry &e = chunk->entries[offset / 4 % DecodeCache::kChunkWords];
-    if (e.bundle.size == 8) [[likely]] { // (compiled code is pairs)
-      uint64_t words;
-      std::memcpy(&words, bytes + offset, sizeof words);
-      return offset + 4 < codeBytes && e.bundle.words == words ? &e : nullptr;
+  /// What the run-ahead loops need to find a decoded entry, copied out so that the loops keep it
+  /// in host registers across the handlers' calls (which change none of it: memory's layout is
+  /// fixed, and the decode cache changes only where peek decodes, after which a loop takes its
+  /// chunks again).
+  struct AheadLookup {
+    uint32_t base, codeBytes;  ///< memory's base; the executable region's size
+    const uint8_t *bytes;      ///< memory's host bytes
+    const std::unique_ptr<DecodeCache::Chunk> *chunks;
+    /// The decode cache's entry at pc if it has made the bundle there and memory still holds its
+    /// words (its aux instruction is the next entry's), else nullptr (then peek decodes them).
+    const DecodeCache::Entry *at(uint32_t pc) const {
+      const uint32_t offset = pc - base; // (below base: a large offset)
+      if ((pc & 3) || offset >= codeBytes) return nullptr;
+      const DecodeCache::Chunk *chunk = chunks[offset / (4 * DecodeCache::kChunkWords)].get();
+      if (!chunk) return nullptr;
+      const DecodeCache::Entry &e = chunk->entries[offset / 4 % DecodeCache::kChunkWords];
+      if (e.bundle.size == 8) [[likely]] { // (compiled code is pairs)
+        uint64_t words;
+        std::memcpy(&words, bytes + offset, sizeof words);
+        return offset + 4 < codeBytes && e.bundle.words == words ? &e : nullptr;
+      }
+      uint32_t word;
+      std::memcpy(&word, bytes + offset, sizeof word);
+      return e.bundle.size && e.bundle.mainWord() == word ? &e : nullptr;
     }
-    uint32_t word;
-    std::memcpy(&word, bytes + offset, sizeof word);
-    return e.bundle.size && e.bundle.mainWord() == word ? &e : nullptr;
+  };
+  AheadLookup aheadLookup() const {
+    return {memory_.base(), memory_.executableEnd() - memory_.base(), memory_.at(memory_.base()), decoded_->chunks.data()};
   }
   std::string describe(uint32_t pc);
 };
