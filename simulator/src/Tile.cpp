@@ -63,6 +63,20 @@ bool hostVectorUnits() {
   return on;
 }
 
+bool hostWideVectorUnits() {
+  static const bool on = [] {
+#if defined(__x86_64__) && defined(__clang__)
+    __builtin_cpu_init();
+    if (!hostVectorUnits() || !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl")) return false;
+    const char *env = std::getenv("IPUSIM_HOST_VECTOR");
+    return !(env && std::string(env) == "avx2");
+#else
+    return false;
+#endif
+  }();
+  return on;
+}
+
 namespace {
 
 void invalidEncoding(Tile &t, Context &c, const Op &op) {

@@ -58,6 +58,10 @@ struct Op {
 /// its vector units need (AVX2 and F16C on x86-64; elsewhere there are none): the fast path then
 /// takes those handlers (src/Semantics.h, RegisterHostVector).
 bool hostVectorUnits();
+/// True where hostVectorUnits() is and the host has AVX-512 (F and VL) too, unless
+/// IPUSIM_HOST_VECTOR is avx2: the AMP's pace-loop executor then does both sets' sixteen sums in
+/// one register (the same bits as the AVX2 one, which the tests run under that setting too).
+bool hostWideVectorUnits();
 
 constexpr unsigned kSupervisor = 0; ///< context number of the supervisor; workers are 1..6
 constexpr unsigned kBarrelSlots = 6; ///< [F] S3: six execution slots, round-robin
