@@ -151,44 +151,50 @@ std::vector<ExchangeLog::Setting> Ipu::muxSettings(unsigned t) const {
 
 void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<uint64_t> &phaseEnd, unsigned threads) {
   const unsigned n = tileCount();
+  // The lists from the last phase, emptied (their memory kept).
+  bySource_.resize(n);
+  sent_.resize(n);
+  outward_.resize(n);
+  inbox_.resize(n);
+  finalMux_.resize(n);
+  for (unsigned t = 0; t < n; ++t) {
+    bySource_[t].clear();
+    sent_[t].clear();
+    outward_[t].clear();
+    inbox_[t].clear();
+  }
+  std::vector<std::vector<Window>> &bySource = bySource_;
+  std::vector<uint32_t> &finalMux = finalMux_;
+  std::vector<std::vector<Delivery>> &sent = sent_;
+  std::vector<std::vector<ExternalWord>> &outward = outward_;
+  std::vector<std::vector<Run>> &inbox = inbox_;
+
   // Where each receiver's mux selects a source: windows [from, to) of constant $INCOMING_MUX, in
   // cycle order per receiver, filed under the source they select. A put at cycle c selects for
   // the words that meet the mux from c on. The last window stays open past the phase's end so
   // that late words are found and reported.
-  struct Window {
-    unsigned dst;
-    int64_t from, to;
-  };
-  std::vector<std::vector<Window>> bySource(n);
-  std::vector<uint32_t> finalMux(n);
   for (unsigned dst : tiles) {
-    uint32_t value = tiles_[dst]->exchange().muxAtStart;
+    const ExchangeLog &log = tiles_[dst]->exchange();
+    uint32_t value = log.muxAtStart;
     int64_t from = INT64_MIN;
-    for (const ExchangeLog::Setting &s : muxSettings(dst)) {
-      if (value < n && int64_t(s.cycle) > from) bySource[value].push_back({dst, from, int64_t(s.cycle)});
-      value = s.value;
-      from = std::max(from, int64_t(s.cycle));
-    }
+    const unsigned partner = arch::ExchangeLayout::partner(dst);
+    const bool settings = !log.mux.empty() || !log.muxPair.empty() ||
+                          (partner < n && started_[partner] && !tiles_[partner]->exchange().muxPair.empty());
+    if (settings) // (muxSettings' sources; most phases put none, and then no list is made)
+      for (const ExchangeLog::Setting &s : muxSettings(dst)) {
+        if (value < n && int64_t(s.cycle) > from) bySource[value].push_back({dst, from, int64_t(s.cycle)});
+        value = s.value;
+        from = std::max(from, int64_t(s.cycle));
+      }
     if (value < n) bySource[value].push_back({dst, from, INT64_MAX});
     finalMux[dst] = value;
   }
 
-  // What reaches a receiver, as runs: the words of one send instruction that meet its mux in
-  // consecutive cycles (consecutive entries of the sender's log), written in consecutive cycles.
-  struct Run {
-    int64_t write; ///< the first word's (item's) write into the receiver's memory
-    unsigned src;
-    uint32_t first, count; ///< the sender's sends [first, first + count)
-  };
-  // Each sender finds its words' receivers on its own (its log, counters and trace; the runs and
-  // external words it makes kept apart), so senders are shared among the threads; the runs then
-  // go to their receivers in the order of `tiles`, which the receivers sort anyway.
-  struct Delivery {
-    unsigned dst;
-    Run run;
-  };
-  std::vector<std::vector<Delivery>> sent(n);
-  std::vector<std::vector<ExternalWord>> outward(n);
+  // What reaches a receiver, as runs (Run): the words of one send instruction that meet its mux
+  // in consecutive cycles (consecutive entries of the sender's log), written in consecutive
+  // cycles. Each sender finds its words' receivers on its own (its log, counters and trace; the
+  // runs and external words it makes kept apart), so senders are shared among the threads; the
+  // runs then go to their receivers in the order of `tiles`, which the receivers sort anyway.
   // Host threads only for a phase with words enough to pay for starting them (a training step
   // has thousands of phases of a few words each); the results are the same either way.
   size_t words = 0;
@@ -278,8 +284,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
             .add("receivers", receivers[i]);
       }
   };
-  forEachTile(passThreads, tiles, send);
-  std::vector<std::vector<Run>> inbox(n);
+  if (words) forEachTile(passThreads, tiles, send);
   for (unsigned src : tiles) {
     phaseSent_ |= !tiles_[src]->exchange().sends.empty();
     for (const Delivery &d : sent[src]) inbox[d.dst].push_back(d.run);
@@ -290,9 +295,15 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
   // are shared among the threads like the tiles' compute.
   auto receive = [&](unsigned dst) {
     std::vector<Run> &runs = inbox[dst];
+    Tile &tile = *tiles_[dst];
+    if (runs.empty()) { // nothing received: only the CSRs as the phase left them (below)
+      const ExchangeLog &log = tile.exchange();
+      tile.incomingDelta = log.delta.empty() ? log.deltaAtStart : log.delta.back().value;
+      tile.incomingMux = finalMux[dst];
+      return;
+    }
     std::sort(runs.begin(), runs.end(),
               [](const Run &a, const Run &b) { return a.write != b.write ? a.write < b.write : a.src < b.src; });
-    Tile &tile = *tiles_[dst];
     ExchangeLog &log = tile.exchange();
     // The receiver's CSRs at a write, its writes coming in cycle order: the last put at or before.
     struct Csr {
@@ -437,7 +448,9 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     tile.incomingDelta = incoming;
     tile.incomingMux = finalMux[dst];
   };
-  forEachTile(passThreads, tiles, receive);
+  if (words) forEachTile(passThreads, tiles, receive);
+  else
+    for (unsigned dst : tiles) receive(dst);
   for (unsigned t : tiles) {
     Tile &tile = *tiles_[t];
     ExchangeLog &log = tile.exchange();

@@ -149,6 +149,31 @@ TEST(Exchange, PairErrorsNameTheTilesAndCycle) {
             "$INCOMING_MUX");
 }
 
+// A phase in which no tile sends still leaves each tile's incoming CSRs as the phase's puts left
+// them, its pair partner's MUXPAIR write included: tile 2 puts $INCOMING_MUXPAIR 1 (tile 3's mux
+// too, a cycle later) and $INCOMING_DELTA 0x40 after the sync, then every tile returns.
+TEST(Exchange, APhaseWithoutWordsLeavesTheIncomingCsrsAsPut) {
+  const char *program = R"(
+idle:
+  sync 3
+  br $lr
+setter:
+  sync 3
+  setzi $m1, 1
+  put $INCOMING_MUXPAIR, $m1
+  setzi $m2, 0x40
+  put $INCOMING_DELTA, $m2
+  br $lr
+)";
+  PairRun r = runTiles(program, {"idle", "idle", "setter", "idle"});
+  EXPECT_EQ(r.ipu->tile(2).incomingMux, 1u);
+  EXPECT_EQ(r.ipu->tile(3).incomingMux, 1u); // from its partner's write; 0x7FF (none) before it
+  EXPECT_EQ(r.ipu->tile(1).incomingMux, 0x7FFu);
+  EXPECT_EQ(r.ipu->tile(2).incomingDelta, 0x40u);
+  EXPECT_EQ(r.ipu->tile(3).incomingDelta, 0u);
+  EXPECT_EQ(r.stats.wordsSent, 0u);
+}
+
 // Tile 0 sends one word to tile 1 (physical 0 -> 2: ttm -28, east): east reaches it, west does
 // not, and a send with no direction puts nothing on the fabric.
 std::string directed(unsigned sctl) {

@@ -136,6 +136,29 @@ private:
   /// [RE] S8 TEXCH_MUXPAIRWRITEDLY: a MUXPAIR write reaches the partner's mux a cycle later.
   static constexpr uint64_t kMuxPairDelay = 1;
 
+  // resolveExchange's working lists (src/Ipu.cpp), kept from phase to phase so that their
+  // memory is not allocated again: a training step has hundreds of phases.
+  /// Where a receiver's mux selects a source: cycles [from, to) of one $INCOMING_MUX value.
+  struct Window {
+    unsigned dst;
+    int64_t from, to;
+  };
+  /// Words of one send instruction that reach a receiver in consecutive cycles.
+  struct Run {
+    int64_t write; ///< the first word's (item's) write into the receiver's memory
+    unsigned src;
+    uint32_t first, count; ///< the sender's sends [first, first + count)
+  };
+  struct Delivery {
+    unsigned dst;
+    Run run;
+  };
+  std::vector<std::vector<Window>> bySource_;  ///< windows by the source they select
+  std::vector<uint32_t> finalMux_;             ///< each receiver's $INCOMING_MUX at the phase's end
+  std::vector<std::vector<Delivery>> sent_;    ///< each sender's runs
+  std::vector<std::vector<ExternalWord>> outward_; ///< each sender's external words
+  std::vector<std::vector<Run>> inbox_;        ///< each receiver's runs
+
   arch::SystemConfig config_;
   arch::ExchangeLayout layout_;
   unsigned id_;
