@@ -207,23 +207,9 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     if (sends.empty()) return;
     checkPairLane(src);
     std::vector<Delivery> &runs = sent[src];
-    const size_t instructions = out.instructions.size();
-    std::vector<unsigned> receivers(instructions, 0), lastReceiver(instructions, UINT32_MAX);
+    const std::vector<ExchangeLog::Instruction> &instructions = out.instructions;
+    std::vector<unsigned> receivers(instructions.size(), 0), lastReceiver(instructions.size(), UINT32_MAX);
     std::vector<uint8_t> taken(sends.size(), 0);
-    // The log's runs: the words of one send instruction in consecutive cycles (a window takes
-    // its part of each, and the part goes to the receiver as one run).
-    struct SendRun {
-      int64_t cycle;  ///< its first word's
-      uint32_t first, count, instruction;
-    };
-    std::vector<SendRun> sendRuns;
-    for (uint32_t i = 0; i < sends.size(); ++i) {
-      if (!sendRuns.empty() && sendRuns.back().instruction == sends[i].instruction &&
-          uint64_t(sendRuns.back().cycle) + sendRuns.back().count == sends[i].cycle)
-        ++sendRuns.back().count;
-      else
-        sendRuns.push_back({int64_t(sends[i].cycle), i, 1, sends[i].instruction});
-    }
     // The windows come receiver by receiver: each receiver's offsets and direction found once.
     unsigned receiver = UINT32_MAX, dir = 0;
     int64_t mux = 0, write = 0;
@@ -234,48 +220,52 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
         write = layout_.writeOffset(src, w.dst);
         dir = layout_.direction(src, w.dst);
       }
-      // Runs are in cycle order: from the first whose last word meets the mux in the window, each
-      // word that meets it before the window closes. A word travelling the other way passes this
-      // receiver by.
-      auto r = std::lower_bound(sendRuns.begin(), sendRuns.end(), w.from, [mux](const SendRun &s, int64_t from) {
-        return s.cycle + int64_t(s.count) - 1 + mux < from;
-      });
-      for (; r != sendRuns.end() && r->cycle + mux < w.to; ++r) {
-        if (!(out.instructions[r->instruction].sctl & dir)) continue;
+      // A send instruction's words leave in consecutive cycles, and the instructions are in cycle
+      // order: from the first whose last word meets the mux in the window, each word that meets
+      // it before the window closes, an instruction's part going to the receiver as one run. A
+      // word travelling the other way passes this receiver by.
+      auto r = std::lower_bound(instructions.begin(), instructions.end(), w.from,
+                                [mux](const ExchangeLog::Instruction &s, int64_t from) {
+                                  return int64_t(s.cycle) + int64_t(s.words) - 1 + mux < from;
+                                });
+      for (; r != instructions.end() && int64_t(r->cycle) + mux < w.to; ++r) {
+        if (!r->words || !(r->sctl & dir)) continue;
         // Its words meet the mux from cycle `at` on (the window's ends may be unbounded: compared
         // with cycles, not subtracted from them).
-        const int64_t at = r->cycle + mux, length = int64_t(r->count);
+        const int64_t at = int64_t(r->cycle) + mux, length = int64_t(r->words);
         const int64_t lo = w.from > at ? w.from - at : 0, hi = w.to < at + length ? w.to - at : length;
-        const uint32_t i = r->first + uint32_t(lo), count = uint32_t(hi - lo);
-        runs.push_back({w.dst, {r->cycle + lo + write, src, i, count}});
+        const uint32_t i = r->first + uint32_t(lo), count = uint32_t(hi - lo), k = uint32_t(r - instructions.begin());
+        runs.push_back({w.dst, {int64_t(r->cycle) + lo + write, src, i, count, k}});
         std::fill_n(taken.begin() + i, count, uint8_t(1));
-        if (lastReceiver[r->instruction] != w.dst) {
-          lastReceiver[r->instruction] = w.dst;
-          ++receivers[r->instruction];
+        if (lastReceiver[k] != w.dst) {
+          lastReceiver[k] = w.dst;
+          ++receivers[k];
         }
       }
     }
     // A word put on the fabric (sctl names a direction) that no receiver takes is lost: an error
     // in the schedule. A word with no direction goes to the external exchange.
-    for (size_t i = 0; i < sends.size(); ++i) {
-      const uint8_t sctl = out.instructions[sends[i].instruction].sctl;
-      if (!(sctl & 3)) {
-        if (!inSystem_)
-          throw ExchangeError("exchange: tile " + std::to_string(src) + " sent a word to the external exchange (a send " +
-                              "with no direction) at cycle " + std::to_string(sends[i].cycle) + ", but ipu" +
-                              std::to_string(id_) + " is not part of a system of IPUs");
-        outward[src].push_back({src, sends[i].cycle, sends[i].lo, sends[i].hi, bool(sctl & 4)});
-        continue;
+    for (const ExchangeLog::Instruction &ins : instructions)
+      for (uint32_t k = 0; k < ins.words; ++k) {
+        const uint32_t i = ins.first + k;
+        const uint64_t cycle = ins.cycle + k;
+        if (!(ins.sctl & 3)) {
+          if (!inSystem_)
+            throw ExchangeError("exchange: tile " + std::to_string(src) + " sent a word to the external exchange (a send " +
+                                "with no direction) at cycle " + std::to_string(cycle) + ", but ipu" +
+                                std::to_string(id_) + " is not part of a system of IPUs");
+          outward[src].push_back({src, cycle, sends[i].lo, sends[i].hi, bool(ins.sctl & 4)});
+          continue;
+        }
+        if (!taken[i])
+          throw ExchangeError("exchange: the word tile " + std::to_string(src) + " sent at cycle " +
+                              std::to_string(cycle) + " is selected by no tile's $INCOMING_MUX when it arrives");
       }
-      if (!taken[i])
-        throw ExchangeError("exchange: the word tile " + std::to_string(src) + " sent at cycle " +
-                            std::to_string(sends[i].cycle) + " is selected by no tile's $INCOMING_MUX when it arrives");
-    }
     uint64_t words = 0; // a 64-bit item is two words
-    for (const ExchangeLog::Send &w : sends) words += out.instructions[w.instruction].wide() ? 2 : 1;
+    for (const ExchangeLog::Instruction &ins : instructions) words += uint64_t(ins.words) * (ins.wide() ? 2 : 1);
     sender.countExchange(words, 0);
     if (sender.tracing())
-      for (size_t i = 0; i < instructions; ++i) {
+      for (size_t i = 0; i < instructions.size(); ++i) {
         const ExchangeLog::Instruction &ins = out.instructions[i];
         sender.traceEvent(ins.cycle, kSupervisor, "exchange.send")
             .add("words", ins.words)
@@ -354,14 +344,17 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       previousSrc = src;
       wordsIn += bytes / 4;
     };
-    // One word (or 64-bit item) `k` of the sender's log, written at `write`.
-    auto deliver = [&](int64_t write, unsigned src, uint32_t k) {
+    // One word (or 64-bit item) `k` of the sender's log, of its send instruction `instruction`,
+    // written at `write`.
+    auto deliver = [&](int64_t write, unsigned src, uint32_t k, uint32_t instruction) {
       const ExchangeLog &from = tiles_[src]->exchange();
       const ExchangeLog::Send &send = from.sends[k];
-      const bool wide = from.instructions[send.instruction].wide();
+      const ExchangeLog::Instruction &ins = from.instructions[instruction];
+      const bool wide = ins.wide();
       auto who = [&] {
         return "the " + std::string(wide ? "64-bit item" : "word") + " tile " + std::to_string(src) + " sent at cycle " +
-               std::to_string(send.cycle) + " reaches tile " + std::to_string(dst) + " at cycle " + std::to_string(write);
+               std::to_string(ins.cycle + (k - ins.first)) + " reaches tile " + std::to_string(dst) + " at cycle " +
+               std::to_string(write);
       };
       if (any && previousWrite == write)
         throw ExchangeError("exchange: words from tiles " + std::to_string(previousSrc) + " and " + std::to_string(src) +
@@ -388,7 +381,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
       tile.memory().write<uint32_t>(addr, send.lo);
       if (wide) tile.memory().write<uint32_t>(addr + 4, send.hi);
       incoming += bytes;
-      received(src, send.instruction, addr, write, write, bytes);
+      received(src, instruction, addr, write, write, bytes);
     };
     // Runs that do not overlap are the words in write order; overlapping ones (two words in one
     // cycle: an error, reported at the first such cycle) go word by word.
@@ -403,7 +396,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     // and every address in tile memory and aligned. Returns false (nothing done) otherwise.
     auto deliverRun = [&](const Run &r) {
       const ExchangeLog &from = tiles_[r.src]->exchange();
-      const bool wide = from.instructions[from.sends[r.first].instruction].wide();
+      const bool wide = from.instructions[r.instruction].wide();
       const int64_t last = r.write + int64_t(r.count) - 1;
       auto still = [last](const Csr &csr) { return csr.next == csr.settings.size() || int64_t(csr.settings[csr.next].cycle) > last; };
       if (last >= int64_t(phaseEnd[dst]) || format.at(r.write) != (wide ? layout_.direction(r.src, dst) : 0) || !still(format))
@@ -420,26 +413,26 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
         if (wide) tile.memory().write<uint32_t>(addr + bytes * k + 4, send.hi);
       }
       incoming += bytes * r.count;
-      received(r.src, from.sends[r.first].instruction, addr, r.write, last, bytes * r.count);
+      received(r.src, r.instruction, addr, r.write, last, bytes * r.count);
       return true;
     };
     if (!overlap) {
       for (const Run &r : runs)
         if (!deliverRun(r))
-          for (uint32_t k = 0; k < r.count; ++k) deliver(r.write + k, r.src, r.first + k);
+          for (uint32_t k = 0; k < r.count; ++k) deliver(r.write + k, r.src, r.first + k, r.instruction);
     } else {
       struct Word {
         int64_t write;
         unsigned src;
-        uint32_t k;
+        uint32_t k, instruction;
       };
       std::vector<Word> words;
       for (const Run &r : runs)
-        for (uint32_t k = 0; k < r.count; ++k) words.push_back({r.write + k, r.src, r.first + k});
+        for (uint32_t k = 0; k < r.count; ++k) words.push_back({r.write + k, r.src, r.first + k, r.instruction});
       std::stable_sort(words.begin(), words.end(), [](const Word &a, const Word &b) {
         return a.write != b.write ? a.write < b.write : a.src < b.src;
       });
-      for (const Word &w : words) deliver(w.write, w.src, w.k);
+      for (const Word &w : words) deliver(w.write, w.src, w.k, w.instruction);
     }
     flush();
     tile.countExchange(0, wordsIn);
@@ -494,15 +487,16 @@ void Ipu::checkPairLane(unsigned src) const {
   if (p >= tileCount() || !started_[p]) return;
   const ExchangeLog &mine = tiles_[src]->exchange(), &theirs = tiles_[p]->exchange();
   if (theirs.sends.empty()) return;
-  // Both logs are in cycle order: one walk through the partner's beside ours.
-  auto it = theirs.sends.begin();
-  for (const ExchangeLog::Send &s : mine.sends) {
-    if (!mine.instructions[s.instruction].wide()) continue;
-    while (it != theirs.sends.end() && it->cycle < s.cycle) ++it;
-    if (it != theirs.sends.end() && it->cycle == s.cycle)
-      throw ExchangeError("exchange: tile " + std::to_string(p) + " sends at cycle " + std::to_string(s.cycle) +
-                          " while its pair partner, tile " + std::to_string(src) +
-                          ", sends 64-bit items on both tiles' lanes");
+  // Both logs' instructions are in cycle order, each one's words in consecutive cycles: one walk
+  // through the partner's beside ours finds the first cycle in which both send.
+  auto it = theirs.instructions.begin();
+  for (const ExchangeLog::Instruction &s : mine.instructions) {
+    if (!s.wide() || !s.words) continue;
+    while (it != theirs.instructions.end() && (!it->words || it->cycle + it->words <= s.cycle)) ++it;
+    if (it != theirs.instructions.end() && it->cycle < s.cycle + s.words)
+      throw ExchangeError("exchange: tile " + std::to_string(p) + " sends at cycle " +
+                          std::to_string(std::max(s.cycle, it->cycle)) + " while its pair partner, tile " +
+                          std::to_string(src) + ", sends 64-bit items on both tiles' lanes");
   }
 }
 

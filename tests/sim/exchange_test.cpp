@@ -66,6 +66,15 @@ partnerSends:                    // tile 1, breaking the rule that it must not s
   delay 41
   sync 3
   br $lr
+partnerSendsSecond:              // tile 1 again, a cycle later
+  sync 3
+  setzi $m4, 0x70000
+  put $OUTGOING_BASE, $m4
+  delay 61
+  send 0, 1, 1                   // 194, the cycle tile 0's second item takes its lane
+  delay 40
+  sync 3
+  br $lr
 idle:
   sync 3
   sync 3
@@ -144,6 +153,8 @@ TEST(Exchange, PairErrorsNameTheTilesAndCycle) {
             "$INCOMING_FORMAT is 0 (it needs 1: 64-bit from the east)");
   EXPECT_EQ(errorOf(kPair, {"sender", "partnerSends", "primary", "secondary"}),
             "exchange: tile 1 sends at cycle 193 while its pair partner, tile 0, sends 64-bit items on both tiles' lanes");
+  EXPECT_EQ(errorOf(kPair, {"sender", "partnerSendsSecond", "primary", "secondary"}),
+            "exchange: tile 1 sends at cycle 194 while its pair partner, tile 0, sends 64-bit items on both tiles' lanes");
   EXPECT_EQ(errorOf(kPair, {"sender", "idle", "primary", "ownMux"}),
             "exchange: tile 2's $INCOMING_MUXPAIR write reaches tile 3 in cycle 133, the cycle tile 3 writes its own "
             "$INCOMING_MUX");

@@ -206,15 +206,13 @@ namespace {
 void sendWords(Tile &t, Context &c, uint32_t addr, unsigned count, unsigned sctl) {
   if (!t.inIpu()) t.raise(c, "send on a lone tile: the exchange needs the IPU model (ipusim run, not run-tile)");
   ExchangeLog &log = t.exchange();
-  const uint32_t instruction = uint32_t(log.instructions.size());
   const unsigned bytes = sctl & 4 ? 8 : 4;
-  log.instructions.push_back({t.now(), addr, count, uint8_t(sctl)});
+  log.instructions.push_back({t.now(), addr, count, uint32_t(log.sends.size()), uint8_t(sctl)});
   t.outgoingNext = addr + bytes * count; // where sendpic continues
   t.outgoingSctl = uint8_t(sctl);
   for (unsigned i = 0; i < count; ++i) {
     uint32_t a = t.loadAddress(c, addr + bytes * i, bytes);
-    log.sends.push_back({t.now() + i, t.memory().read<uint32_t>(a), bytes == 8 ? t.memory().read<uint32_t>(a + 4) : 0,
-                         instruction});
+    log.sends.push_back({t.memory().read<uint32_t>(a), bytes == 8 ? t.memory().read<uint32_t>(a + 4) : 0});
   }
   c.extraSupervisorCycles += count - 1;
 }

@@ -148,6 +148,7 @@ private:
     int64_t write; ///< the first word's (item's) write into the receiver's memory
     unsigned src;
     uint32_t first, count; ///< the sender's sends [first, first + count)
+    uint32_t instruction;  ///< the send instruction they are words of
   };
   struct Delivery {
     unsigned dst;

@@ -208,20 +208,23 @@ struct DecodeCache {
 /// What a tile's supervisor did on the exchange during one phase (between IPU-wide syncs), for the
 /// IPU to resolve at the sync (DESIGN decision 3).
 struct ExchangeLog {
+  /// A word sent (or a 64-bit item, its second word in hi).
   struct Send {
-    uint64_t cycle;       ///< the cycle the word (or 64-bit item) leaves the tile
-    uint32_t lo, hi;      ///< the word; a 64-bit item's second word in hi
-    uint32_t instruction; ///< which send of the phase carried it (0, 1, ...)
+    uint32_t lo, hi;
   };
+  /// A send instruction: its words leave the tile one a cycle from its issue on (the supervisor
+  /// waits for the last), so the phase's instructions are in cycle order and never overlap.
   struct Instruction {
-    uint64_t cycle;  ///< the send's issue
+    uint64_t cycle;  ///< the send's issue, when its first word leaves; word k leaves at cycle + k
     uint32_t addr;   ///< its first word's address
     uint32_t words;  ///< words, or 64-bit items
+    uint32_t first;  ///< its first word's index in `sends`
     uint8_t sctl;    ///< bit 0 east, bit 1 west, bit 2 64-bit ([RE] S9, S8 DATAFMT_SEND_SCTL3)
     bool wide() const { return sctl & 4; }
   };
   struct Setting { uint64_t cycle; uint32_t value; };
-  std::vector<Send> sends;               ///< one per cycle, in order
+  std::vector<Send> sends;               ///< the instructions' words, in order (8 bytes each:
+                                         ///< a training step sends millions)
   std::vector<Instruction> instructions; ///< the send instructions of the phase
   /// Puts to $INCOMING_MUX, _MUXPAIR (which also sets the pair partner's mux a cycle later),
   /// _FORMAT, _BASE and _DELTA (a sync also sets the delta, from $INCOMING_SINIT).
