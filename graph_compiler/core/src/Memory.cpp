@@ -195,18 +195,23 @@ void planTile(Build &b, unsigned tile, const TilePlanInput &in, TilePlanOutput &
     if (ka != kc) return ka < kc;
     return a.bytes > c.bytes;
   });
+  // Those placed are kept in address order, so that each item's busy bytes come out sorted (a
+  // tile may have thousands of such items).
   std::vector<uint32_t> placed;
+  auto span = [&](uint32_t k) { return std::pair<uint32_t, uint32_t>(items[k].addr, items[k].addr + items[k].bytes); };
+  std::vector<std::pair<uint32_t, uint32_t>> busy;
   for (uint32_t i : ranged) {
     const Item &it = items[i];
-    std::vector<std::pair<uint32_t, uint32_t>> busy;
+    busy.clear();
     for (uint32_t k : placed) {
       const Item &o = items[k];
-      if (o.liveFirst <= it.liveLast && it.liveFirst <= o.liveLast) busy.push_back({o.addr, o.addr + o.bytes});
+      if (o.liveFirst <= it.liveLast && it.liveFirst <= o.liveLast) busy.push_back(span(k));
     }
-    std::sort(busy.begin(), busy.end());
     FreeList fl = free.without(busy);
     place(items[i], fl);
-    placed.push_back(i);
+    placed.insert(std::upper_bound(placed.begin(), placed.end(), span(i),
+                                   [&](const std::pair<uint32_t, uint32_t> &a, uint32_t k) { return a < span(k); }),
+                  i);
   }
   // Peaks over program points of the bytes of ranged variables and of temporaries.
   std::map<uint32_t, std::pair<int64_t, int64_t>> delta; // point -> (variables, temporaries) change
