@@ -67,16 +67,28 @@ std::vector<Region> TensorImpl::range(uint64_t begin, uint64_t end) const {
   return out;
 }
 
-void TensorImpl::appendRange(std::vector<Region> &out, uint64_t begin, uint64_t end, size_t *hint) const {
+void TensorImpl::appendRange(std::vector<Region> &out, uint64_t begin, uint64_t end, Walk *walk) const {
   if (begin >= end) return;
   size_t r;
   uint64_t off;
   const std::vector<uint64_t> &s = starts();
-  if (hint && *hint < s.size() && s[*hint] <= begin) {
-    // Ranges taken in increasing order: gallop forward from the last one's region.
-    size_t lo = *hint, step = 1;
-    while (lo + step < s.size() && s[lo + step] <= begin) lo += step, step *= 2;
-    r = size_t(std::upper_bound(s.begin() + lo, s.begin() + std::min(s.size(), lo + step), begin) - s.begin()) - 1;
+  if (walk && walk->region < s.size() && s[walk->region] <= begin) {
+    // Ranges taken in increasing order: the last one's region, the next, or as far on again as
+    // the last move; else gallop forward from the last one's region.
+    const size_t last = walk->region;
+    auto holds = [&](size_t x) { return x < s.size() && s[x] <= begin && (x + 1 == s.size() || begin < s[x + 1]); };
+    if (holds(last)) {
+      r = last;
+    } else if (holds(last + 1)) {
+      r = last + 1;
+    } else if (walk->step > 1 && holds(last + size_t(walk->step))) {
+      r = last + size_t(walk->step);
+    } else {
+      size_t lo = last, step = 1;
+      while (lo + step < s.size() && s[lo + step] <= begin) lo += step, step *= 2;
+      r = size_t(std::upper_bound(s.begin() + lo, s.begin() + std::min(s.size(), lo + step), begin) - s.begin()) - 1;
+    }
+    walk->step = ptrdiff_t(r - last);
     off = begin - s[r];
   } else {
     std::tie(r, off) = locate(begin);
@@ -88,7 +100,7 @@ void TensorImpl::appendRange(std::vector<Region> &out, uint64_t begin, uint64_t 
     appendRegion(out, {g.var, g.begin + off, g.begin + off + take});
     left -= take;
   }
-  if (hint) *hint = r - 1;
+  if (walk) walk->region = r - 1;
 }
 
 namespace view {
@@ -206,10 +218,10 @@ TensorPtr slice(const TensorImpl &t, size_t begin, size_t end, unsigned dim) {
   uint64_t outer = 1;
   for (size_t d = 0; d < dim; ++d) outer *= t.shape[d];
   std::vector<Region> out;
-  size_t hint = 0;
+  TensorImpl::Walk walk;
   for (uint64_t o = 0; o < outer; ++o) {
     uint64_t base = o * t.shape[dim] * inner;
-    t.appendRange(out, base + begin * inner, base + end * inner, &hint);
+    t.appendRange(out, base + begin * inner, base + end * inner, &walk);
   }
   return make(t.type, shape, std::move(out), t.graph);
 }
@@ -233,11 +245,11 @@ TensorPtr slice(const TensorImpl &t, const std::vector<size_t> &begin, const std
   const std::vector<uint64_t> stride = strides(t.shape);
   std::vector<size_t> at(begin.begin(), begin.end());
   std::vector<Region> out;
-  size_t hint = 0;
+  TensorImpl::Walk walk;
   for (;;) {
     uint64_t base = 0;
     for (size_t d = 0; d < last; ++d) base += at[d] * stride[d];
-    t.appendRange(out, base + begin[last], base + end[last], &hint);
+    t.appendRange(out, base + begin[last], base + end[last], &walk);
     size_t d = last;
     while (d-- > 0 && ++at[d] == end[d]) at[d] = begin[d];
     if (d == size_t(-1)) break;
@@ -402,11 +414,11 @@ TensorPtr concat(const std::vector<const TensorImpl *> &ts, unsigned dim) {
   uint64_t outer = 1;
   for (size_t d = 0; d < dim; ++d) outer *= first.shape[d];
   std::vector<Region> out;
-  std::vector<size_t> hints(ts.size(), 0);
+  std::vector<TensorImpl::Walk> walks(ts.size());
   for (uint64_t o = 0; o < outer; ++o)
     for (size_t i = 0; i < ts.size(); ++i) {
       const uint64_t block = outer ? ts[i]->numElements() / outer : 0;
-      ts[i]->appendRange(out, o * block, (o + 1) * block, &hints[i]);
+      ts[i]->appendRange(out, o * block, (o + 1) * block, &walks[i]);
     }
   return make(first.type, shape, std::move(out), first.graph);
 }

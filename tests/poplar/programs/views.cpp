@@ -56,6 +56,19 @@ int main() {
   show("concat({m, m.slice(0, 1, 0)}, 0)", concat({m, m.slice(0, 1, 0)}, 0));
   show("append(m, m[1])", append(m, m[1]));
   show("reinterpret(UNSIGNED_INT)", m[0].reinterpret(UNSIGNED_INT));
+  // A matrix whose columns are variables of their own (a region an element, as a table split
+  // into column blocks is): blocks of its rows, each row a region or two further on.
+  std::vector<Tensor> columns;
+  for (int c = 0; c < 4; ++c) {
+    std::vector<int> column(6);
+    for (int r = 0; r < 6; ++r) column[r] = 100 + 10 * r + c;
+    columns.push_back(graph.addConstant<int>(INT, {6, 1}, column));
+    graph.setTileMapping(columns.back(), unsigned(c % 3));
+  }
+  Tensor blocks = concat(columns, 1);
+  show("blocks.slice({0, 1}, {6, 2})", blocks.slice({0, 1}, {6, 2}));
+  show("blocks.slice({1, 1}, {6, 3})", blocks.slice({1, 1}, {6, 3}));
+  show("blocks.slice(2, 4, 1)", blocks.slice(2, 4, 1));
   std::vector<Interval> iv{{0, 1}, {2, 4}};
   std::vector<Tensor> parts = m.slices(iv, 1);
   show("slices({{0, 1}, {2, 4}}, 1)[1]", parts[1]);

@@ -49,9 +49,12 @@ struct TensorImpl {
   std::pair<size_t, uint64_t> locate(uint64_t i, Walk &walk) const;
   /// Flat elements [begin, end) as regions.
   std::vector<Region> range(uint64_t begin, uint64_t end) const;
-  /// The same appended to out (merged with its last region when adjacent). With `hint`, ranges
-  /// come in increasing order: the search starts at *hint, which is left at the last region used.
-  void appendRange(std::vector<Region> &out, uint64_t begin, uint64_t end, size_t *hint = nullptr) const;
+  /// The same appended to out (merged with its last region when adjacent). With `walk`, ranges
+  /// come in increasing order: the search tries the region the last range ended in, the one after
+  /// it and the one as far on again as the last range's start had moved (the rows of a block of
+  /// a table: a row of blocks a step), then gallops from there; walk is left at the last region
+  /// used.
+  void appendRange(std::vector<Region> &out, uint64_t begin, uint64_t end, Walk *walk = nullptr) const;
 
 private:
   const std::vector<uint64_t> &starts() const;
