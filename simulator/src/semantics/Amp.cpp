@@ -154,8 +154,8 @@ AMP_FORM(f32sisov2amp)
 uint64_t vectorPaceAmpLoop(Tile &t, Context &c, PaceLoop &loop) {
 #if defined(__x86_64__) && defined(__clang__)
   // The same bits either way (each lane's operations are the same); the wider one is faster.
-  static const auto executor = hostWideVectorUnits() ? avx512::paceAmpLoop : avx2::paceAmpLoop;
-  return executor(t, c, loop);
+  if (hostWideVectorUnits()) return avx512::paceAmpLoop(t, c, loop);
+  return avx2::paceAmpLoop(t, c, loop);
 #else
   (void)t, (void)c, (void)loop;
   return 0;
