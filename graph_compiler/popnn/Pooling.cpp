@@ -277,32 +277,36 @@ Tensor poolChannelsLast(Graph &graph, const PoolParams &params, const Shape &s, 
   const bool isMax = params.poolingType == PoolingType::MAX, isAvg = params.poolingType == PoolingType::AVG;
   const std::size_t C = params.numChannels;
   const bool whole = isMax && in.elementType() == FLOAT && C % 2 == 0 && wholeWindows(params, s);
-  std::ostringstream b;
-  b << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR>> in;\n"
-    << "  poplar::Output<poplar::Vector<" << T << ">> out;\n"
-    << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
-    << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colTaps;\n"
-    << "  poplar::Vector<unsigned> p; // channels, output width, workers, input width\n"
-    << (in.elementType() == FLOAT
-            // Float: the output pixel's channels accumulate in place, a tap at a time, so the inner
-            // loop streams over the channels (the tap's offset worked out once a tap, not once a
-            // channel); the same operations in the same order as the general loop below.
-            ? pixelTapLoop(std::string("          const float *v = &in[(rowTaps[ty] * p[3] + colTaps[tx]) * C];\n"
-                                       "          for (unsigned c = 0; c < C; ++c) ") +
-                               (isMax ? "o[c] = std::fmax(o[c], v[c]);\n" : "o[c] += v[c];\n"),
-                           isMax ? "-INFINITY" : "0",
-                           isAvg ? "        const float n = float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n"
-                                   "        for (unsigned c = 0; c < C; ++c) o[c] /= n;\n"
-                                 : "")
-            : pixelLoop(std::string("        float acc = ") + (isMax ? "-INFINITY" : "0") + ";\n"
-                 "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
-                 "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
-                 "            const float v = static_cast<float>(in[(rowTaps[ty] * p[3] + colTaps[tx]) * C + c]);\n"
-                 "            " + (isMax ? "acc = std::fmax(acc, v);" : "acc += v;") + "\n"
-                 "          }\n" +
-                 (isAvg ? "        acc /= float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n" : "") +
-                 "        out[pix * C + c] = static_cast<" + T + ">(acc);\n"));
-  const std::string vertex = vertexClass(graph, whole ? wholeWindowMaxPool(params, s) : b.str());
+  // The general vertex's source (made only where the whole-window one does not serve).
+  auto general = [&] {
+    std::ostringstream b;
+    b << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR>> in;\n"
+      << "  poplar::Output<poplar::Vector<" << T << ">> out;\n"
+      << "  poplar::Vector<unsigned> rowStart;\n  poplar::Vector<unsigned> rowTaps;\n"
+      << "  poplar::Vector<unsigned> colStart;\n  poplar::Vector<unsigned> colTaps;\n"
+      << "  poplar::Vector<unsigned> p; // channels, output width, workers, input width\n"
+      << (in.elementType() == FLOAT
+              // Float: the output pixel's channels accumulate in place, a tap at a time, so the inner
+              // loop streams over the channels (the tap's offset worked out once a tap, not once a
+              // channel); the same operations in the same order as the general loop below.
+              ? pixelTapLoop(std::string("          const float *v = &in[(rowTaps[ty] * p[3] + colTaps[tx]) * C];\n"
+                                         "          for (unsigned c = 0; c < C; ++c) ") +
+                                 (isMax ? "o[c] = std::fmax(o[c], v[c]);\n" : "o[c] += v[c];\n"),
+                             isMax ? "-INFINITY" : "0",
+                             isAvg ? "        const float n = float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n"
+                                     "        for (unsigned c = 0; c < C; ++c) o[c] /= n;\n"
+                                   : "")
+              : pixelLoop(std::string("        float acc = ") + (isMax ? "-INFINITY" : "0") + ";\n"
+                   "        for (unsigned ty = rowStart[y]; ty < rowStart[y + 1]; ++ty)\n"
+                   "          for (unsigned tx = colStart[x]; tx < colStart[x + 1]; ++tx) {\n"
+                   "            const float v = static_cast<float>(in[(rowTaps[ty] * p[3] + colTaps[tx]) * C + c]);\n"
+                   "            " + (isMax ? "acc = std::fmax(acc, v);" : "acc += v;") + "\n"
+                   "          }\n" +
+                   (isAvg ? "        acc /= float((rowStart[y + 1] - rowStart[y]) * (colStart[x + 1] - colStart[x]));\n" : "") +
+                   "        out[pix * C + c] = static_cast<" + T + ">(acc);\n"));
+    return b.str();
+  };
+  const std::string vertex = vertexClass(graph, whole ? wholeWindowMaxPool(params, s) : general());
   Tensor out = graph.addVariable(in.elementType(), {params.batchSize, s.oh, s.ow, C}, name);
   const Tensor inNHWC = asNHWC(in);
   std::vector<unsigned> colStart, colList;
