@@ -93,13 +93,14 @@ inline uint32_t asBits(float f) {
   return u;
 }
 
-/// A batched rpt loop of `{ ld2xst64pace ; AMP form }` bundles (poplin's matmul and convolution
-/// loop) laid out by Tile::runPaceLoop, which has checked that no access of the loop can fault:
+/// A batched rpt loop of `{ ld2xst64pace ; aux }` bundles (poplin's matmul and convolution loop,
+/// an AMP form beside each; popops' and poplin's two-stream element-wise loops, a vector operation)
+/// laid out by Tile::runPaceLoop, which has checked that no access of the loop can fault:
 /// each bundle's register operands and address steps, the three addresses, and tile memory.
 struct PaceLoop {
   static constexpr unsigned kMaxBundles = 16;
   struct Step {
-    const Op *amp;        ///< the bundle's AMP instruction
+    const Op *aux;        ///< the bundle's aux instruction (an AMP form in poplin's kernels)
     uint32_t pc;
     unsigned load, store; ///< ld2xst64pace's load quad and stored pair (first registers)
     int32_t inc[3];       ///< each address's step after the access, in bytes

@@ -257,8 +257,9 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
   const bool localBranch = mn == "br" || mn == "bri" || mn == "brz" || mn == "brnz" || mn == "brneg" || mn == "brpos" ||
                            mn == "brnzdec" || mn == "brzdec" || mn == "call";
   op.aheadSafe = op.loopSafe || localBranch;
-  // The AMP forms, SLIC forms and clamps (their operands are ARF registers and flags).
-  op.registersOnly = op.desc->timing == TimingClass::Amp && !op.readsM && !op.writesM;
+  // The aux pipe's instructions work on the ARF alone ([F] S2: the FP pipeline), bar the CSR
+  // accesses uget and uput (system instructions, not loopSafe).
+  op.auxPipe = op.desc->pipe == arch::Pipe::Aux && op.loopSafe;
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
   op.fn = it == handlerRegistry().end() ? notImplemented : it->second;
@@ -660,15 +661,17 @@ void storePacked(Context &c, unsigned r, arch::PackedAddresses before, const uin
 } // namespace
 
 bool Tile::runPaceLoop(Context &c) {
-  // The matmul and convolution kernels' loop (graph_compiler/poplin/Amp.cpp): every bundle
-  // `{ ld2xst64pace $aL:L+3, $aS:S+1, $mP:P+1+=, $mStrides, selects ; AMP form }`, the same packed
-  // pair and strides register throughout. Within the loop the strides do not change and the
-  // three addresses move by fixed steps, so each address's whole path is known before the loop
-  // runs: if every access is in tile memory, aligned and outside the body's code, none can fault
-  // and none needs checking again; the addresses stay in host registers, packed back once at the
-  // end. Each bundle then does what the general batch would: note the three accesses' memory
+  // The matmul and convolution kernels' loop (graph_compiler/poplin/Amp.cpp), and the two-stream
+  // element-wise loop (graph_compiler/sdk/Asm.hpp): every bundle `{ ld2xst64pace $aL:L+3,
+  // $aS:S+1, $mP:P+1+=, $mStrides, selects ; aux }`, the aux an AMP form or any other aux-pipe
+  // instruction (neither touches memory or the MRF), the same packed pair and strides register
+  // throughout. Within the loop the strides do not change and the three addresses move by fixed
+  // steps, so each address's whole path is known before the loop runs: if every access is in
+  // tile memory, aligned and outside the body's code, none can fault and none needs checking
+  // again; the addresses stay in host registers, packed back once at the end. Each bundle then
+  // does what the general batch would: note the three accesses' memory
   // elements (a conflict costs the same turns as noteAccess's), read the store's pair, load,
-  // store, run the AMP issue on the registers as they were, then write the loads (the main
+  // store, run the aux instruction on the registers as they were, then write the loads (the main
   // instruction's ARF writes wait for the aux one's reads: execute()). Where the host has the
   // vector units, an executor that keeps the AMP's state in host registers runs the bundles it
   // can first (vectorPaceAmpLoop); the rest run here. Exact, as the general batch is; the ISS
@@ -681,7 +684,7 @@ bool Tile::runPaceLoop(Context &c) {
   for (unsigned b = 0; b < loop.bundles; ++b) {
     const uint32_t pc = start + 8 * b;
     const Op *m = peek(pc), *a = peek(pc + 4);
-    if (!m || !a || !m->paceLoadStore || !(m->word & kCoissueBit) || !a->registersOnly || !(a->modes & kWorker) ||
+    if (!m || !a || !m->paceLoadStore || !(m->word & kCoissueBit) || !a->auxPipe || !(a->modes & kWorker) ||
         (m->writesA & a->writesA))
       return false;
     if (b == 0) {
@@ -727,11 +730,11 @@ bool Tile::runPaceLoop(Context &c) {
       uint64_t in, partials;
       loop.access(s, c, in, partials);
       try {
-        s.amp->fn(*this, c, *s.amp);
+        s.aux->fn(*this, c, *s.aux);
       } catch (const SimException &) {
         // As it raises, the main instruction has run, its address steps included, and its loads
         // are written unless they wait for the AMP's reads (execute()).
-        if (!((0xFu << s.load) & s.amp->readsA)) {
+        if (!((0xFu << s.load) & s.aux->readsA)) {
           setPairA(c, s.load, in);
           setPairA(c, s.load + 2, partials);
         }

@@ -339,6 +339,66 @@ TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
 
 namespace {
 
+TEST(TileTiming, PaceLoopsTakeAnyAuxPipeInstruction) {
+  // The two-stream element-wise loop's shape (graph_compiler/sdk/Asm.hpp): bundle k loads vector
+  // k of a and b, adds vector k-1 (loaded by the bundle before: its loads wait for the add's
+  // reads) into $a4:5 and stores that pair as it was, vector k-2's sum. Tile::runPaceLoop runs it
+  // as it runs the AMP loop; runAsm compares it with the stepped path. One worker issues every
+  // sixth cycle from 18: seven set-up instructions, the first two loads, rpt at 72, the body's N
+  // bundles from 78, two stores and exitz at 78 + 6N + 12, its sync and the supervisor's br:
+  // 102 + 6N cycles.
+  const std::string program = R"(w:
+  ld32 $m0, $mvertex_base, 0
+  ld32 $m1, $mvertex_base, 1
+  ld32 $m3, $mvertex_base, 2
+  tapack $m4:5, $m0, $m1, $m3
+  ld32 $m6, $mvertex_base, 3
+  ld32 $a6, $mvertex_base, 4
+  uput $FP_CTL, $a6
+  ld2x64pace $a0:1, $a2:3, $m4:5+=, $mzero, 0b0000
+  { ld2x64pace $a0:1, $a2:3, $m4:5+=, $mzero, 0b0000 ; f32v2add $a4:5, $a0:1, $a2:3 }
+  .align 8
+  { rpt $m6, 0 ; fnop }
+  { ld2xst64pace $a0:3, $a4:5, $m4:5+=, $mzero, 0b000000 ; f32v2add $a4:5, $a0:1, $a2:3 }
+  st32 $m4, $mvertex_base, 5
+  st32 $m5, $mvertex_base, 6
+  exitz $mzero
+)";
+  const uint32_t n = 20;
+  auto run = [&](uint32_t out, uint32_t fpCtl, float big) {
+    return runAsm(program, "w", Mode::Worker, 0x70000, [&](sim::Tile &t) {
+      putWords(t, 0x70000, {0x60000, 0x64000, out, n, fpCtl});
+      for (uint32_t i = 0; i < 2 * (n + 2); ++i) {
+        t.memory().write<float>(0x60000 + 4 * i, i == 14 ? big : float(i) + 0.25f);
+        t.memory().write<float>(0x64000 + 4 * i, i == 14 ? big : float(2 * i));
+      }
+    });
+  };
+  // The output apart from both inputs, and in a's memory element, where every body bundle's store
+  // meets its load of a (one more turn each: memory_conflict_stall = 6).
+  TileRun apart = run(0x68000, 0, 1.0f), together = run(0x60800, 0, 1.0f);
+  EXPECT_EQ(apart.stats.cycles, 102u + 6 * n);
+  EXPECT_EQ(together.stats.cycles, 102u + 6 * n + 6 * n);
+  EXPECT_EQ(together.stats.stallCycles[1], apart.stats.stallCycles[1] + n);
+  EXPECT_EQ(apart.tile->paceLoopBundles(), n);
+  EXPECT_EQ(apart.tile->vectorLoopBundles(), 0u); // the vector executor is the AMP's alone
+  for (uint32_t i = 0; i < 2 * n; ++i)
+    EXPECT_EQ(apart.f32(0x68000 + 4 * i), i == 14 ? 2.0f : float(i) + 0.25f + float(2 * i)) << i;
+  // The addresses after the loop: a and b N + 2 vectors on, the output N.
+  const arch::PackedAddresses after = arch::PackedAddresses::pack(0x60000 + 8 * (n + 2), 0x64000 + 8 * (n + 2), 0x68000 + 8 * n);
+  EXPECT_EQ(apart.word(0x70014), after.lo);
+  EXPECT_EQ(apart.word(0x70018), after.hi);
+  // With overflow trapping ($FP_CTL bit 2), vector 7's add (body bundle 8) raises on both paths
+  // with the same message (runAsm compares them).
+  try {
+    run(0x68000, 4, 3e38f);
+    ADD_FAILURE() << "no trap";
+  } catch (const sim::SimException &e) {
+    EXPECT_EQ(e.reason, "floating-point exception: overflow");
+    EXPECT_EQ(e.instruction, "{ ld2xst64pace $a0:3, $a4:5, $m4:5+=, $mzero, 0 ; f32v2add $a4:5, $a0:1, $a2:3 }");
+  }
+}
+
 TEST(TileTiming, RunningAheadSeesAStoreIntoItsOwnCode) {
   // A worker running ahead (Tile::runAhead) must run the word memory holds when it gets there.
   // This loop's body stores a word from a table over its own `add $m5, $m5, 10` two words on: the

@@ -49,8 +49,9 @@ struct Op {
   bool paceLoadStore = false;       ///< ld2xst64pace (the AMP kernels' main instruction: Tile::runPaceLoop)
   bool supervisorAhead = false;     ///< the supervisor may run it ahead while no worker runs: aheadSafe,
                                     ///< a supervisor instruction alone, of the normal issue cost
-  bool registersOnly = false;       ///< an AMP, SLIC or clamp form: reads and writes only the ARF and
-                                    ///< the AMP's state (no memory, no MRF)
+  bool auxPipe = false;             ///< an aux-pipe instruction other than uget/uput: reads and writes
+                                    ///< only the ARF, the AMP's and accumulators' state and the PRNG
+                                    ///< (no memory, no MRF, no CSR)
   enum Delay : uint8_t { Normal, RunWorker, PutCccsload } delay = Normal; ///< supervisor issue cost
 };
 
