@@ -14,6 +14,10 @@
 #include <new>
 #include <unordered_map>
 
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+#endif
+
 namespace ipusim::sim {
 
 using namespace ipusim::arch;
@@ -62,6 +66,18 @@ bool hostVectorUnits() {
   }();
   return on;
 }
+
+#if defined(__x86_64__) && defined(__clang__)
+// Called only where hostVectorUnits() holds (the fast path's host-vector handlers).
+__attribute__((target("f16c"))) void Tile::setCommonWeightOnHost(unsigned i, uint64_t value) {
+  if (arch::halvesHaveNaN(value)) return setCommonWeight(i, value);
+  float halves[4];
+  _mm_storeu_ps(halves, _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(value)))); // exact, as halfToFloat
+  storeCommonWeight(i, value, halves);
+}
+#else
+void Tile::setCommonWeightOnHost(unsigned i, uint64_t value) { setCommonWeight(i, value); }
+#endif
 
 bool hostWideVectorUnits() {
   static const bool on = [] {

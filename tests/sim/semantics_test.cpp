@@ -341,6 +341,30 @@ TEST(Semantics, SixteenOutputAmpFormsRunTwoSets) {
   }
 }
 
+TEST(Semantics, CommonWeightLoadsKeepEveryHalfExactly) {
+  // ld128putcs loads $CWEI entries; the tile keeps each entry's halves as floats for the AMP
+  // (Tile::ampHalfWeights), converted on the fast path by the host's F16C and on the stepped path
+  // by halfToFloat (runAsm runs both). Every class of half: zeros, subnormals, the smallest and
+  // largest normals, infinities, a quiet and a signalling NaN (which F16C would quiet), each in
+  // every lane of some entry.
+  const uint16_t halves[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0x7C00, 0xFC00,
+                             0x3C00, 0xB555, 0x7E00, 0x7C01, 0x1234, 0x4321, 0x0200, 0xC000};
+  auto half = [&](unsigned e, unsigned j) { return halves[(5 * e + 3 * j) % 16]; };
+  std::string program = "  .supervisor\nf:\n  ld32 $m1, $m0, 0\n  put $CCCSLOAD, $m1\n";
+  for (unsigned e = 0; e < 64; e += 2) program += "  ld128putcs " + std::to_string(e) + "\n";
+  auto r = runAsm(program + "  br $lr\n", "f", Mode::Supervisor, 0x70000, [&](sim::Tile &t) {
+    putWords(t, 0x70000, {0x90000});
+    for (unsigned e = 0; e < 64; ++e)
+      for (unsigned j = 0; j < 4; ++j) t.memory().write<uint16_t>(0x90000 + 8 * e + 2 * j, half(e, j));
+  });
+  for (unsigned e = 0; e < 64; ++e)
+    for (unsigned j = 0; j < 4; ++j) {
+      EXPECT_EQ(uint16_t(r.tile->commonWeights()[e] >> (16 * j)), half(e, j)) << e << " " << j;
+      EXPECT_EQ(bits(r.tile->ampHalfWeights(e % 4, j)[e / 4]), bits(arch::halfToFloat(half(e, j)))) << e << " " << j;
+    }
+  EXPECT_TRUE(r.tile->ampWeightsHaveNaN(false));
+}
+
 TEST(Semantics, AmpSpecialValues) {
   // f16v4hihov4amp with every weight 1.0 and zero partials: each set's sixteen outputs are the sum
   // of its sixteen input halves (four phases of four), summed in binary32 and rounded to f16. The

@@ -219,15 +219,27 @@ IPU_SEMANTICS(ldb16b16) {
 }
 
 // AMP weights: 64-bit $CWEI entries loaded from $CCCSLOAD, which post-increments ([F] S2):
-// ld64putcs i writes entry i, ld128putcs i entries i and i+1 (from interleaved memory).
-IPU_SEMANTICS(ld64putcs) {
-  t.setCommonWeight(unsigned(op.v[0]) % 64, load<uint64_t>(t, c, c.cccsload));
+// ld64putcs i writes entry i, ld128putcs i entries i and i+1 (from interleaved memory). The fast
+// path's handlers convert the halves on the host's F16C (Tile::setCommonWeightOnHost).
+namespace {
+template <bool OnHost> void putCommonWeight(Tile &t, unsigned i, uint64_t value) {
+  if (OnHost) t.setCommonWeightOnHost(i, value);
+  else t.setCommonWeight(i, value);
+}
+template <bool OnHost> void ld64putcs(Tile &t, Context &c, const Op &op) {
+  putCommonWeight<OnHost>(t, unsigned(op.v[0]) % 64, load<uint64_t>(t, c, c.cccsload));
   c.cccsload += 8;
 }
-IPU_SEMANTICS(ld128putcs) {
+template <bool OnHost> void ld128putcs(Tile &t, Context &c, const Op &op) {
   if (!t.memory().interleaved(c.cccsload)) t.raise(c, "ld128putcs needs $CCCSLOAD in interleaved memory");
-  for (unsigned i = 0; i < 2; ++i) t.setCommonWeight((unsigned(op.v[0]) + i) % 64, load<uint64_t>(t, c, c.cccsload + 8 * i));
+  for (unsigned i = 0; i < 2; ++i)
+    putCommonWeight<OnHost>(t, (unsigned(op.v[0]) + i) % 64, load<uint64_t>(t, c, c.cccsload + 8 * i));
   c.cccsload += 16;
 }
+} // namespace
+static RegisterHandler reg_ld64putcs("ld64putcs", ld64putcs<false>);
+static RegisterHandler reg_ld128putcs("ld128putcs", ld128putcs<false>);
+static RegisterHostVector vec_ld64putcs("ld64putcs", ld64putcs<true>);
+static RegisterHostVector vec_ld128putcs("ld128putcs", ld128putcs<true>);
 
 } // namespace ipusim::sim

@@ -383,16 +383,14 @@ public:
   /// floats (the f32 forms').
   bool ampWeightsHaveNaN(bool floats) const { return (floats ? cweiFloatNaN_ : cweiHalfNaN_) != 0; }
   void setCommonWeight(unsigned i, uint64_t value) {
-    cwei_[i] = value;
-    cweiHalfNaN_ = (cweiHalfNaN_ & ~(1ull << i)) | uint64_t(arch::halvesHaveNaN(value)) << i;
-    cweiFloatNaN_ = (cweiFloatNaN_ & ~(1ull << i)) | uint64_t(arch::floatsHaveNaN(value)) << i;
-    const unsigned n = i / 4, m = i % 4;
-    for (unsigned k = 0; k < 4; ++k) cweiHalf_[m][k][n] = arch::halfToFloat(uint16_t(value >> (16 * k)));
-    for (unsigned k = 0; k < 2; ++k) {
-      const uint32_t word = uint32_t(value >> (32 * k));
-      std::memcpy(&cweiFloat_[2 * m + k][n], &word, 4);
-    }
+    float halves[4];
+    for (unsigned k = 0; k < 4; ++k) halves[k] = arch::halfToFloat(uint16_t(value >> (16 * k)));
+    storeCommonWeight(i, value, halves);
   }
+  /// setCommonWeight with the halves converted by the host's F16C where hostVectorUnits() (the
+  /// fast path's ld64putcs and ld128putcs): the same floats for every value but a NaN, which
+  /// takes halfToFloat (F16C would quiet a signalling one).
+  void setCommonWeightOnHost(unsigned i, uint64_t value);
   ExchangeLog &exchange() { return exchange_; }
   /// Set by an Ipu: the tile's sends have receivers (a lone tile's send is an exception).
   void setInIpu(bool on) { inIpu_ = on; }
@@ -436,6 +434,18 @@ private:
   /// Per context, an exception met while it ran ahead: raised when the tile reaches its cycle, so
   /// that an earlier exception of another context comes first, as it would cycle by cycle.
   std::exception_ptr pendingFault_[7];
+  /// Entry i of the common weights, its halves as floats `halves`.
+  void storeCommonWeight(unsigned i, uint64_t value, const float (&halves)[4]) {
+    cwei_[i] = value;
+    cweiHalfNaN_ = (cweiHalfNaN_ & ~(1ull << i)) | uint64_t(arch::halvesHaveNaN(value)) << i;
+    cweiFloatNaN_ = (cweiFloatNaN_ & ~(1ull << i)) | uint64_t(arch::floatsHaveNaN(value)) << i;
+    const unsigned n = i / 4, m = i % 4;
+    for (unsigned k = 0; k < 4; ++k) cweiHalf_[m][k][n] = halves[k];
+    for (unsigned k = 0; k < 2; ++k) {
+      const uint32_t word = uint32_t(value >> (32 * k));
+      std::memcpy(&cweiFloat_[2 * m + k][n], &word, 4);
+    }
+  }
   uint64_t cwei_[64] = {};           ///< AMP common weights: $CWEI_n_m (entry 4n+m) holds four halves
   uint64_t cweiHalfNaN_ = 0, cweiFloatNaN_ = 0; ///< bit i: entry i holds a NaN (ampWeightsHaveNaN)
   alignas(64) float cweiHalf_[4][4][16] = {}; ///< the same as floats (ampHalfWeights)
