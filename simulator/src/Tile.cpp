@@ -273,8 +273,9 @@ Op Tile::decodeWordAfresh(uint32_t word, bool vectorHandlers) {
   const bool localBranch = mn == "br" || mn == "bri" || mn == "brz" || mn == "brnz" || mn == "brneg" || mn == "brpos" ||
                            mn == "brnzdec" || mn == "brzdec" || mn == "call";
   op.aheadSafe = op.loopSafe || localBranch;
-  // The aux pipe's instructions work on the ARF alone ([F] S2: the FP pipeline), bar the CSR
-  // accesses uget and uput (system instructions, not loopSafe).
+  // The aux pipe's instructions (the table's pipe column, from the ISA documentation [F] S2) work
+  // on the ARF and the AMP's, accumulators' and PRNG's state alone, bar the CSR accesses uget
+  // and uput (system instructions, so not loopSafe).
   op.auxPipe = op.desc->pipe == arch::Pipe::Aux && op.loopSafe;
   if (mn == "put" && op.v[0] == 80) op.delay = Op::PutCccsload; // $CCCSLOAD
   auto it = handlerRegistry().find(op.desc->mnemonic);
@@ -685,13 +686,13 @@ bool Tile::runPaceLoop(Context &c) {
   // steps, so each address's whole path is known before the loop runs: if every access is in
   // tile memory, aligned and outside the body's code, none can fault and none needs checking
   // again; the addresses stay in host registers, packed back once at the end. Each bundle then
-  // does what the general batch would: note the three accesses' memory
-  // elements (a conflict costs the same turns as noteAccess's), read the store's pair, load,
-  // store, run the aux instruction on the registers as they were, then write the loads (the main
-  // instruction's ARF writes wait for the aux one's reads: execute()). Where the host has the
-  // vector units, an executor that keeps the AMP's state in host registers runs the bundles it
-  // can first (vectorPaceAmpLoop); the rest run here. Exact, as the general batch is; the ISS
-  // tests compare it with the stepped path (tests/sim/timing_test.cpp).
+  // does what the general batch would: note the three accesses' memory elements (a conflict
+  // costs the same turns as noteAccess's), read the store's pair, load, store, run the aux
+  // instruction on the registers as they were, then write the loads (the main instruction's ARF
+  // writes wait for the aux one's reads: execute()). Where the host has the vector units, an
+  // executor that keeps the AMP's state in host registers runs the bundles it can first
+  // (vectorPaceAmpLoop); the rest run here. Exact, as the general batch is; the ISS tests compare
+  // it with the stepped path (tests/sim/timing_test.cpp).
   PaceLoop loop;
   const uint32_t start = c.rptStart;
   loop.bundles = (c.rptEnd - start) / 8;
@@ -749,7 +750,7 @@ bool Tile::runPaceLoop(Context &c) {
         s.aux->fn(*this, c, *s.aux);
       } catch (const SimException &) {
         // As it raises, the main instruction has run, its address steps included, and its loads
-        // are written unless they wait for the AMP's reads (execute()).
+        // are written unless they wait for the aux instruction's reads (execute()).
         if (!((0xFu << s.load) & s.aux->readsA)) {
           setPairA(c, s.load, in);
           setPairA(c, s.load + 2, partials);

@@ -341,7 +341,7 @@ public:
     wordsReceived_ += received;
   }
   TileStats stats() const;
-  /// Bundles the AMP loop executor ran since the tile was made (Tile::runPaceLoop), and of them
+  /// Bundles the pace-loop executor ran since the tile was made (Tile::runPaceLoop), and of them
   /// those its form on the host's vector units ran (vectorPaceAmpLoop): for tests and profiles.
   uint64_t paceLoopBundles() const { return paceLoopBundles_; }
   uint64_t vectorLoopBundles() const { return vectorLoopBundles_; }
@@ -472,9 +472,10 @@ private:
     return need;
   }
   uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
-  /// runRepeatBatch for a body of { ld2xst64pace ; AMP } bundles (the matmul and convolution
-  /// kernels' loop); false if the body is not one or an access could fault (then the general batch
-  /// runs it). Adds the loop's memory-conflict turns to c.extraWorkerCycles.
+  /// runRepeatBatch for a body of { ld2xst64pace ; aux } bundles (the matmul and convolution
+  /// kernels' loop, the two-stream element-wise loop); false if the body is not one or an access
+  /// could fault (then the general batch runs it). Adds the loop's memory-conflict turns to
+  /// c.extraWorkerCycles.
   bool runPaceLoop(Context &c);
   void runAhead(Context &c);           ///< a worker's next issues, as far as they are its own business
   void supervisorAhead(Context &sup);  ///< the supervisor's, while no worker runs
