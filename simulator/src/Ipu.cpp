@@ -266,7 +266,7 @@ void Ipu::resolveExchange(const std::vector<unsigned> &tiles, const std::vector<
     sender.countExchange(words, 0);
     if (sender.tracing())
       for (size_t i = 0; i < instructions.size(); ++i) {
-        const ExchangeLog::Instruction &ins = out.instructions[i];
+        const ExchangeLog::Instruction &ins = instructions[i];
         sender.traceEvent(ins.cycle, kSupervisor, "exchange.send")
             .add("words", ins.words)
             .addHex("addr", ins.addr)
