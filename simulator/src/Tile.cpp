@@ -126,6 +126,11 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
   decoded_ = std::make_shared<DecodeCache>();
   decoded_->chunks.resize((words + DecodeCache::kChunkWords - 1) / DecodeCache::kChunkWords);
   decoded_->vectorHandlers = fastPaths_ && hostVectorUnits();
+  // A bundle's turns: its own, an FP form's extra ones for each half, and a turn's worth of
+  // conflict for each pair of its (at most three noted) accesses.
+  unsigned fp = 1;
+  for (const auto &[name, cycles] : config.timing.fpWorkerCycles) fp = std::max(fp, cycles);
+  aheadTurnsBound_ = 1 + 2 * (fp - 1) + 3 * (config.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
 }
 
 namespace {
@@ -213,6 +218,7 @@ void Tile::setFastPaths(bool on) {
   fresh->chunks.resize(decoded_->chunks.size());
   fresh->vectorHandlers = fastPaths_ && hostVectorUnits();
   decoded_ = std::move(fresh);
+  dropAheadBlocks();
 }
 
 void Tile::predecode(uint32_t from, uint32_t to) {
@@ -321,7 +327,10 @@ const Op *Tile::peekSlow(uint32_t pc) {
   // code (and tiles sharing the cache with different code) are always seen.
   uint32_t i = (pc - memory_.base()) / 4, word = memory_.read<uint32_t>(pc);
   if (const Op *op = decoded_->find(i); op && op->word == word) return op;
-  if (decoded_.use_count() > 1) decoded_ = std::make_shared<DecodeCache>(*decoded_);
+  if (decoded_.use_count() > 1) {
+    decoded_ = std::make_shared<DecodeCache>(*decoded_);
+    dropAheadBlocks();
+  }
   return decoded_->store(i, decodeWord(word));
 }
 
@@ -525,8 +534,53 @@ void Tile::runAhead(Context &c) {
   // whose words are new here is decoded first (peek) and made on the spot.
   const uint64_t limit = maxCycles_;
   AheadLookup lookup = aheadLookup();
+  if (aheadBlocks_.empty()) aheadBlocks_.resize(kAheadBlockSlots);
   while (at < limit) {
     const uint32_t pc = c.pc;
+    if (const AheadBlock *blk = aheadBlock(pc, lookup, at)) {
+      // The block's bundles, each at its turn: what the loop below does a bundle, bar the lookup.
+      c.extraWorkerCycles = 0;
+      c.branchTaken = false;
+      codeStored_ = false;
+      const AheadBlock::Step *s = blk->steps, *end = s + blk->bundles;
+      uint64_t extraBefore = 0; // the turns of the bundles before s
+      try {
+        for (; s != end; ++s) {
+          extraBefore = c.extraWorkerCycles;
+          issuePc_ = s->pc;
+          accessCount_ = 0;
+          c.pc = s->pc + s->size;
+          if (s->fn0) [[likely]] {
+            s->fn0(*this, c, *s->op0);
+            if (s->fn1) s->fn1(*this, c, *s->op1);
+          } else if (s->op0) {
+            execute(c, s->op0, s->op1, true);
+          }
+          if (codeStored_) [[unlikely]] {
+            // A store into code: the rest of the block runs only if memory still holds its words.
+            codeStored_ = false;
+            const uint32_t next = s->pc + s->size - blk->pc;
+            if (std::memcmp(lookup.bytes + (s->pc + s->size - lookup.base), blk->code + next, blk->bytes - next)) {
+              ++s;
+              break;
+            }
+          }
+        }
+      } catch (const SimException &) {
+        // As below: raised when the tile gets to the faulting bundle's cycle, whose turns do
+        // not count.
+        c.deferArf = false;
+        pendingFault_[c.id] = std::current_exception();
+        faulted = true;
+        c.extraWorkerCycles = extraBefore;
+      }
+      const uint64_t ran = uint64_t(s - blk->steps);
+      c.bundles += ran;
+      stalls += c.extraWorkerCycles;
+      at += kBarrelSlots * (ran + c.extraWorkerCycles);
+      if (faulted) break;
+      continue;
+    }
     const Op *main, *aux;
     AheadBundle fresh;
     const AheadBundle *b;
@@ -578,6 +632,45 @@ void Tile::runAhead(Context &c) {
   c.stallCycles += stalls;
   c.ready = c.accountedUntil = at;
   c.extraWorkerCycles = 0;
+}
+
+const AheadBlock *Tile::aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
+  AheadBlock &blk = aheadBlocks_[(pc >> 3) % kAheadBlockSlots];
+  // Each bundle takes at most this many turns (an FP form's and memory conflicts' extra ones):
+  // the block runs only where the whole of it would issue before the run's cycle limit.
+  const uint64_t turnsBound = aheadTurnsBound_;
+  if (blk.pc == pc) {
+    if (std::memcmp(lookup.bytes + (pc - lookup.base), blk.code, blk.bytes) == 0) [[likely]]
+      return at + kBarrelSlots * turnsBound * blk.bundles < maxCycles_ ? &blk : nullptr;
+  }
+  // Made afresh from the decode cache's bundles, as far as they are made and may run ahead.
+  blk.pc = 1;
+  unsigned n = 0;
+  uint32_t next = pc;
+  while (n < AheadBlock::kMaxBundles) {
+    const DecodeCache::Entry *e = lookup.at(next);
+    if (!e || !e->bundle.ahead) break;
+    const Op *main = e->op, *aux = e->bundle.size == 8 ? e[1].op : nullptr;
+    AheadBlock::Step &s = blk.steps[n++];
+    s = {nullptr, nullptr, nullptr, nullptr, next, e->bundle.size};
+    if (e->bundle.deferred) {
+      s.op0 = main, s.op1 = aux;
+    } else if (e->bundle.calls) {
+      const Op *first = (e->bundle.calls & 1) ? main : aux;
+      const Op *second = e->bundle.calls == 3 ? aux : nullptr;
+      s.fn0 = first->fn, s.op0 = first;
+      if (second) s.fn1 = second->fn, s.op1 = second;
+    }
+    next += e->bundle.size;
+    // A branch ends the block (the only instructions it may run ahead that read or set the pc).
+    if (!main->loopSafe || (aux && !aux->loopSafe)) break;
+  }
+  if (n == 0) return nullptr;
+  blk.bundles = n;
+  blk.bytes = next - pc;
+  std::memcpy(blk.code, lookup.bytes + (pc - lookup.base), blk.bytes);
+  blk.pc = pc;
+  return at + kBarrelSlots * turnsBound * n < maxCycles_ ? &blk : nullptr;
 }
 
 uint64_t Tile::runRepeatBatch(Context &c) {
@@ -942,8 +1035,10 @@ Tile::Stop Tile::run(uint64_t maxCycles) {
       progressAt_ = cycle_ + progressEvery_;
     }
     if (cycle_ >= maxCycles) {
-      // A worker still running then is the likelier culprit (a loop that never exits): name it
-      // and where it is; else the supervisor.
+      // The run stops at its limit (skipping idle cycles may have passed it: the stats read the
+      // same on both paths). A worker still running then is the likelier culprit (a loop that
+      // never exits): name it and where it is; else the supervisor.
+      cycle_ = maxCycles;
       for (unsigned w = 1; w < 7; ++w)
         if (ctx_[w].running) {
           issuePc_ = ctx_[w].pc;

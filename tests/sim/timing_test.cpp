@@ -403,9 +403,9 @@ TEST(TileTiming, RunningAheadSeesAStoreIntoItsOwnCode) {
   // A worker running ahead (Tile::runAhead) must run the word memory holds when it gets there.
   // This loop's body stores a word from a table over its own `add $m5, $m5, 10` two words on: the
   // same word in passes 1 and 2, then `add $m5, $m5, 100` in pass 3. Cycle by cycle the new word
-  // runs at once: 11 + 11 + 101 + 101 = 224. (Code decoded once into a block and run until the
-  // block's end would add 11 in pass 3: 134; session 21 tried such blocks, docs/performance.md.)
-  // runAsm compares the fast path with the cycle-by-cycle one.
+  // runs at once: 11 + 11 + 101 + 101 = 224. (The loop's body is one of runAhead's blocks, which
+  // checks memory's words again after a store into code; run to the block's end, the old word
+  // would add 11 in pass 3: 134.) runAsm compares the fast path with the cycle-by-cycle one.
   const uint32_t oldWord = test::words(assemble(" add $m5, $m5, 10\n"))[0];
   const uint32_t newWord = test::words(assemble(" add $m5, $m5, 100\n"))[0];
   // The same loop for a worker (vertex base in $mvertex_base) and the supervisor (in $m0).
@@ -427,6 +427,83 @@ patch:
                     [&](sim::Tile &t) { putWords(t, 0x70000, {oldWord, oldWord, newWord, newWord}); });
     EXPECT_EQ(r.word(0x70010), 224u) << (supervisor ? "supervisor" : "worker");
   }
+}
+
+/// Runs a worker entry on both paths, expecting each to raise `reason`; returns the fast path's
+/// stats after checking that the stepped path's are the same.
+sim::TileStats raisingWorkerStats(const std::string &source, const std::string &reason, uint64_t maxCycles) {
+  const cc::ObjectFile image = cc::link({{"t.o", assemble(source)}}, mk2Config().tile);
+  sim::TileStats stats[2];
+  for (const bool fast : {true, false}) {
+    sim::Tile tile(mk2Config().tile);
+    tile.setFastPaths(fast);
+    sim::loadImage(tile, image, "t.elf");
+    try {
+      tile.runSupervisor(tile.installWorkerLauncher(image.symbols[size_t(image.findSymbol("w"))].value, 0x70000, false),
+                         0, maxCycles);
+      ADD_FAILURE() << "no exception";
+    } catch (const sim::SimException &e) {
+      EXPECT_EQ(e.reason, reason) << (fast ? "fast" : "stepped");
+    }
+    stats[fast] = tile.stats();
+  }
+  EXPECT_EQ(stats[1].cycles, stats[0].cycles);
+  for (unsigned c = 0; c < 7; ++c) {
+    EXPECT_EQ(stats[1].bundles[c], stats[0].bundles[c]) << "context " << c;
+    EXPECT_EQ(stats[1].stallCycles[c], stats[0].stallCycles[c]) << "context " << c;
+  }
+  return stats[1];
+}
+
+TEST(TileTiming, AFaultInARunAheadBlockCountsTheBundlesBeforeIt) {
+  // runAhead runs a worker's straight-line bundles as one block (Tile::aheadBlock). The worker
+  // issues at 18 (OneWorkerIssuesOnceEverySixCycles) its first setzi, then runs ahead: the
+  // second setzi at 24, f32div at 30 (5 turns, f32div = 5 in mk2.toml: 4 of them waiting), tapack
+  // at 60, and ld2x64pace at 66, whose two loads share a memory element (a conflict's turn,
+  // noted before the loads) and whose first address is misaligned: it raises at its issue, 66,
+  // having counted neither its turn nor its conflict's. Worker issues 4; stalls 5: its slot at
+  // cycle 12, before it may start (run at 7 + 6), and the f32div's 4 extra turns. (Counting the
+  // faulting bundle's conflict turn as the block ran it makes the fast path's 66 a 72.)
+  const sim::TileStats s = raisingWorkerStats(R"(
+w:
+  setzi $m1, 0x60004
+  setzi $m2, 0x60008
+  f32div $a0, $a1, $a1
+  tapack $m4:5, $m1, $m2, $m2
+  ld2x64pace $a2:3, $a4:5, $m4:5+=, $mzero, 0
+  exitz $mzero
+)",
+                                              "misaligned 8-byte access at 0x60004", 1ull << 34);
+  EXPECT_EQ(s.cycles, 66u);
+  EXPECT_EQ(s.bundles[1], 4u);
+  EXPECT_EQ(s.stallCycles[1], 5u);
+}
+
+TEST(TileTiming, ARunAheadBlockStopsAtTheRunsCycleLimit) {
+  // A worker's loop of nine straight-line bundles and a branch, run ahead as one block: with a
+  // limit of 200 cycles the run stops at the last issue before it. The worker issues at 18, 24,
+  // ... (6 apart): 31 issues, the last at 198; the tile raises at 200. The same with every limit
+  // from 190 to 260, whether or not the block's end fits before it.
+  const std::string source = R"(
+w:
+  setzi $m1, 0
+1:
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  add $m1, $m1, 1
+  bri 1b
+)";
+  const sim::TileStats s = raisingWorkerStats(source, "still running after 200 cycles (the run's limit): a worker that never exits?", 200);
+  EXPECT_EQ(s.bundles[1], 31u);
+  for (uint64_t limit = 190; limit <= 260; ++limit)
+    raisingWorkerStats(source,
+                       "still running after " + std::to_string(limit) + " cycles (the run's limit): a worker that never exits?",
+                       limit);
 }
 
 TEST(DecodeCache, PastTheProcessTablesBoundACacheKeepsItsOwnForms) {

@@ -32,6 +32,7 @@ uint32_t loadBroadcast16(Tile &t, const Context &c, uint32_t addr) {
 }
 template <class T> void store(Tile &t, const Context &c, uint32_t addr, T v) {
   t.loadAddress(c, addr, sizeof(T));
+  t.noteStore(addr);
   t.memory().write<T>(addr, v);
 }
 

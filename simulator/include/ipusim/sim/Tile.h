@@ -163,6 +163,28 @@ struct AheadBundle {
   static AheadBundle make(const Op &main, const Op *aux);
 };
 
+/// A straight run of a worker's bundles as Tile::runAhead runs it: the bundles from `pc` up to
+/// and including the first branch (or the first bundle it may not run ahead, left out), each one
+/// or two handler calls. Made once from the decode cache's bundles and kept with a copy of
+/// memory's words, which are compared whole before each run (as runAhead compares each bundle's):
+/// the run then needs no lookup, test or state update a bundle beyond the calls themselves.
+struct AheadBlock {
+  static constexpr unsigned kMaxBundles = 24;
+  /// One bundle: fn0 nullptr and op0 set, a deferred bundle (run by Tile::execute); both nullptr,
+  /// a bundle of two nops; fn1 nullptr, one call.
+  struct Step {
+    Handler fn0, fn1;
+    const Op *op0, *op1;
+    uint32_t pc;
+    uint8_t size;
+  };
+  uint32_t pc = 1;    ///< 1: none (no bundle starts at an odd address)
+  uint32_t bytes = 0; ///< the code it was made from: [pc, pc + bytes)
+  unsigned bundles = 0;
+  Step steps[kMaxBundles];
+  uint8_t code[8 * kMaxBundles];
+};
+
 /// Decoded instructions of the executable region, in chunks allocated as code is decoded (an
 /// IPU holds 1472 of these). Loading an image decodes its code; tiles loaded with the same image
 /// share one cache (shareDecodeCache). A shared cache is never written, since its tiles may run on
@@ -278,7 +300,10 @@ public:
   const std::shared_ptr<DecodeCache> &decodeCache() const { return decoded_; }
   /// (A cache decoded for the other path's handlers is not taken: the tile keeps its own.)
   void shareDecodeCache(std::shared_ptr<DecodeCache> cache) {
-    if (cache->vectorHandlers == decoded_->vectorHandlers) decoded_ = std::move(cache);
+    if (cache->vectorHandlers == decoded_->vectorHandlers) {
+      decoded_ = std::move(cache);
+      dropAheadBlocks();
+    }
   }
   const arch::TileConfig &config() const { return config_; }
   Context &context(unsigned i) { return ctx_[i]; }
@@ -362,6 +387,12 @@ public:
       badAccess(c, addr, bytes);
     return addr;
   }
+  /// Notes an instruction's store at addr (after loadAddress's checks): one into code stops
+  /// runAhead's block where memory no longer holds the block's words.
+  void noteStore(uint32_t addr) {
+    if (addr < memory_.executableEnd()) [[unlikely]]
+      codeStored_ = true;
+  }
   /// Memory-element conflict tracking within one bundle (inline: every access of a pace bundle).
   void noteAccess(uint32_t addr) {
     const uint32_t e = memory_.element(addr);
@@ -440,6 +471,15 @@ private:
   /// Per context, an exception met while it ran ahead: raised when the tile reaches its cycle, so
   /// that an earlier exception of another context comes first, as it would cycle by cycle.
   std::exception_ptr pendingFault_[7];
+  /// runAhead's blocks, direct-mapped by pc (made on a worker's first run ahead); cleared where
+  /// the decode cache changes (their Ops may be its own).
+  std::vector<AheadBlock> aheadBlocks_;
+  static constexpr unsigned kAheadBlockSlots = 16;
+  void dropAheadBlocks() {
+    for (AheadBlock &b : aheadBlocks_) b.pc = 1;
+  }
+  bool codeStored_ = false; ///< an instruction stored into the executable region (runAhead's blocks)
+  uint64_t aheadTurnsBound_ = 1; ///< the most turns one worker bundle can take (Tile::aheadBlock)
   /// Entry i of the common weights, its halves as floats `halves`.
   void storeCommonWeight(unsigned i, uint64_t value, const float (&halves)[4]) {
     cwei_[i] = value;
@@ -521,6 +561,10 @@ private:
   AheadLookup aheadLookup() const {
     return {memory_.base(), memory_.executableEnd() - memory_.base(), memory_.at(memory_.base()), decoded_->chunks.data()};
   }
+  /// The block starting at pc, made from the decode cache if not held (nullptr: none can start
+  /// there, or the run's cycle limit is near).
+  const AheadBlock *aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at);
+
   std::string describe(uint32_t pc);
 };
 
