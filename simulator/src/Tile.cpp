@@ -124,6 +124,7 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
   for (const MemoryRegion &r : config.regions)
     if (r.executable) words = std::max(words, (r.end - config.memoryBase) / 4);
   decoded_ = std::make_shared<DecodeCache>();
+  dropAheadBlocks();
   decoded_->chunks.resize((words + DecodeCache::kChunkWords - 1) / DecodeCache::kChunkWords);
   decoded_->vectorHandlers = fastPaths_ && hostVectorUnits();
   // A bundle's turns: its own, an FP form's extra ones for each half, and a turn's worth of
@@ -534,10 +535,12 @@ void Tile::runAhead(Context &c) {
   // whose words are new here is decoded first (peek) and made on the spot.
   const uint64_t limit = maxCycles_;
   AheadLookup lookup = aheadLookup();
-  if (aheadBlocks_.empty()) aheadBlocks_.resize(kAheadBlockSlots);
+  // Blocks start where running ahead starts, at a taken branch's target and after a block: a
+  // bundle at a time, the code runs on to the next branch.
+  bool blockStart = true;
   while (at < limit) {
     const uint32_t pc = c.pc;
-    if (const AheadBlock *blk = aheadBlock(pc, lookup, at)) {
+    if (const AheadBlock *blk = blockStart ? aheadBlock(pc, lookup, at) : nullptr) {
       // The block's bundles, each at its turn: what the loop below does a bundle, bar the lookup.
       c.extraWorkerCycles = 0;
       c.branchTaken = false;
@@ -623,6 +626,7 @@ void Tile::runAhead(Context &c) {
     ++c.bundles;
     stalls += c.extraWorkerCycles;
     at += kBarrelSlots * (1 + c.extraWorkerCycles);
+    blockStart = c.branchTaken;
   }
   if (c.bundles == before && !faulted) return;
   // The loop would count the worker's waiting turns from the last issue's end on as stalls; they
@@ -635,16 +639,26 @@ void Tile::runAhead(Context &c) {
 }
 
 const AheadBlock *Tile::aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
-  AheadBlock &blk = aheadBlocks_[(pc >> 3) % kAheadBlockSlots];
+  const unsigned slot = (pc >> 3) % kAheadBlockSlots;
   // Each bundle takes at most this many turns (an FP form's and memory conflicts' extra ones):
   // the block runs only where the whole of it would issue before the run's cycle limit.
   const uint64_t turnsBound = aheadTurnsBound_;
-  if (blk.pc == pc) {
+  if (aheadBlockPc_[slot] == pc) {
+    const AheadBlock &blk = aheadBlocks_[slot];
     if (std::memcmp(lookup.bytes + (pc - lookup.base), blk.code, blk.bytes) == 0) [[likely]]
       return at + kBarrelSlots * turnsBound * blk.bundles < maxCycles_ ? &blk : nullptr;
   }
+  // Made on the second arrival in a row at its slot: code run once (a vertex's straight-line
+  // set-up, 1,472 tiles' worth of it in a Poplar program) goes a bundle at a time, as making a
+  // block would cost more than it saves.
+  if (aheadBlockSeen_[slot] != pc) {
+    aheadBlockSeen_[slot] = pc;
+    return nullptr;
+  }
   // Made afresh from the decode cache's bundles, as far as they are made and may run ahead.
-  blk.pc = 1;
+  if (aheadBlocks_.empty()) aheadBlocks_.resize(kAheadBlockSlots);
+  AheadBlock &blk = aheadBlocks_[slot];
+  aheadBlockPc_[slot] = 1;
   unsigned n = 0;
   uint32_t next = pc;
   while (n < AheadBlock::kMaxBundles) {
@@ -666,10 +680,11 @@ const AheadBlock *Tile::aheadBlock(uint32_t pc, const AheadLookup &lookup, uint6
     if (!main->loopSafe || (aux && !aux->loopSafe)) break;
   }
   if (n == 0) return nullptr;
+  blk.pc = pc;
   blk.bundles = n;
   blk.bytes = next - pc;
   std::memcpy(blk.code, lookup.bytes + (pc - lookup.base), blk.bytes);
-  blk.pc = pc;
+  aheadBlockPc_[slot] = pc;
   return at + kBarrelSlots * turnsBound * n < maxCycles_ ? &blk : nullptr;
 }
 

@@ -456,27 +456,35 @@ sim::TileStats raisingWorkerStats(const std::string &source, const std::string &
 }
 
 TEST(TileTiming, AFaultInARunAheadBlockCountsTheBundlesBeforeIt) {
-  // runAhead runs a worker's straight-line bundles as one block (Tile::aheadBlock). The worker
-  // issues at 18 (OneWorkerIssuesOnceEverySixCycles) its first setzi, then runs ahead: the
-  // second setzi at 24, f32div at 30 (5 turns, f32div = 5 in mk2.toml: 4 of them waiting), tapack
-  // at 60, and ld2x64pace at 66, whose two loads share a memory element (a conflict's turn,
-  // noted before the loads) and whose first address is misaligned: it raises at its issue, 66,
-  // having counted neither its turn nor its conflict's. Worker issues 4; stalls 5: its slot at
-  // cycle 12, before it may start (run at 7 + 6), and the f32div's 4 extra turns. (Counting the
-  // faulting bundle's conflict turn as the block ran it makes the fast path's 66 a 72.)
+  // runAhead runs a loop's body as one block from its second arrival there (Tile::aheadBlock):
+  // passes 1 and 2 a bundle at a time, pass 3 as the block. The worker issues at 18, 24, 30 (the
+  // setzis: OneWorkerIssuesOnceEverySixCycles), then a pass is add 1 turn, f32div 5 (f32div = 5
+  // in mk2.toml), tapack 1, ld2x64pace 2 (its two loads share a memory element: a conflict's
+  // turn), add, add, brnzdec 1 each: 12 turns, 72 cycles, passes from 36 and 108. Pass 3: add at
+  // 180, f32div 186, tapack 216, and ld2x64pace at 222, whose first address is now misaligned
+  // (0x60000, 0x60008, 0x6000C): it raises at its issue, 222, its conflict (noted before its
+  // loads) and turn not counted. Issues 3 + 7 + 7 + 3 = 20; stalls 15: the worker's slot at
+  // cycle 12, before it may start (run at 7 + 6), 4 + 1 a pass, and pass 3's f32div's 4. (A
+  // block that counted the faulting bundle's conflict turn would give the fast path 228 and 16.)
   const sim::TileStats s = raisingWorkerStats(R"(
 w:
-  setzi $m1, 0x60004
-  setzi $m2, 0x60008
+  setzi $m1, 0x60000
+  setzi $m3, 2
+  setzi $m6, 8
+1:
+  add $m2, $m1, 8
   f32div $a0, $a1, $a1
   tapack $m4:5, $m1, $m2, $m2
   ld2x64pace $a2:3, $a4:5, $m4:5+=, $mzero, 0
+  add $m1, $m1, $m6
+  add $m6, $m6, -4
+  brnzdec $m3, 1b
   exitz $mzero
 )",
-                                              "misaligned 8-byte access at 0x60004", 1ull << 34);
-  EXPECT_EQ(s.cycles, 66u);
-  EXPECT_EQ(s.bundles[1], 4u);
-  EXPECT_EQ(s.stallCycles[1], 5u);
+                                              "misaligned 8-byte access at 0x6000c", 1ull << 34);
+  EXPECT_EQ(s.cycles, 222u);
+  EXPECT_EQ(s.bundles[1], 20u);
+  EXPECT_EQ(s.stallCycles[1], 15u);
 }
 
 TEST(TileTiming, ARunAheadBlockStopsAtTheRunsCycleLimit) {

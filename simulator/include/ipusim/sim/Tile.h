@@ -178,7 +178,7 @@ struct AheadBlock {
     uint32_t pc;
     uint8_t size;
   };
-  uint32_t pc = 1;    ///< 1: none (no bundle starts at an odd address)
+  uint32_t pc = 1;    ///< its first bundle's
   uint32_t bytes = 0; ///< the code it was made from: [pc, pc + bytes)
   unsigned bundles = 0;
   Step steps[kMaxBundles];
@@ -471,12 +471,14 @@ private:
   /// Per context, an exception met while it ran ahead: raised when the tile reaches its cycle, so
   /// that an earlier exception of another context comes first, as it would cycle by cycle.
   std::exception_ptr pendingFault_[7];
-  /// runAhead's blocks, direct-mapped by pc (made on a worker's first run ahead); cleared where
-  /// the decode cache changes (their Ops may be its own).
-  std::vector<AheadBlock> aheadBlocks_;
+  /// runAhead's blocks, direct-mapped by pc: slot i's block starts at aheadBlockPc_[i] (1: none),
+  /// and aheadBlockSeen_[i] is the pc last looked for there (Tile::aheadBlock). Allocated on the
+  /// first block; forgotten where the decode cache changes (their Ops may be its own).
   static constexpr unsigned kAheadBlockSlots = 16;
+  std::vector<AheadBlock> aheadBlocks_;
+  uint32_t aheadBlockPc_[kAheadBlockSlots], aheadBlockSeen_[kAheadBlockSlots];
   void dropAheadBlocks() {
-    for (AheadBlock &b : aheadBlocks_) b.pc = 1;
+    for (unsigned i = 0; i < kAheadBlockSlots; ++i) aheadBlockPc_[i] = aheadBlockSeen_[i] = 1;
   }
   bool codeStored_ = false; ///< an instruction stored into the executable region (runAhead's blocks)
   uint64_t aheadTurnsBound_ = 1; ///< the most turns one worker bundle can take (Tile::aheadBlock)
