@@ -638,16 +638,8 @@ void Tile::runAhead(Context &c) {
   c.extraWorkerCycles = 0;
 }
 
-const AheadBlock *Tile::aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
+const AheadBlock *Tile::makeAheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
   const unsigned slot = (pc >> 3) % kAheadBlockSlots;
-  // Each bundle takes at most this many turns (an FP form's and memory conflicts' extra ones):
-  // the block runs only where the whole of it would issue before the run's cycle limit.
-  const uint64_t turnsBound = aheadTurnsBound_;
-  if (aheadBlockPc_[slot] == pc) {
-    const AheadBlock &blk = aheadBlocks_[slot];
-    if (std::memcmp(lookup.bytes + (pc - lookup.base), blk.code, blk.bytes) == 0) [[likely]]
-      return at + kBarrelSlots * turnsBound * blk.bundles < maxCycles_ ? &blk : nullptr;
-  }
   // Made on the second arrival in a row at its slot: code run once (a vertex's straight-line
   // set-up, 1,472 tiles' worth of it in a Poplar program) goes a bundle at a time, as making a
   // block would cost more than it saves.
@@ -685,7 +677,7 @@ const AheadBlock *Tile::aheadBlock(uint32_t pc, const AheadLookup &lookup, uint6
   blk.bytes = next - pc;
   std::memcpy(blk.code, lookup.bytes + (pc - lookup.base), blk.bytes);
   aheadBlockPc_[slot] = pc;
-  return at + kBarrelSlots * turnsBound * n < maxCycles_ ? &blk : nullptr;
+  return at + kBarrelSlots * aheadTurnsBound_ * n < maxCycles_ ? &blk : nullptr;
 }
 
 uint64_t Tile::runRepeatBatch(Context &c) {

@@ -564,8 +564,35 @@ private:
     return {memory_.base(), memory_.executableEnd() - memory_.base(), memory_.at(memory_.base()), decoded_->chunks.data()};
   }
   /// The block starting at pc, made from the decode cache if not held (nullptr: none can start
-  /// there, or the run's cycle limit is near).
-  const AheadBlock *aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at);
+  /// there, or the run's cycle limit is near). Inline, the common case: a block held and memory
+  /// still holding its words (compared here: blocks are short, and a libc call cost more).
+  const AheadBlock *aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
+    const unsigned slot = (pc >> 3) % kAheadBlockSlots;
+    if (aheadBlockPc_[slot] != pc) return makeAheadBlock(pc, lookup, at);
+    const AheadBlock &blk = aheadBlocks_[slot];
+    const uint8_t *now = lookup.bytes + (pc - lookup.base);
+    uint64_t differ = 0;
+    uint32_t i = 0;
+    for (; i + 8 <= blk.bytes; i += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, now + i, 8);
+      std::memcpy(&y, blk.code + i, 8);
+      differ |= x ^ y;
+    }
+    if (i < blk.bytes) { // a last single instruction
+      uint32_t x, y;
+      std::memcpy(&x, now + i, 4);
+      std::memcpy(&y, blk.code + i, 4);
+      differ |= x ^ y;
+    }
+    if (differ) [[unlikely]]
+      return makeAheadBlock(pc, lookup, at);
+    // Each bundle takes at most aheadTurnsBound_ turns (an FP form's and memory conflicts' extra
+    // ones): the block runs only where the whole of it would issue before the run's cycle limit.
+    return at + kBarrelSlots * aheadTurnsBound_ * blk.bundles < maxCycles_ ? &blk : nullptr;
+  }
+  /// aheadBlock's other cases: no block held at pc, or memory's words changed.
+  const AheadBlock *makeAheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at);
 
   std::string describe(uint32_t pc);
 };
