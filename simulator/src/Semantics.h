@@ -73,8 +73,9 @@ inline void setPairA(Context &c, unsigned r, uint64_t v) {
     c.setA(r + 1, uint32_t(v >> 32));
     return;
   }
-  c.a[r] = uint32_t(v);
-  c.a[r + 1] = uint32_t(v >> 32);
+  // One 64-bit store: a pair's 64-bit readers (the f32v2 fast forms) are then forwarded it, and
+  // 32-bit readers of either half are too.
+  std::memcpy(&c.a[r], &v, sizeof v);
 }
 /// Writes operand 0 (the destination) in its register file.
 inline void setDst(Context &c, const Op &op, uint32_t v) {

@@ -220,6 +220,14 @@ float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), h
 // The fast path's forms of add, subtract and multiply (Semantics.h, RegisterFastForm): single
 // registers or register pairs, the default rounding mode and finite results; anything else goes to
 // the general handler, which computes the same result again with its flags.
+/// Two binary32 lanes (a register pair), and whether both lanes of a pair's bits are finite (a
+/// lane's exponent all ones is an infinity or a NaN).
+using Floats2 = float __attribute__((vector_size(8)));
+inline bool bothFinite(uint64_t bits) {
+  constexpr uint64_t kExponents = 0x7F8000007F800000ull;
+  const uint64_t e = (bits & kExponents) ^ kExponents; // a lane's part zero: not finite
+  return (e & 0xFFFFFFFFull) && (e >> 32);
+}
 #define F32_FAST_FORMS(name, expr)                                                              \
   static void fast_f32##name(Tile &t, Context &c, const Op &op) {                               \
     const float x = asFloat(c.a[op.v[1]]), y = asFloat(c.a[op.v[2]]), r = expr;                 \
@@ -228,15 +236,16 @@ float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), h
     c.setAFloat(unsigned(op.v[0]), r);                                                          \
   }                                                                                             \
   static void fast_f32v2##name(Tile &t, Context &c, const Op &op) {                             \
-    const unsigned a = unsigned(op.v[1]), b = unsigned(op.v[2]), d = unsigned(op.v[0]);         \
-    float x = asFloat(c.a[a]), y = asFloat(c.a[b]);                                             \
-    const float r0 = expr;                                                                      \
-    x = asFloat(c.a[a + 1]), y = asFloat(c.a[b + 1]);                                           \
-    const float r1 = expr;                                                                      \
-    if ((c.fpCtl & kRoundingMask) || !isFinite(r0) || !isFinite(r1)) [[unlikely]]               \
+    /* both lanes at once: each lane's operation is the scalar one, rounded alike */             \
+    Floats2 x, y;                                                                               \
+    std::memcpy(&x, &c.a[op.v[1]], sizeof x);                                                   \
+    std::memcpy(&y, &c.a[op.v[2]], sizeof y);                                                   \
+    const Floats2 r = expr;                                                                     \
+    uint64_t bits;                                                                              \
+    std::memcpy(&bits, &r, sizeof bits);                                                        \
+    if ((c.fpCtl & kRoundingMask) || !bothFinite(bits)) [[unlikely]]                             \
       return sem_f32##name(t, c, op);                                                           \
-    c.setAFloat(d, r0);                                                                         \
-    c.setAFloat(d + 1, r1);                                                                     \
+    setPairA(c, unsigned(op.v[0]), bits);                                                       \
   }                                                                                             \
   static RegisterFastForm fastForm_f32##name("f32" #name " aaa", fast_f32##name);               \
   static RegisterFastForm fastForm_f32v2##name("f32v2" #name " ppp", fast_f32v2##name);
