@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <string_view>
 #include <unordered_map>
 
 #if defined(__x86_64__) && defined(__clang__)
@@ -735,6 +736,19 @@ uint64_t Tile::runRepeatBatch(Context &c) {
           accessCount_ = 0;
           s->fn0(*this, c, *s->op0);
           s->fn1(*this, c, *s->op1);
+        }
+    } else if (!deferred && std::none_of(steps, steps + n, [](const Step &s) {
+                 // (the pace forms' handlers alone note their accesses: Tile::noteAccess)
+                 const std::string_view mn = s.op0->desc->mnemonic;
+                 return s.fn1 != nullptr || (mn.size() > 4 && mn.substr(mn.size() - 4) == "pace");
+               })) {
+      // Hand-written loops' bodies with a nop half in every bundle and no pace form (the
+      // element-wise loops of load, load, operation, store): one call a step, no test, and no
+      // memory-access count to reset (only the pace forms keep one).
+      for (uint64_t i = 0; i < iterations; ++i)
+        for (const Step *s = steps; s != steps + n; ++s) {
+          issuePc_ = s->pc;
+          s->fn0(*this, c, *s->op0);
         }
     } else if (!deferred) {
       // Hand-written loops' bodies, bundles with a nop half among them: one test a step.

@@ -220,9 +220,21 @@ float clampf(float x, float lo, float hi) { return std::fmin(std::fmax(x, lo), h
 // The fast path's forms of add, subtract and multiply (Semantics.h, RegisterFastForm): single
 // registers or register pairs, the default rounding mode and finite results; anything else goes to
 // the general handler, which computes the same result again with its flags.
-/// Two binary32 lanes (a register pair), and whether both lanes of a pair's bits are finite (a
-/// lane's exponent all ones is an infinity or a NaN).
-using Floats2 = float __attribute__((vector_size(8)));
+/// `f` of two register pairs' binary32 lanes, lane by lane, as a pair's bits. On x86-64 one SSE
+/// operation on both (the loads zero the upper two lanes, whose results go unused): the compiler
+/// splits a two-lane vector into scalar operations under -frounding-math.
+template <class F> uint64_t pairLanes(const uint32_t *a, const uint32_t *b, F f) {
+#if defined(__x86_64__) && defined(__clang__)
+  const __m128 x = _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(a)));
+  const __m128 y = _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(b)));
+  return uint64_t(_mm_cvtsi128_si64(_mm_castps_si128(f(x, y))));
+#else
+  const uint32_t r0 = asBits(f(asFloat(a[0]), asFloat(b[0]))), r1 = asBits(f(asFloat(a[1]), asFloat(b[1])));
+  return uint64_t(r0) | uint64_t(r1) << 32;
+#endif
+}
+/// Whether both lanes of a pair's bits are finite (a lane's exponent all ones is an infinity or
+/// a NaN).
 inline bool bothFinite(uint64_t bits) {
   constexpr uint64_t kExponents = 0x7F8000007F800000ull;
   const uint64_t e = (bits & kExponents) ^ kExponents; // a lane's part zero: not finite
@@ -237,12 +249,7 @@ inline bool bothFinite(uint64_t bits) {
   }                                                                                             \
   static void fast_f32v2##name(Tile &t, Context &c, const Op &op) {                             \
     /* both lanes at once: each lane's operation is the scalar one, rounded alike */             \
-    Floats2 x, y;                                                                               \
-    std::memcpy(&x, &c.a[op.v[1]], sizeof x);                                                   \
-    std::memcpy(&y, &c.a[op.v[2]], sizeof y);                                                   \
-    const Floats2 r = expr;                                                                     \
-    uint64_t bits;                                                                              \
-    std::memcpy(&bits, &r, sizeof bits);                                                        \
+    const uint64_t bits = pairLanes(&c.a[op.v[1]], &c.a[op.v[2]], [](auto x, auto y) { return expr; }); \
     if ((c.fpCtl & kRoundingMask) || !bothFinite(bits)) [[unlikely]]                             \
       return sem_f32##name(t, c, op);                                                           \
     setPairA(c, unsigned(op.v[0]), bits);                                                       \
