@@ -640,6 +640,7 @@ void Tile::runAhead(Context &c) {
 }
 
 const AheadBlock *Tile::makeAheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
+  if (pc & 3) return nullptr; // (a branch to a misaligned address: its fetch raises)
   const unsigned slot = (pc >> 3) % kAheadBlockSlots;
   // Made on the second arrival in a row at its slot: code run once (a vertex's straight-line
   // set-up, 1,472 tiles' worth of it in a Poplar program) goes a bundle at a time, as making a

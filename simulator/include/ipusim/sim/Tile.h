@@ -568,7 +568,7 @@ private:
   /// still holding its words (compared here: blocks are short, and a libc call cost more).
   const AheadBlock *aheadBlock(uint32_t pc, const AheadLookup &lookup, uint64_t at) {
     const unsigned slot = (pc >> 3) % kAheadBlockSlots;
-    if (aheadBlockPc_[slot] != pc) return makeAheadBlock(pc, lookup, at);
+    if (aheadBlockPc_[slot] != pc || (pc & 3)) return makeAheadBlock(pc, lookup, at); // (1: no block)
     const AheadBlock &blk = aheadBlocks_[slot];
     const uint8_t *now = lookup.bytes + (pc - lookup.base);
     uint64_t differ = 0;
