@@ -3,9 +3,9 @@
 // end in a normal return, a simulated exception or the cycle limit: never a crash, undefined
 // behaviour or a hang. Each input runs on the fast paths and cycle by cycle, which must agree:
 // the same exception (or none), and after a normal return the same cycles, bundles, stalls and
-// memory (after an exception the statistics and memory may hold work done beyond the faulting
-// cycle, by other workers or by the rest of a batched rpt loop: docs/tile-timing.md "Running
-// ahead"). A difference aborts with both outcomes.
+// memory (after an exception the statistics and memory may differ: other workers may have run
+// ahead of the faulting bundle, and one inside a batched rpt loop is raised at the rpt's issue:
+// docs/tile-timing.md, the end of "Running ahead"). A difference aborts with both outcomes.
 #include "ipusim/arch/Config.h"
 #include "ipusim/cc/Object.h"
 #include "ipusim/sim/Tile.h"
