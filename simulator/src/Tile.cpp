@@ -659,16 +659,7 @@ const AheadBlock *Tile::makeAheadBlock(uint32_t pc, const AheadLookup &lookup, u
     const DecodeCache::Entry *e = lookup.at(next);
     if (!e || !e->bundle.ahead) break;
     const Op *main = e->op, *aux = e->bundle.size == 8 ? e[1].op : nullptr;
-    AheadBlock::Step &s = blk.steps[n++];
-    s = {nullptr, nullptr, nullptr, nullptr, next, e->bundle.size};
-    if (e->bundle.deferred) {
-      s.op0 = main, s.op1 = aux;
-    } else if (e->bundle.calls) {
-      const Op *first = (e->bundle.calls & 1) ? main : aux;
-      const Op *second = e->bundle.calls == 3 ? aux : nullptr;
-      s.fn0 = first->fn, s.op0 = first;
-      if (second) s.fn1 = second->fn, s.op1 = second;
-    }
+    blk.steps[n++] = AheadBlock::Step::of(e->bundle, main, aux, next);
     next += e->bundle.size;
     // A branch ends the block (the only instructions it may run ahead that read or set the pc).
     if (!main->loopSafe || (aux && !aux->loopSafe)) break;
@@ -696,11 +687,8 @@ uint64_t Tile::runRepeatBatch(Context &c) {
     // bundle of two nops has none and is left out too); a bundle whose main instruction's ARF
     // writes must wait for the aux one's reads is run whole by execute(). Each bundle notes its pc
     // (for exceptions) and starts its memory-conflict check.
-    struct Step {
-      Handler fn0, fn1; ///< fn0 nullptr: a deferred bundle, run by execute(); fn1 nullptr: one call
-      const Op *op0, *op1;
-      uint32_t pc;
-    } steps[256];
+    using Step = AheadBlock::Step;
+    Step steps[256];
     unsigned n = 0;
     bool deferred = false;
     for (unsigned b = 0; b < bundles; ++b) {
@@ -711,13 +699,10 @@ uint64_t Tile::runRepeatBatch(Context &c) {
         c.extraWorkerCycles = extraBefore;
         return 0;
       }
-      if (!m->nop && !a->nop && (m->writesA & a->readsA)) {
-        steps[n++] = {nullptr, nullptr, m, a, pc};
-        deferred = true;
-      } else if (!m->nop || !a->nop) {
-        const Op *first = m->nop ? a : m, *second = m->nop || a->nop ? nullptr : a;
-        steps[n++] = {first->fn, second ? second->fn : nullptr, first, second, pc};
-      }
+      const AheadBundle bundle = AheadBundle::make(*m, a);
+      if (!bundle.calls) continue;
+      steps[n++] = Step::of(bundle, m, a, pc);
+      deferred |= bundle.deferred;
     }
     const bool pairs = std::all_of(steps, steps + n, [](const Step &s) { return s.fn1 != nullptr; });
     if (!deferred && pairs && n == 1) {

@@ -170,13 +170,27 @@ struct AheadBundle {
 /// the run then needs no lookup, test or state update a bundle beyond the calls themselves.
 struct AheadBlock {
   static constexpr unsigned kMaxBundles = 24;
-  /// One bundle: fn0 nullptr and op0 set, a deferred bundle (run by Tile::execute); both nullptr,
-  /// a bundle of two nops; fn1 nullptr, one call.
+  /// One bundle's calls (a batched rpt body's too, Tile::runRepeatBatch): fn0 nullptr and op0
+  /// set, a deferred bundle (run by Tile::execute); both nullptr, a bundle of two nops; fn1
+  /// nullptr, one call.
   struct Step {
     Handler fn0, fn1;
     const Op *op0, *op1;
     uint32_t pc;
     uint8_t size;
+    /// The calls of the bundle at pc, made as `b` from its instructions main and aux.
+    static Step of(const AheadBundle &b, const Op *main, const Op *aux, uint32_t pc) {
+      Step s{nullptr, nullptr, nullptr, nullptr, pc, b.size};
+      if (b.deferred) {
+        s.op0 = main, s.op1 = aux;
+      } else if (b.calls) {
+        s.op0 = (b.calls & 1) ? main : aux;
+        s.op1 = b.calls == 3 ? aux : nullptr;
+        s.fn0 = s.op0->fn;
+        s.fn1 = s.op1 ? s.op1->fn : nullptr;
+      }
+      return s;
+    }
   };
   uint32_t pc = 1;    ///< its first bundle's
   uint32_t bytes = 0; ///< the code it was made from: [pc, pc + bytes)
