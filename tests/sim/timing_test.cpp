@@ -32,30 +32,52 @@ f:
   EXPECT_EQ(r.stats.stallCycles[0], 5u + 4u + 5u); // cycles 1-5, 8-11, 14-18
 }
 
+/// Runs `entry` (the supervisor with $m0 = 0x70000, or a worker through the launcher, its vertex
+/// base 0x70000) on both paths, expecting each to raise `reason`; checks that the two paths' stats
+/// are the same and returns them.
+sim::TileStats raisingStats(const std::string &source, const std::string &entry, Mode mode, const std::string &reason,
+                            uint64_t maxCycles = 1ull << 34) {
+  const cc::ObjectFile image = cc::link({{"t.o", assemble(source)}}, mk2Config().tile);
+  const uint32_t pc = image.symbols[size_t(image.findSymbol(entry))].value;
+  sim::TileStats stats[2];
+  for (const bool fast : {true, false}) {
+    sim::Tile tile(mk2Config().tile);
+    tile.setFastPaths(fast);
+    sim::loadImage(tile, image, "t.elf");
+    try {
+      if (mode == Mode::Supervisor) tile.runSupervisor(pc, 0x70000, maxCycles);
+      else tile.runSupervisor(tile.installWorkerLauncher(pc, 0x70000, mode == Mode::Multi), 0, maxCycles);
+      ADD_FAILURE() << "no exception";
+    } catch (const sim::SimException &e) {
+      EXPECT_EQ(e.reason, reason) << (fast ? "fast" : "stepped");
+    }
+    stats[fast] = tile.stats();
+  }
+  EXPECT_EQ(stats[1].cycles, stats[0].cycles);
+  for (unsigned c = 0; c < 7; ++c) {
+    EXPECT_EQ(stats[1].bundles[c], stats[0].bundles[c]) << "context " << c;
+    EXPECT_EQ(stats[1].stallCycles[c], stats[0].stallCycles[c]) << "context " << c;
+  }
+  return stats[1];
+}
+
 TEST(TileTiming, ASupervisorFaultCountsTheCyclesItsInstructionWaited) {
   // c0 setzi $m1; c6 add (waits for $m1: stalls 1-5); c12 ld32 from address 6 (waits for $m2:
   // stalls 7-11), which faults: the tile stops at cycle 12 with 2 supervisor issues and 10 stall
   // cycles, on the fast path (which runs the supervisor ahead and counts its stalls when it
   // stops) as cycle by cycle.
-  const cc::ObjectFile image = cc::link({{"t.o", assemble(R"(
+  const sim::TileStats s = raisingStats(R"(
   .supervisor
 f:
   setzi $m1, 5
   add $m2, $m1, 1
   ld32 $m3, $m2, 0
   br $lr
-)")}},
-                                        mk2Config().tile);
-  for (const bool fast : {true, false}) {
-    sim::Tile tile(mk2Config().tile);
-    tile.setFastPaths(fast);
-    sim::loadImage(tile, image, "t.elf");
-    EXPECT_THROW(tile.runSupervisor(image.symbols[size_t(image.findSymbol("f"))].value, 0x70000), sim::SimException);
-    const sim::TileStats s = tile.stats();
-    EXPECT_EQ(s.cycles, 12u) << (fast ? "fast" : "stepped");
-    EXPECT_EQ(s.bundles[0], 2u) << (fast ? "fast" : "stepped");
-    EXPECT_EQ(s.stallCycles[0], 10u) << (fast ? "fast" : "stepped");
-  }
+)",
+                                        "f", Mode::Supervisor, "4-byte access at 0x6 is outside tile memory 0x4c000..0xe8000");
+  EXPECT_EQ(s.cycles, 12u);
+  EXPECT_EQ(s.bundles[0], 2u);
+  EXPECT_EQ(s.stallCycles[0], 10u);
 }
 
 TEST(TileTiming, SupervisorTakenBranchesRefillThePipeline) {
@@ -429,32 +451,6 @@ patch:
   }
 }
 
-/// Runs a worker entry on both paths, expecting each to raise `reason`; returns the fast path's
-/// stats after checking that the stepped path's are the same.
-sim::TileStats raisingWorkerStats(const std::string &source, const std::string &reason, uint64_t maxCycles) {
-  const cc::ObjectFile image = cc::link({{"t.o", assemble(source)}}, mk2Config().tile);
-  sim::TileStats stats[2];
-  for (const bool fast : {true, false}) {
-    sim::Tile tile(mk2Config().tile);
-    tile.setFastPaths(fast);
-    sim::loadImage(tile, image, "t.elf");
-    try {
-      tile.runSupervisor(tile.installWorkerLauncher(image.symbols[size_t(image.findSymbol("w"))].value, 0x70000, false),
-                         0, maxCycles);
-      ADD_FAILURE() << "no exception";
-    } catch (const sim::SimException &e) {
-      EXPECT_EQ(e.reason, reason) << (fast ? "fast" : "stepped");
-    }
-    stats[fast] = tile.stats();
-  }
-  EXPECT_EQ(stats[1].cycles, stats[0].cycles);
-  for (unsigned c = 0; c < 7; ++c) {
-    EXPECT_EQ(stats[1].bundles[c], stats[0].bundles[c]) << "context " << c;
-    EXPECT_EQ(stats[1].stallCycles[c], stats[0].stallCycles[c]) << "context " << c;
-  }
-  return stats[1];
-}
-
 TEST(TileTiming, AFaultInARunAheadBlockCountsTheBundlesBeforeIt) {
   // runAhead runs a loop's body as one block from its second arrival there (Tile::aheadBlock):
   // passes 1 and 2 a bundle at a time, pass 3 as the block. The worker issues at 18, 24, 30 (the
@@ -466,7 +462,7 @@ TEST(TileTiming, AFaultInARunAheadBlockCountsTheBundlesBeforeIt) {
   // loads) and turn not counted. Issues 3 + 7 + 7 + 3 = 20; stalls 15: the worker's slot at
   // cycle 12, before it may start (run at 7 + 6), 4 + 1 a pass, and pass 3's f32div's 4. (A
   // block that counted the faulting bundle's conflict turn would give the fast path 228 and 16.)
-  const sim::TileStats s = raisingWorkerStats(R"(
+  const sim::TileStats s = raisingStats(R"(
 w:
   setzi $m1, 0x60000
   setzi $m3, 2
@@ -481,14 +477,14 @@ w:
   brnzdec $m3, 1b
   exitz $mzero
 )",
-                                              "misaligned 8-byte access at 0x6000c", 1ull << 34);
+                                        "w", Mode::Worker, "misaligned 8-byte access at 0x6000c");
   EXPECT_EQ(s.cycles, 222u);
   EXPECT_EQ(s.bundles[1], 20u);
   EXPECT_EQ(s.stallCycles[1], 15u);
 }
 
 TEST(TileTiming, ARunAheadBlockStopsAtTheRunsCycleLimit) {
-  // A worker's loop of nine straight-line bundles and a branch, run ahead as one block: with a
+  // A worker's loop of eight adds and a branch, run ahead as one block: with a
   // limit of 200 cycles the run stops at the last issue before it. The worker issues at 18, 24,
   // ... (6 apart): 31 issues, the last at 198; the tile raises at 200. The same with every limit
   // from 190 to 260, whether or not the block's end fits before it.
@@ -506,12 +502,12 @@ w:
   add $m1, $m1, 1
   bri 1b
 )";
-  const sim::TileStats s = raisingWorkerStats(source, "still running after 200 cycles (the run's limit): a worker that never exits?", 200);
+  const sim::TileStats s =
+      raisingStats(source, "w", Mode::Worker, "still running after 200 cycles (the run's limit): a worker that never exits?", 200);
   EXPECT_EQ(s.bundles[1], 31u);
   for (uint64_t limit = 190; limit <= 260; ++limit)
-    raisingWorkerStats(source,
-                       "still running after " + std::to_string(limit) + " cycles (the run's limit): a worker that never exits?",
-                       limit);
+    raisingStats(source, "w", Mode::Worker,
+                 "still running after " + std::to_string(limit) + " cycles (the run's limit): a worker that never exits?", limit);
 }
 
 TEST(TileTiming, ARunAheadBranchToAMisalignedAddressRaisesOnBothPaths) {
