@@ -132,7 +132,7 @@ Tile::Tile(const TileConfig &config, unsigned ipu, unsigned tileId)
   // conflict for each pair of its (at most three noted) accesses.
   unsigned fp = 1;
   for (const auto &[name, cycles] : config.timing.fpWorkerCycles) fp = std::max(fp, cycles);
-  aheadTurnsBound_ = 1 + 2 * (fp - 1) + 3 * (config.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+  aheadTurnsBound_ = 1 + 2 * (fp - 1) + 3 * stallTurns();
 }
 
 namespace {
@@ -517,7 +517,7 @@ void Tile::issue(Context &c) {
   } else if (c.running) {
     c.ready = cycle_ + kBarrelSlots * (1 + c.extraWorkerCycles + batchTurns);
     if (batchTurns) c.accountedUntil = c.ready;
-    if (!c.rptCount && !traceIssues_ && fastPaths_) runAhead(c);
+    if (!c.rptCount && !traceIssues_ && fastPaths_ && !pendingFault_[c.id]) runAhead(c);
   }
 }
 
@@ -681,83 +681,109 @@ uint64_t Tile::runRepeatBatch(Context &c) {
   // Instructions only ever add to extraWorkerCycles: it sums the whole loop's extra turns (each a
   // turn the worker waits).
   c.extraWorkerCycles = 0;
-  if (!runPaceLoop(c)) {
-    // Only bodies of bundles whose instructions have no effect on control flow run batched. The
-    // body becomes a list of bundles, each one or two handler calls (nop and fnop left out; a
-    // bundle of two nops has none and is left out too); a bundle whose main instruction's ARF
-    // writes must wait for the aux one's reads is run whole by execute(). Each bundle notes its pc
-    // (for exceptions) and starts its memory-conflict check.
-    using Step = AheadBlock::Step;
-    Step steps[256];
-    unsigned n = 0;
-    bool deferred = false;
-    for (unsigned b = 0; b < bundles; ++b) {
-      const uint32_t pc = start + 8 * b;
-      const Op *m = peek(pc), *a = peek(pc + 4);
-      if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
-          !(a->modes & kWorker) || b >= std::size(steps)) {
-        c.extraWorkerCycles = extraBefore;
-        return 0;
+  // Where a bundle raises: the bundles before it and their extra turns (BatchFault), so that the
+  // exception is raised at the faulting bundle's issue cycle, as cycle by cycle.
+  BatchFault fault;
+  uint64_t left = iterations; // the iterations to run, the running one included
+  uint64_t turnsAtStep = 0;   // the extra turns before the running bundle (none in the loops for bodies that add none)
+  try {
+    if (!runPaceLoop(c, fault)) {
+      // Only bodies of bundles whose instructions have no effect on control flow run batched.
+      // The body becomes a list of bundles, each one or two handler calls (nop and fnop left out;
+      // a bundle of two nops has none and is left out too); a bundle whose main instruction's ARF
+      // writes must wait for the aux one's reads is run whole by execute(). Each bundle notes its
+      // pc (for exceptions); in bodies with a pace form each also starts its memory-conflict
+      // check (the loop for bodies whose bundles add turns).
+      using Step = AheadBlock::Step;
+      Step steps[256];
+      unsigned n = 0;
+      bool deferred = false, turns = false;
+      for (unsigned b = 0; b < bundles; ++b) {
+        const uint32_t pc = start + 8 * b;
+        const Op *m = peek(pc), *a = peek(pc + 4);
+        if (!m || !a || !(m->word & kCoissueBit) || !m->loopSafe || !a->loopSafe || !(m->modes & kWorker) ||
+            !(a->modes & kWorker) || b >= std::size(steps)) {
+          c.extraWorkerCycles = extraBefore;
+          return 0;
+        }
+        const AheadBundle bundle = AheadBundle::make(*m, a);
+        if (!bundle.calls) continue;
+        steps[n++] = Step::of(bundle, m, a, pc);
+        deferred |= bundle.deferred;
+        // The two kinds of instruction that add turns: the pace forms (a memory-element conflict,
+        // Tile::noteAccess, which only their handlers call) and the multi-cycle FP ones.
+        for (const Op *op : {m, a}) {
+          const std::string_view mn = op->desc->mnemonic;
+          turns |= (mn.size() > 4 && mn.substr(mn.size() - 4) == "pace") || op->desc->timing == TimingClass::FpMultiCycle;
+        }
       }
-      const AheadBundle bundle = AheadBundle::make(*m, a);
-      if (!bundle.calls) continue;
-      steps[n++] = Step::of(bundle, m, a, pc);
-      deferred |= bundle.deferred;
-    }
-    const bool pairs = std::all_of(steps, steps + n, [](const Step &s) { return s.fn1 != nullptr; });
-    if (!deferred && pairs && n == 1) {
-      // A body of one such pair: its pc noted once.
-      const Step s = steps[0];
-      issuePc_ = s.pc;
-      for (uint64_t i = 0; i < iterations; ++i) {
-        accessCount_ = 0;
-        s.fn0(*this, c, *s.op0);
-        s.fn1(*this, c, *s.op1);
-      }
-    } else if (!deferred && pairs && n == bundles) {
-      // Compiled code's body, every bundle a `{ main ; aux }` pair: no per-step test.
-      for (uint64_t i = 0; i < iterations; ++i)
-        for (const Step *s = steps; s != steps + n; ++s) {
-          issuePc_ = s->pc;
-          accessCount_ = 0;
+      const bool pairs = std::all_of(steps, steps + n, [](const Step &s) { return s.fn1 != nullptr; });
+      if (turns || deferred) {
+        // A body whose bundles may add turns: each step notes the turns before it (a faulting
+        // bundle's own do not count, as cycle by cycle). Bodies with a deferred bundle too.
+        for (; left; --left)
+          for (const Step *s = steps; s != steps + n; ++s) {
+            turnsAtStep = c.extraWorkerCycles;
+            issuePc_ = s->pc;
+            accessCount_ = 0;
+            if (s->fn0) [[likely]] {
+              s->fn0(*this, c, *s->op0);
+              if (s->fn1) s->fn1(*this, c, *s->op1);
+            } else {
+              execute(c, s->op0, s->op1, true);
+            }
+          }
+      } else if (pairs && n == 1) {
+        // A body of one such pair: its pc noted once. (Its calls are read from the step each
+        // time: with fewer values to keep, the count, which a fault needs, stays in a register.)
+        const Step *s = steps;
+        issuePc_ = s->pc;
+        for (; left; --left) {
+          asm("" : "+r"(s));
           s->fn0(*this, c, *s->op0);
           s->fn1(*this, c, *s->op1);
         }
-    } else if (!deferred && std::none_of(steps, steps + n, [](const Step &s) {
-                 // (the pace forms' handlers alone note their accesses: Tile::noteAccess)
-                 const std::string_view mn = s.op0->desc->mnemonic;
-                 return s.fn1 != nullptr || (mn.size() > 4 && mn.substr(mn.size() - 4) == "pace");
-               })) {
-      // Hand-written loops' bodies with a nop half in every bundle and no pace form (the
-      // element-wise loops of load, load, operation, store): one call a step, no test, and no
-      // memory-access count to reset (only the pace forms keep one).
-      for (uint64_t i = 0; i < iterations; ++i)
-        for (const Step *s = steps; s != steps + n; ++s) {
-          issuePc_ = s->pc;
-          s->fn0(*this, c, *s->op0);
-        }
-    } else if (!deferred) {
-      // Hand-written loops' bodies, bundles with a nop half among them: one test a step.
-      for (uint64_t i = 0; i < iterations; ++i)
-        for (const Step *s = steps; s != steps + n; ++s) {
-          issuePc_ = s->pc;
-          accessCount_ = 0;
-          s->fn0(*this, c, *s->op0);
-          if (s->fn1) s->fn1(*this, c, *s->op1);
-        }
-    } else {
-      for (uint64_t i = 0; i < iterations; ++i)
-        for (const Step *s = steps; s != steps + n; ++s) {
-          issuePc_ = s->pc;
-          accessCount_ = 0;
-          if (s->fn0) [[likely]] {
+      } else if (pairs && n == bundles) {
+        // Compiled code's body, every bundle a `{ main ; aux }` pair: no per-step test.
+        for (; left; --left)
+          for (const Step *s = steps; s != steps + n; ++s) {
+            issuePc_ = s->pc;
+            s->fn0(*this, c, *s->op0);
+            s->fn1(*this, c, *s->op1);
+          }
+      } else if (std::none_of(steps, steps + n, [](const Step &s) { return s.fn1 != nullptr; })) {
+        // Hand-written loops' bodies with a nop half in every bundle (the element-wise loops of
+        // load, load, operation, store): one call a step, no test.
+        for (; left; --left)
+          for (const Step *s = steps; s != steps + n; ++s) {
+            issuePc_ = s->pc;
+            s->fn0(*this, c, *s->op0);
+          }
+      } else {
+        // Hand-written loops' bodies, bundles with a nop half among them: one test a step.
+        for (; left; --left)
+          for (const Step *s = steps; s != steps + n; ++s) {
+            issuePc_ = s->pc;
             s->fn0(*this, c, *s->op0);
             if (s->fn1) s->fn1(*this, c, *s->op1);
-          } else {
-            execute(c, s->op0, s->op1, true);
           }
-        }
+      }
     }
+  } catch (const SimException &) {
+    // Raised when the tile gets to the faulting bundle's cycle (issue()), as runAhead's faults
+    // are: the bundles before it and their turns are counted, its own are not.
+    c.deferArf = false;
+    pendingFault_[c.id] = std::current_exception();
+    if (!fault.pace) { // (the loop's bounds read again from the context: fewer values kept through the loop)
+      fault.bundles = (c.rptCount - left) * ((c.rptEnd - c.rptStart) / 8) + (issuePc_ - c.rptStart) / 8;
+      fault.turns = turnsAtStep;
+    }
+    c.stallCycles += fault.turns;
+    c.bundles += fault.bundles;
+    c.extraWorkerCycles = extraBefore;
+    c.rptCount = 0;
+    c.pc = issuePc_;
+    return fault.bundles + fault.turns;
   }
   const uint64_t extra = c.extraWorkerCycles;
   c.stallCycles += extra;
@@ -777,7 +803,7 @@ void storePacked(Context &c, unsigned r, arch::PackedAddresses before, const uin
 }
 } // namespace
 
-bool Tile::runPaceLoop(Context &c) {
+bool Tile::runPaceLoop(Context &c, BatchFault &fault) {
   // The matmul and convolution kernels' loop (graph_compiler/poplin/Amp.cpp), and the two-stream
   // element-wise loop (graph_compiler/sdk/Asm.hpp): every bundle `{ ld2xst64pace $aL:L+3,
   // $aS:S+1, $mP:P+1+=, $mStrides, selects ; aux }`, the aux an AMP form or any other aux-pipe
@@ -845,25 +871,27 @@ bool Tile::runPaceLoop(Context &c) {
       const PaceLoop::Step &s = loop.steps[b];
       issuePc_ = s.pc;
       uint64_t in, partials;
+      const uint64_t conflictsBefore = loop.conflicts;
       loop.access(s, c, in, partials);
       try {
         s.aux->fn(*this, c, *s.aux);
       } catch (const SimException &) {
         // As it raises, the main instruction has run, its address steps included, and its loads
-        // are written unless they wait for the aux instruction's reads (execute()).
+        // are written unless they wait for the aux instruction's reads (execute()). The bundles
+        // before it count with their conflicts' turns; its own conflicts do not.
         if (!((0xFu << s.load) & s.aux->readsA)) {
           setPairA(c, s.load, in);
           setPairA(c, s.load + 2, partials);
         }
         storePacked(c, packed, at0, loop.addr);
+        fault = {i * loop.bundles + b, conflictsBefore * stallTurns(), true};
         throw;
       }
       setPairA(c, s.load, in);
       setPairA(c, s.load + 2, partials);
     }
   storePacked(c, packed, at0, loop.addr);
-  const uint32_t stallTurns = (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
-  c.extraWorkerCycles += loop.conflicts * stallTurns;
+  c.extraWorkerCycles += loop.conflicts * stallTurns();
   return true;
 }
 

@@ -36,7 +36,7 @@ f:
 /// base 0x70000) on both paths, expecting each to raise `reason`; checks that the two paths' stats
 /// are the same and returns them.
 sim::TileStats raisingStats(const std::string &source, const std::string &entry, Mode mode, const std::string &reason,
-                            uint64_t maxCycles = 1ull << 34) {
+                            uint64_t maxCycles = 1ull << 34, const std::function<void(sim::Tile &)> &setup = {}) {
   const cc::ObjectFile image = cc::link({{"t.o", assemble(source)}}, mk2Config().tile);
   const uint32_t pc = image.symbols[size_t(image.findSymbol(entry))].value;
   sim::TileStats stats[2];
@@ -44,6 +44,7 @@ sim::TileStats raisingStats(const std::string &source, const std::string &entry,
     sim::Tile tile(mk2Config().tile);
     tile.setFastPaths(fast);
     sim::loadImage(tile, image, "t.elf");
+    if (setup) setup(tile);
     try {
       if (mode == Mode::Supervisor) tile.runSupervisor(pc, 0x70000, maxCycles);
       else tile.runSupervisor(tile.installWorkerLauncher(pc, 0x70000, mode == Mode::Multi), 0, maxCycles);
@@ -419,6 +420,24 @@ TEST(TileTiming, PaceLoopsTakeAnyAuxPipeInstruction) {
     EXPECT_EQ(e.reason, "floating-point exception: overflow");
     EXPECT_EQ(e.instruction, "{ ld2xst64pace $a0:3, $a4:5, $m4:5+=, $mzero, 0 ; f32v2add $a4:5, $a0:1, $a2:3 }");
   }
+  // And at that bundle's issue (bundle 8 above, the body's seventh), with the bundles before it
+  // and their turns counted: at 78 + 6 x 6 = 114 with the output apart (issues 7 + 2 + 1 + 6 =
+  // 16; one stall, the slot at 12), at 78 + 12 x 6 = 150 with every bundle's conflict (7 stalls:
+  // the faulting bundle's conflict does not count). The executor (Tile::runPaceLoop) had raised
+  // at the rpt's issue, 72.
+  for (const auto &[out, cycles, stalls] : {std::tuple{0x68000u, 114u, 1u}, std::tuple{0x60800u, 150u, 7u}}) {
+    const sim::TileStats s = raisingStats(program, "w", Mode::Worker, "floating-point exception: overflow", 1ull << 34,
+                                          [&, out = out](sim::Tile &t) {
+                                            putWords(t, 0x70000, {0x60000, 0x64000, out, n, 4});
+                                            for (uint32_t i = 0; i < 2 * (n + 2); ++i) {
+                                              t.memory().write<float>(0x60000 + 4 * i, i == 14 ? 3e38f : float(i));
+                                              t.memory().write<float>(0x64000 + 4 * i, i == 14 ? 3e38f : float(i));
+                                            }
+                                          });
+    EXPECT_EQ(s.cycles, cycles) << std::hex << out;
+    EXPECT_EQ(s.bundles[1], 16u) << std::hex << out;
+    EXPECT_EQ(s.stallCycles[1], stalls) << std::hex << out;
+  }
 }
 
 TEST(TileTiming, RunningAheadSeesAStoreIntoItsOwnCode) {
@@ -481,6 +500,65 @@ w:
   EXPECT_EQ(s.cycles, 222u);
   EXPECT_EQ(s.bundles[1], 20u);
   EXPECT_EQ(s.stallCycles[1], 15u);
+}
+
+TEST(TileTiming, AFaultInABatchedRptLoopIsRaisedAtItsBundle) {
+  // runRepeatBatch runs the whole loop when the rpt issues; a bundle that raises must still raise
+  // at its own issue cycle, with the bundles before it and their turns counted (it had raised at
+  // the rpt's). The worker issues at 18, 24, 30, 36 (three setzis and a nop, which puts the rpt
+  // bundle at an 8-byte boundary), the rpt at 42, the body from 48. A pass is { add ; f32div } 5
+  // turns (f32div = 5 in mk2.toml), tapack 1, ld2x64pace 2 (its two loads share a memory element:
+  // a conflict's turn), two adds 1 each: 10 turns, 60 cycles, passes from 48 and 108. Pass 3: the
+  // f32div bundle at 168, tapack 198, and ld2x64pace at 204, whose first address is now
+  // misaligned (0x6000c): it raises at 204, its conflict (noted before its loads) not counted.
+  // Issues 5 + 5 + 5 + 2 = 17; stalls 15: the slot at 12 (before the worker may start, 7 + 6), 4
+  // + 1 a pass, and pass 3's f32div's 4.
+  const sim::TileStats s = raisingStats(R"(
+  .align 8
+w:
+  setzi $m1, 0x60000
+  setzi $m6, 8
+  setzi $m3, 5
+  nop
+  { rpt $m3, 4 ; fnop }
+  { add $m2, $m1, 8 ; f32div $a0, $a1, $a1 }
+  { tapack $m4:5, $m1, $m2, $m2 ; fnop }
+  { ld2x64pace $a2:3, $a4:5, $m4:5+=, $mzero, 0 ; fnop }
+  { add $m1, $m1, $m6 ; fnop }
+  { add $m6, $m6, -4 ; fnop }
+  exitz $mzero
+)",
+                                        "w", Mode::Worker, "misaligned 8-byte access at 0x6000c");
+  EXPECT_EQ(s.cycles, 204u);
+  EXPECT_EQ(s.bundles[1], 17u);
+  EXPECT_EQ(s.stallCycles[1], 15u);
+
+  // Bodies whose bundles add no turns take the loops without a per-step note: a load that steps
+  // past the end of tile memory (0xe8000) raises in pass 5, four passes of 4 bytes from 0xe7ff0.
+  // The worker issues at 18, 24, 30, 36 (three setzis and a nop) and the rpt at 42, the body from
+  // 48; one stall (the slot at 12). A body of one pair (one bundle a pass): pass 5's load at 48 +
+  // 6 x 4 = 72, 5 + 4 issues. Two bundles, one with a nop half: pass 5's load at 48 + 12 x 4 =
+  // 96, 5 + 8 issues; with the load second, it issues 6 cycles later, after pass 5's first
+  // bundle: 102, 5 + 9 issues.
+  const std::string head = R"(
+  .align 8
+w:
+  setzi $m1, 0xe7ff0
+  setzi $m3, 9
+  setzi $m5, 0
+  nop
+  { rpt $m3, )";
+  const std::string load = "{ ld32step $a0, $mzero, $m1+=, 1 ; f32add $a1, $a1, $a2 }\n";
+  const std::string add = "{ add $m5, $m5, 1 ; fnop }\n";
+  const std::string reason = "4-byte access at 0xe8000 is outside tile memory 0x4c000..0xe8000";
+  for (const auto &[body, cycles, bundles] :
+       {std::tuple{"0 ; fnop }\n" + load, 72u, 9u}, std::tuple{"1 ; fnop }\n" + load + add, 96u, 13u},
+        std::tuple{"1 ; fnop }\n" + add + load, 102u, 14u}}) {
+    const sim::TileStats r = raisingStats(head + body + "  exitz $mzero\n", "w", Mode::Worker, reason);
+    EXPECT_EQ(r.cycles, cycles) << body;
+    EXPECT_EQ(r.bundles[1], bundles) << body;
+    EXPECT_EQ(r.stallCycles[1], 1u) << body;
+  }
 }
 
 TEST(TileTiming, ARunAheadBlockStopsAtTheRunsCycleLimit) {

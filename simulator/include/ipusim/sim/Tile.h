@@ -415,7 +415,7 @@ public:
         // Two accesses of one instruction to one element take an extra cycle (ipu-facts §2.4 [I];
         // the stall is the named parameter tile.timing.memory_conflict_stall).
         Context &c = ctx_[issueContext_];
-        c.extraWorkerCycles += (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots;
+        c.extraWorkerCycles += stallTurns();
       }
     if (accessCount_ < 3) accessElements_[accessCount_++] = e;
   }
@@ -527,12 +527,23 @@ private:
     for (uint32_t r = op.readsM; r; r &= r - 1) need = std::max(need, sup.regReady[__builtin_ctz(r)]);
     return need;
   }
-  uint64_t runRepeatBatch(Context &c); ///< a worker's whole rpt loop; returns its worker turns
+  /// A worker's whole rpt loop; returns its worker turns. Where a bundle raises, the exception
+  /// waits for that bundle's issue cycle (pendingFault_), the turns returned those before it.
+  uint64_t runRepeatBatch(Context &c);
+  /// Where a batched rpt loop's bundle raised: the bundles before it and their extra turns, as
+  /// runPaceLoop says (pace) or runRepeatBatch works out.
+  struct BatchFault {
+    uint64_t bundles = 0, turns = 0;
+    bool pace = false;
+  };
   /// runRepeatBatch for a body of { ld2xst64pace ; aux } bundles (the matmul and convolution
   /// kernels' loop, the two-stream element-wise loop); false if the body is not one or an access
   /// could fault (then the general batch runs it). Adds the loop's memory-conflict turns to
-  /// c.extraWorkerCycles.
-  bool runPaceLoop(Context &c);
+  /// c.extraWorkerCycles; where an aux instruction raises, fills `fault` before the exception
+  /// goes on.
+  bool runPaceLoop(Context &c, BatchFault &fault);
+  /// The worker turns a memory-element conflict costs (tile.timing.memory_conflict_stall).
+  uint64_t stallTurns() const { return (config_.timing.memoryConflictStallCycles + kBarrelSlots - 1) / kBarrelSlots; }
   void runAhead(Context &c);           ///< a worker's next issues, as far as they are its own business
   void supervisorAhead(Context &sup);  ///< the supervisor's, while no worker runs
   void skipIdleCycles();
