@@ -537,9 +537,9 @@ w:
   // past the end of tile memory (0xe8000) raises in pass 5, four passes of 4 bytes from 0xe7ff0.
   // The worker issues at 18, 24, 30, 36 (three setzis and a nop) and the rpt at 42, the body from
   // 48; one stall (the slot at 12). A body of one pair (one bundle a pass): pass 5's load at 48 +
-  // 6 x 4 = 72, 5 + 4 issues. Two bundles, one with a nop half: pass 5's load at 48 + 12 x 4 =
-  // 96, 5 + 8 issues; with the load second, it issues 6 cycles later, after pass 5's first
-  // bundle: 102, 5 + 9 issues.
+  // 6 x 4 = 72, 5 + 4 issues. Two bundles (two pairs, two single calls, or one of each): pass 5's
+  // load at 48 + 12 x 4 = 96, 5 + 8 issues; with the load second, it issues 6 cycles later,
+  // after pass 5's first bundle: 102, 5 + 9 issues. (Each of the four forms of loop.)
   const std::string head = R"(
   .align 8
 w:
@@ -550,10 +550,13 @@ w:
   { rpt $m3, )";
   const std::string load = "{ ld32step $a0, $mzero, $m1+=, 1 ; f32add $a1, $a1, $a2 }\n";
   const std::string add = "{ add $m5, $m5, 1 ; fnop }\n";
+  const std::string loadAlone = "{ ld32step $a0, $mzero, $m1+=, 1 ; fnop }\n";
+  const std::string addPair = "{ add $m5, $m5, 1 ; f32add $a3, $a3, $a2 }\n";
   const std::string reason = "4-byte access at 0xe8000 is outside tile memory 0x4c000..0xe8000";
   for (const auto &[body, cycles, bundles] :
        {std::tuple{"0 ; fnop }\n" + load, 72u, 9u}, std::tuple{"1 ; fnop }\n" + load + add, 96u, 13u},
-        std::tuple{"1 ; fnop }\n" + add + load, 102u, 14u}}) {
+        std::tuple{"1 ; fnop }\n" + add + load, 102u, 14u}, std::tuple{"1 ; fnop }\n" + load + addPair, 96u, 13u},
+        std::tuple{"1 ; fnop }\n" + loadAlone + add, 96u, 13u}}) {
     const sim::TileStats r = raisingStats(head + body + "  exitz $mzero\n", "w", Mode::Worker, reason);
     EXPECT_EQ(r.cycles, cycles) << body;
     EXPECT_EQ(r.bundles[1], bundles) << body;
