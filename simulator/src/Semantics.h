@@ -117,13 +117,16 @@ struct PaceLoop {
   /// A bundle's main instruction on the addresses `at` (the loop's own, or an executor's copy in
   /// host registers, which tile memory's byte stores cannot alias): notes the three accesses'
   /// memory elements (`element` gives an address's) as Tile::noteAccess does, loads the input and
-  /// partials, stores `stored`, steps the addresses by `inc`.
-  template <class ElementOf>
+  /// partials, stores `stored`, steps the addresses by `inc`. With `Count` false the caller
+  /// counts the conflicts itself (the vector executor, a run of iterations at a time).
+  template <bool Count = true, class ElementOf>
   [[gnu::always_inline]] static void mainInstruction(uint32_t (&at)[3], const int32_t (&inc)[3], uint8_t *bytes,
                                                      uint32_t base, ElementOf element, uint64_t &conflicts,
                                                      uint64_t stored, uint64_t &in, uint64_t &partials) {
-    const uint32_t e0 = element(at[0]), e1 = element(at[1]), e2 = element(at[2]);
-    conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
+    if constexpr (Count) {
+      const uint32_t e0 = element(at[0]), e1 = element(at[1]), e2 = element(at[2]);
+      conflicts += unsigned(e0 == e1) + unsigned(e0 == e2) + unsigned(e1 == e2);
+    }
     std::memcpy(&in, bytes + (at[0] - base), 8);
     std::memcpy(&partials, bytes + (at[1] - base), 8);
     std::memcpy(bytes + (at[2] - base), &stored, 8);

@@ -244,6 +244,8 @@ struct PaceAmpLoop {
   bool onePair = false;   ///< every AMP's results in $a4:5, stored a bundle later: not poplin's
                           ///< registers, so the vector executor leaves the loop to the general one
   bool zeroPartials = false; ///< the AMPs' partials $azeros (a column chunk's first pass in poplin)
+  uint32_t in = 0x60000, partials = 0x64100; ///< the input's and the partials' first addresses
+  int32_t storeStride = 2;                      ///< the strides' field 2 (the store's step in bundle 4m + 2), in atoms
 
   std::string program() const {
     std::string body = "w:\n  ld32 $m0, $mvertex_base, 0\n  ld32 $m1, $mvertex_base, 1\n  ld32 $m3, $mvertex_base, 2\n"
@@ -271,19 +273,19 @@ struct PaceAmpLoop {
   /// The input operand of a phase: four halves, or one float of the loaded pair (poplin's order).
   std::string input(unsigned phase) const { return f32In ? (phase % 2 ? "$a1" : "$a0") : "$a0:1"; }
   /// The input address of iteration 8's first bundle (the iteration moves 6 atoms a 4 bundles).
-  uint32_t nanInput() const { return 0x60000 + 8 * 8 * 6 * (phases / 4); }
+  uint32_t nanInput() const { return in + 8 * 8 * 6 * (phases / 4); }
 
   TileRun run(uint32_t out, uint32_t iterations) const {
     return runAsm(program(), "w", Mode::Worker, 0x70000, [&](sim::Tile &t) {
-      putWords(t, 0x70000, {0x60000, 0x64100, out, 3u | 0x3FBu << 10 | 2u << 20, iterations});
+      putWords(t, 0x70000, {in, partials, out, 3u | 0x3FBu << 10 | (uint32_t(storeStride) & 0x3FFu) << 20, iterations});
       for (uint32_t i = 0; i < 1024; ++i) { // inputs and partials of varied size (the products round)
-        const float in = float(int(i * 37 % 201) - 100) / 48.0f, partial = float(int(i * 53 % 157) - 78) / 40.0f;
+        const float x = float(int(i * 37 % 201) - 100) / 48.0f, partial = float(int(i * 53 % 157) - 78) / 40.0f;
         if (f32In) {
-          t.memory().write<float>(0x60000 + 4 * i, in);
-          t.memory().write<float>(0x64100 - 64 + 4 * i, partial);
+          t.memory().write<float>(in + 4 * i, x);
+          t.memory().write<float>(partials - 64 + 4 * i, partial);
         } else {
-          t.memory().write<uint16_t>(0x60000 + 2 * i, arch::floatToHalf(in));
-          t.memory().write<uint16_t>(0x64100 - 64 + 2 * i, arch::floatToHalf(partial));
+          t.memory().write<uint16_t>(in + 2 * i, arch::floatToHalf(x));
+          t.memory().write<uint16_t>(partials - 64 + 2 * i, arch::floatToHalf(partial));
         }
       }
       // A NaN input, loaded by iteration 8's first bundle: the issues that meet it take the
@@ -361,6 +363,49 @@ TEST(TileTiming, PaceAmpLoopsMatchTheCycleByCycleModel) {
 } // namespace
 
 namespace {
+
+TEST(TileTiming, PaceAmpLoopsCountConflictsAsTheirAddressesMove) {
+  // The vector executor counts a run of iterations' memory-element conflicts from its first two
+  // (AmpForms.inc, forwardedLoop); these loops' conflicts change within the loop. f16v4hihov4amp,
+  // 12 iterations of 4 bundles; the store moves 1, 1, 2, 1 atoms in an iteration's bundles, so
+  // bundle 4m + r stores at out + 8 (5m + (0, 1, 2, 4)[r]); the partials are read at P, P + 1,
+  // P + 4, P - 1 atoms (P = the partials' address), the input moves 1, 1, 1, 3 atoms. Each case
+  // with the NaN of iteration 8 (the vector form stops there, the rest bundle by bundle) and
+  // without; runAsm compares each with the cycle-by-cycle model.
+  for (const bool nan : {true, false}) {
+    PaceAmpLoop loop{"f16v4hihov4amp", 4, false};
+    loop.nan = nan;
+    SCOPED_TRACE(nan ? "with the NaN" : "without");
+    const TileRun apart = loop.run(0x68000, 12);
+    // Plain memory, the store from 0x67F00 into the next element at 0x68000: bundles 0-25 store
+    // below it (5m + 4 < 32 up to m = 5, then 30 and 31), in the partials' element (0x64000-
+    // 0x68000): 26 conflicts, one turn each.
+    const TileRun crossing = loop.run(0x67F00, 12);
+    EXPECT_EQ(crossing.stats.cycles, apart.stats.cycles + 26 * 6);
+    EXPECT_EQ(crossing.stats.stallCycles[1], apart.stats.stallCycles[1] + 26);
+    // Interleaved memory (from 0x80000; pairs of 16 KB elements, a word's element its pair and
+    // bit 3): the input in pair 1 (0x88000), the partials and the store in pair 2 (0x94100,
+    // 0x94400; both bit 3 clear). The partials' word parities are 0, 1, 0, 1 every iteration; the
+    // store's 0, 1, 0, 0 in even iterations and 1, 0, 1, 1 in odd ones: 3 and 1 conflicts, 6 x 3 +
+    // 6 x 1 = 24. In pair 3 (0x98000) none.
+    loop.in = 0x88000;
+    loop.partials = 0x94100;
+    const TileRun far = loop.run(0x98000, 12), near = loop.run(0x94400, 12);
+    EXPECT_EQ(near.stats.cycles, far.stats.cycles + 24 * 6);
+    EXPECT_EQ(near.stats.stallCycles[1], far.stats.stallCycles[1] + 24);
+    if (sim::hostVectorUnits()) EXPECT_EQ(near.tile->vectorLoopBundles(), nan ? 33u : 48u);
+    // A store that moves down (field 2 -7 atoms: 1, 1, -7, 1, so bundle 4m + r stores at out + 8
+    // (-4m + (0, 1, 2, -5)[r])) across the partials' element's top edge: from 0x68008, iteration
+    // 0 stores once below 0x68000 (0x67FE0), every later iteration four times: 1 + 11 x 4 = 45
+    // conflicts with the partials (0x64100). From 0x6C008, none.
+    loop.in = 0x60000;
+    loop.partials = 0x64100;
+    loop.storeStride = -7;
+    const TileRun above = loop.run(0x6C008, 12), down = loop.run(0x68008, 12);
+    EXPECT_EQ(down.stats.cycles, above.stats.cycles + 45 * 6);
+    EXPECT_EQ(down.stats.stallCycles[1], above.stats.stallCycles[1] + 45);
+  }
+}
 
 TEST(TileTiming, PaceLoopsTakeAnyAuxPipeInstruction) {
   // The two-stream element-wise loop's shape (graph_compiler/sdk/Asm.hpp): bundle k loads vector
