@@ -4,6 +4,7 @@
 
 #include "ipusim/sim/Tile.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -132,11 +133,90 @@ struct PaceLoop {
     std::memcpy(bytes + (at[2] - base), &stored, 8);
     for (unsigned k = 0; k < 3; ++k) at[k] += uint32_t(inc[k]);
   }
-  /// Step s's main instruction on the loop's addresses.
+  /// Step s's main instruction on the loop's addresses (`Count`: as mainInstruction's).
+  template <bool Count = true>
   [[gnu::always_inline]] void access(const Step &s, const Context &c, uint64_t &in, uint64_t &partials) {
-    mainInstruction(addr, s.inc, bytes, base, [this](uint32_t a) { return elements.of(a); }, conflicts,
-                    pairA(c, s.store), in, partials);
+    mainInstruction<Count>(addr, s.inc, bytes, base, [this](uint32_t a) { return elements.of(a); }, conflicts,
+                           pairA(c, s.store), in, partials);
   }
+
+  /// The loop's memory-element conflicts a run of iterations at a time, which both executors count
+  /// this way rather than finding each access's element. An iteration moves each address by the
+  /// same whole number of 64-bit words (`move`), bundle k's access `offset[k]` from the
+  /// iteration's start. While no address leaves its element or, in interleaved memory, its pair of
+  /// elements (whose 64-bit words alternate between the two), an address's element changes only
+  /// with its word's parity, which an iteration's move changes every time or never: every other
+  /// iteration meets the same elements, so a run's first two iterations, counted bundle by bundle,
+  /// give its count. (docs/tile-timing.md, "Batched rpt loops".)
+  struct Runs {
+    unsigned bundles;
+    int64_t offset[kMaxBundles][3], move[3], lowest[3], highest[3];
+    TileMemory::Elements elements;
+
+    [[gnu::always_inline]] explicit Runs(const PaceLoop &loop) : bundles(loop.bundles), elements(loop.elements) {
+      for (unsigned j = 0; j < 3; ++j) {
+        int64_t o = 0;
+        lowest[j] = highest[j] = 0;
+        for (unsigned k = 0; k < bundles; ++k) {
+          offset[k][j] = o;
+          lowest[j] = std::min(lowest[j], o);
+          highest[j] = std::max(highest[j], o);
+          o += loop.steps[k].inc[j];
+        }
+        move[j] = o;
+      }
+    }
+    /// The iterations from `at` (an iteration's start) on in which every address stays in its
+    /// element or pair: 0 where an iteration's accesses straddle an edge.
+    [[gnu::always_inline]] uint64_t length(const uint32_t (&at)[3]) const {
+      const TileMemory::Elements &el = elements;
+      uint64_t n = UINT64_MAX;
+      for (unsigned j = 0; j < 3; ++j) {
+        const int64_t lo = int64_t(at[j]) + lowest[j], hi = int64_t(at[j]) + highest[j];
+        const bool paired = el.interleaved(uint32_t(lo));
+        if (paired != el.interleaved(uint32_t(hi))) return 0;
+        const int64_t origin = paired ? el.interleavedBase : el.base, size = int64_t(el.size) * (paired ? 2 : 1);
+        // (the element size a power of two on Mk2: a mask rather than a division)
+        const int64_t edgeLo = origin + (el.shift ? (lo - origin) & -size : (lo - origin) / size * size);
+        const int64_t edgeHi = std::min(edgeLo + size, int64_t(paired ? el.end : el.interleavedBase));
+        if (hi >= edgeHi) return 0;
+        if (move[j] > 0) n = std::min(n, uint64_t(1 + (edgeHi - 1 - hi) / move[j]));
+        else if (move[j] < 0) n = std::min(n, uint64_t(1 + (lo - edgeLo) / -move[j]));
+      }
+      return n;
+    }
+    /// Bundle k's conflicts in the run's even (q 0) and odd (q 1) iterations from `at`, and an
+    /// even and an odd iteration's.
+    [[gnu::always_inline]] void count(const uint32_t (&at)[3], unsigned (&perBundle)[2][kMaxBundles],
+                                      unsigned (&perIteration)[2]) const {
+      // In a run each address keeps its element, or its pair, whose two elements are its words'
+      // parities: the element of the first access, with the parity left out in a pair, and then
+      // each access's parity.
+      uint32_t element[3], parity[3];
+      for (unsigned j = 0; j < 3; ++j) {
+        const bool paired = elements.interleaved(at[j]);
+        element[j] = elements.of(at[j]) & (paired ? ~1u : ~0u);
+        parity[j] = paired ? 1 : 0; // whether the word's parity chooses the element
+      }
+      for (unsigned q = 0; q < 2; ++q) {
+        perIteration[q] = 0;
+        for (unsigned k = 0; k < bundles; ++k) {
+          uint32_t e[3];
+          for (unsigned j = 0; j < 3; ++j)
+            e[j] = element[j] | (uint32_t(int64_t(at[j]) + int64_t(q) * move[j] + offset[k][j]) >> 3 & parity[j]);
+          perBundle[q][k] = unsigned(e[0] == e[1]) + unsigned(e[0] == e[2]) + unsigned(e[1] == e[2]);
+          perIteration[q] += perBundle[q][k];
+        }
+      }
+    }
+    /// The conflicts of a run's first `m` whole iterations and then `b` bundles.
+    static uint64_t upTo(const unsigned (&perBundle)[2][kMaxBundles], const unsigned (&perIteration)[2], uint64_t m,
+                         unsigned b) {
+      uint64_t n = (m + 1) / 2 * perIteration[0] + m / 2 * perIteration[1];
+      for (unsigned k = 0; k < b; ++k) n += perBundle[m % 2][k];
+      return n;
+    }
+  };
 };
 
 /// Runs a PaceLoop's bundles from the first on the host's vector units, with the AMP's state in

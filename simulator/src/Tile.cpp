@@ -866,30 +866,55 @@ bool Tile::runPaceLoop(Context &c, BatchFault &fault) {
   const uint64_t done = decoded_->vectorHandlers ? vectorPaceAmpLoop(*this, c, loop) : 0;
   vectorLoopBundles_ += done;
   paceLoopBundles_ += loop.iterations * loop.bundles;
-  for (uint64_t i = done / loop.bundles; i < loop.iterations; ++i)
-    for (unsigned b = i == done / loop.bundles ? unsigned(done % loop.bundles) : 0; b < loop.bundles; ++b) {
-      const PaceLoop::Step &s = loop.steps[b];
-      issuePc_ = s.pc;
-      uint64_t in, partials;
-      const uint64_t conflictsBefore = loop.conflicts;
-      loop.access(s, c, in, partials);
-      try {
-        s.aux->fn(*this, c, *s.aux);
-      } catch (const SimException &) {
-        // As it raises, the main instruction has run, its address steps included, and its loads
-        // are written unless they wait for the aux instruction's reads (execute()). The bundles
-        // before it count with their conflicts' turns; its own conflicts do not.
-        if (!((0xFu << s.load) & s.aux->readsA)) {
-          setPairA(c, s.load, in);
-          setPairA(c, s.load + 2, partials);
-        }
-        storePacked(c, packed, at0, loop.addr);
-        fault = {i * loop.bundles + b, conflictsBefore * stallTurns(), true};
-        throw;
+  // Bundle b of iteration i. Counted, it notes its conflicts; else it is in iteration m of a run
+  // (PaceLoop::Runs) whose conflicts the loop counts, from these tables.
+  unsigned perBundle[2][PaceLoop::kMaxBundles], perIteration[2];
+  auto bundle = [&](uint64_t i, unsigned b, auto counted, uint64_t m) {
+    const PaceLoop::Step &s = loop.steps[b];
+    issuePc_ = s.pc;
+    uint64_t in, partials;
+    const uint64_t before = loop.conflicts; // the count before the run, or before this bundle
+    loop.access<decltype(counted)::value>(s, c, in, partials);
+    try {
+      s.aux->fn(*this, c, *s.aux);
+    } catch (const SimException &) {
+      // As it raises, the main instruction has run, its address steps included, and its loads
+      // are written unless they wait for the aux instruction's reads (execute()). The bundles
+      // before it count with their conflicts' turns; its own conflicts do not.
+      if (!((0xFu << s.load) & s.aux->readsA)) {
+        setPairA(c, s.load, in);
+        setPairA(c, s.load + 2, partials);
       }
-      setPairA(c, s.load, in);
-      setPairA(c, s.load + 2, partials);
+      storePacked(c, packed, at0, loop.addr);
+      const uint64_t conflicts = decltype(counted)::value ? before : before + PaceLoop::Runs::upTo(perBundle, perIteration, m, b);
+      fault = {i * loop.bundles + b, conflicts * stallTurns(), true};
+      throw;
     }
+    setPairA(c, s.load, in);
+    setPairA(c, s.load + 2, partials);
+  };
+  // The rest of an iteration the vector executor stopped in, bundle by bundle; then runs of
+  // iterations where there are runs, an iteration bundle by bundle where there is none.
+  uint64_t i = done / loop.bundles;
+  if (done % loop.bundles) {
+    for (unsigned b = unsigned(done % loop.bundles); b < loop.bundles; ++b) bundle(i, b, std::true_type(), 0);
+    ++i;
+  }
+  std::optional<PaceLoop::Runs> runs; // (made where there are iterations left)
+  while (i < loop.iterations) {
+    if (!runs) runs.emplace(loop);
+    const uint64_t n = std::min(runs->length(loop.addr), loop.iterations - i);
+    if (n < 2) {
+      for (unsigned b = 0; b < loop.bundles; ++b) bundle(i, b, std::true_type(), 0);
+      ++i;
+      continue;
+    }
+    runs->count(loop.addr, perBundle, perIteration);
+    for (uint64_t m = 0; m < n; ++m)
+      for (unsigned b = 0; b < loop.bundles; ++b) bundle(i + m, b, std::false_type(), m);
+    loop.conflicts += PaceLoop::Runs::upTo(perBundle, perIteration, n, 0);
+    i += n;
+  }
   storePacked(c, packed, at0, loop.addr);
   c.extraWorkerCycles += loop.conflicts * stallTurns();
   return true;
