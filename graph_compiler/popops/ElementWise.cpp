@@ -12,8 +12,12 @@
 #include <poplar/exceptions.hpp>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace popops {
@@ -530,6 +534,152 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
   });
 }
 
+/// A scaled add's constant scales: the expression is a _1 + b _2.
+struct ScaledAddScales {
+  double a, b;
+};
+
+/// The constant c of Mul(x, c) where x is `operand`, or nothing.
+std::optional<double> scaleOf(const expr::Expr &e, const std::function<bool(const expr::Expr &)> &operand) {
+  const auto *m = e.getAs<expr::BinaryOp>();
+  if (!m || m->getOpType() != BinaryOpType::MULTIPLY || !operand(m->getLHS())) return std::nullopt;
+  const auto *c = m->getRHS().getAs<expr::Const>();
+  if (!c || c->getType() != FLOAT) return std::nullopt;
+  return c->getDataAsDouble();
+}
+
+/// The scales of the scaled adds that popops builds (Ops.cpp, scaledUpdate: scaledAddTo and
+/// scaledSubtractFrom with constant scales), a A + b B or a A - b B (b negated), A and B
+/// placeholders 1 and 2 of `type`: half ones read in float and the result cast to half; a is 1
+/// where the expression has no scale for A. Nothing for any other expression.
+std::optional<ScaledAddScales> scaledAddScales(const expr::Expr &e, const Type &type) {
+  const expr::Expr *sum = &e;
+  if (type == HALF) {
+    const auto *c = e.getAs<expr::Cast>();
+    if (!c || c->getRHSType() != HALF) return std::nullopt;
+    sum = &c->getLHS();
+  }
+  const auto *s = sum->getAs<expr::BinaryOp>();
+  if (!s || (s->getOpType() != BinaryOpType::ADD && s->getOpType() != BinaryOpType::SUBTRACT)) return std::nullopt;
+  // Placeholder i as the arithmetic reads it (a half one cast to float).
+  auto placeholder = [&](unsigned i) {
+    return [i, type](const expr::Expr &x) {
+      const expr::Expr *p = &x;
+      if (type == HALF) {
+        const auto *c = x.getAs<expr::Cast>();
+        if (!c || c->getRHSType() != FLOAT) return false;
+        p = &c->getLHS();
+      }
+      const auto *h = p->getAs<expr::PlaceHolder>();
+      return h && h->getIndex() == i;
+    };
+  };
+  std::optional<double> a = placeholder(1)(s->getLHS()) ? std::optional<double>(1.0) : scaleOf(s->getLHS(), placeholder(1));
+  std::optional<double> b = scaleOf(s->getRHS(), placeholder(2));
+  if (!a || !b) return std::nullopt;
+  return ScaledAddScales{*a, s->getOpType() == BinaryOpType::SUBTRACT ? -*b : *b};
+}
+
+// a _1 + b _2 with constant scales (scaledAddScales) of float or half tensors (not scalars) in
+// assembly, as poplibs' ScaledAdd vertices do it on Mk2 ([F] its ScaledAddSupervisor_fp.S:
+// f16v4mix for half, f32v2axpy for float, in a loop of ld2xst64pace): the scales go in $TAS
+// once and each bundle takes a 64-bit vector of both operands (sdk/Asm.hpp,
+// emitPipelinedTwoStreamLoop). The instructions give the expression's own bits: f16v4mix
+// computes a x + b y with each product of halves exact in binary32 and their sum rounded once,
+// then to half (simulator/src/semantics/Accumulators.cpp), as the expression does when a and b
+// are halves; f32v2axpy computes b y + x, the product and the sum each rounded, the expression's
+// x + b y when a is 1. Other scales keep the generated vertex. The last worker's trailing
+// elements go through the same instructions a 32-bit word at a time (a single trailing half by
+// a read-modify-write of its word). `tas` is set to the $TAS word (the vertex's `scales` field).
+// Returns the vertex's name, or "" when the expression is not of that form.
+std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
+                               bool inPlace, uint32_t &tas) {
+  const Type type = out.elementType();
+  if ((type != FLOAT && type != HALF) || ts.size() != 2) return "";
+  if (ts[0].elementType() != type || ts[1].elementType() != type || ts[0].shape() != out.shape() ||
+      ts[1].shape() != out.shape())
+    return "";
+  const std::optional<ScaledAddScales> scales = scaledAddScales(e, type);
+  if (!scales) return "";
+  if (type == HALF) {
+    // Both scales halves exactly (the round trip keeps them), finite.
+    uint16_t h[2];
+    const float f[2] = {float(scales->a), float(scales->b)};
+    if (double(f[0]) != scales->a || double(f[1]) != scales->b || !std::isfinite(f[0]) || !std::isfinite(f[1]))
+      return "";
+    copyFloatToDeviceHalf(graph.getTarget(), f, h, 2);
+    float back[2];
+    copyDeviceHalfToFloat(graph.getTarget(), h, back, 2);
+    if (back[0] != f[0] || back[1] != f[1]) return "";
+    tas = uint32_t(h[0]) | uint32_t(h[1]) << 16; // a in bits 15:0, b in 31:16
+  } else {
+    const float b = float(scales->b);
+    if (scales->a != 1 || double(b) != scales->b || !std::isfinite(b)) return "";
+    std::memcpy(&tas, &b, sizeof tas);
+  }
+  const std::string T = type == FLOAT ? "float" : "half";
+  const char *op = type == FLOAT ? "f32v2axpy" : "f16v4mix";
+  std::ostringstream body;
+  if (!inPlace) body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in1;\n";
+  body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in2;\n"
+       << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << T
+       << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << "  unsigned scales;\n"
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute(unsigned) {}\n};\n";
+  const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
+                                         : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
+  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// scaled add, ") + op + "\n";
+  // Word offsets in the state: in1 (not in place), in2, out's pointer and size, the scales.
+  const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
+  const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
+  // The instruction on x = _1 and y = _2: f16v4mix takes a x + b y, f32v2axpy $TAS x + y.
+  auto apply = [&](const char *dest, const char *x, const char *y) {
+    return std::string(op) + " " + dest + ", " + (type == FLOAT ? y : x) + ", " + (type == FLOAT ? x : y);
+  };
+  return ipusim::sdk::addAsmVertex(graph, "ipusim_popops_ScaledAdd", "poplar::MultiVertex", preamble, body.str(),
+                                   attributes, [&](std::ostream &src, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    ipusim::sdk::emitEntry(src, entry, "worker", true);
+    ipusim::sdk::emitGroupRun(src, o + 1);
+    src << "  shl $m7, $m7, " << log2Size << "\n"
+        << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
+        << "  add $m4, $m4, $m7\n"
+        << "  ld32 $m5, $mvertex_base, " << bw << "\n"
+        << "  add $m5, $m5, $m7\n"
+        << "  ld32 $m6, $mvertex_base, " << o << "\n"
+        << "  add $m6, $m6, $m7\n"
+        << "  ld32 $a7, $mvertex_base, " << o + 2 << "\n"
+        << "  uput $TAS, $a7\n"
+        << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
+        << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
+        << "  shl $m11, $m3, 3\n";
+    ipusim::sdk::emitPipelinedTwoStreamLoop(src, "main", apply);
+    src << "  brz $m10, .Lexit\n"
+        << "  add $m4, $m4, $m11\n"
+        << "  add $m5, $m5, $m11\n"
+        << "  add $m6, $m6, $m11\n"
+        << "  setzi $a1, 0\n" // the lanes past the data: zeros
+        << "  setzi $a3, 0\n";
+    // One 32-bit word of each operand through the pipeline: in, then out by an issue of zeros.
+    const std::string word = "  " + apply("$azeros", "$a0:1", "$a2:3") + "\n  " + apply("$a4:5", "$azeros", "$azeros") + "\n";
+    if (type == FLOAT) {
+      src << "  ld32 $a0, $m4, 0\n  ld32 $a2, $m5, 0\n" << word << "  st32 $a4, $m6, 0\n";
+    } else {
+      src << "  cmpult $m0, $m10, 2\n"
+          << "  brnz $m0, .Lone\n"
+          << "  ld32 $a0, $m4, 0\n  ld32 $a2, $m5, 0\n" << word << "  st32 $a4, $m6, 0\n"
+          << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
+          << "  brz $m10, .Lexit\n"
+          << ".Lone:\n"
+          << "  ldb16 $a0, $m4, 0\n  ldb16 $a2, $m5, 0\n" << word;
+      ipusim::sdk::emitStoreLowHalf(src, "$a4", "$m6");
+    }
+    src << ".Lexit:\n  exitz $mzero\n";
+    ipusim::sdk::emitEnd(src, entry);
+  });
+}
+
 // A float tensor cast to half (Cast(_1, HALF) of a whole tensor) in assembly: each worker a
 // contiguous run of whole groups of 8 elements, one bundle four elements (ld2xst64pace loading
 // floats 4k..4k+3 as two 64-bit words, f32v4tof16 converting the four before them, the halves of
@@ -695,8 +845,10 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   if (out.numElements() == 0) return;
   // The assembly vertices (whole same-shaped operands): one a region of the output on each tile,
   // in1 (not in place) and in2 the operands' same elements.
+  uint32_t tas = 0;
   std::string asmVertex = castAsmVertex(graph, expr, ts, out, inPlace);
   if (asmVertex.empty()) asmVertex = binaryAsmVertex(graph, expr, ts, out, inPlace);
+  const bool scaledAdd = asmVertex.empty() && !(asmVertex = scaledAddAsmVertex(graph, expr, ts, out, inPlace, tas)).empty();
   if (!asmVertex.empty()) {
     const Tensor outFlat = out.flatten(), x = ts[0].flatten();
     const bool second = ts.size() > 1 && used[1];
@@ -706,6 +858,7 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
       graph.connect(v["out"], regionsOf(outFlat, regions));
       if (!inPlace) graph.connect(v["in1"], regionsOf(x, regions));
       if (second) graph.connect(v["in2"], regionsOf(y, regions));
+      if (scaledAdd) graph.setInitialValue(v["scales"], tas);
       graph.setTileMapping(v, tile);
     }
     return;

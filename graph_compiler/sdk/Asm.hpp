@@ -1,7 +1,7 @@
 // Shared by ipusim's poplibs libraries: the pieces of their assembly vertices (poplin's AMP
 // product and partial sums, popops' element-wise operations). Each vertex is a C++ class declared
 // external (isExternalCodelet) with its assembly generated beside it; the helpers emit the
-// entry, the workers' shares of the work, a read-modify-write store of one half and the loop
+// entry, the workers' shares of the work, a read-modify-write store of one half and the loops
 // applying a 64-bit vector operation to two streams.
 #ifndef IPUSIM_SDK_ASM_HPP
 #define IPUSIM_SDK_ASM_HPP
@@ -144,6 +144,44 @@ inline void emitTwoStreamLoop(std::ostream &os, const std::string &label, const 
      << "  { " << loads << " ; fnop }\n"
      << "  { nop ; " << apply("$a4:5") << " }\n"
      << "  { " << store("$a4:5") << " ; fnop }\n"
+     << ".Ldone" << label << ":\n";
+}
+
+/// emitTwoStreamLoop for an aux instruction that is a one-stage pipeline (f16v4mix, f32v2axpy:
+/// each issue takes its operands in and gives back the previous issue's result), with the same
+/// registers, addressing and stores: `apply(dest, x, y)` is the instruction on operands x and y
+/// writing dest. Bundle k loads vector k of both streams, issues vector k-1 (which brings out
+/// vector k-2's result) and stores vector k-3's, the result the bundle before brought out: the
+/// store reads $a4:5 before the issue beside it overwrites it, so one result pair serves. After
+/// the last vector two issues of zeros bring out the last results. Fewer than three vectors take
+/// a plain load, issue, drain, store loop.
+inline void emitPipelinedTwoStreamLoop(std::ostream &os, const std::string &label,
+                                       const std::function<std::string(const char *, const char *, const char *)> &apply) {
+  const std::string loads = "ld2x64pace $a0:1, $a2:3, $m8:9+=, $mzero, 0b0000";
+  const std::string loadsStore = "ld2xst64pace $a0:3, $a4:5, $m8:9+=, $mzero, 0b000000";
+  const std::string store = "st64pace $a4:5, $m8:9+=, $mzero, 0b00";
+  const std::string issue = apply("$a4:5", "$a0:1", "$a2:3"), drain = apply("$a4:5", "$azeros", "$azeros");
+  os << "  tapack $m8:9, $m4, $m5, $m6\n"
+     << "  cmpult $m0, $m3, 3\n"
+     << "  brnz $m0, .Lshort" << label << "\n"
+     << "  " << loads << "\n"
+     << "  { " << loads << " ; " << apply("$azeros", "$a0:1", "$a2:3") << " }\n" // the result out is the state's
+     << "  { " << loads << " ; " << issue << " }\n"
+     << "  add $m0, $m3, -3\n"
+     << "  .align 8\n"
+     << "  { rpt $m0, 0 ; fnop }\n"
+     << "  { " << loadsStore << " ; " << issue << " }\n"
+     << "  { " << store << " ; " << issue << " }\n" // the last vector in
+     << "  { " << store << " ; " << drain << " }\n"
+     << "  " << store << "\n"
+     << "  bri .Ldone" << label << "\n"
+     << ".Lshort" << label << ":\n"
+     << "  .align 8\n"
+     << "  { rpt $m3, 3 ; fnop }\n"
+     << "  { " << loads << " ; fnop }\n"
+     << "  { nop ; " << apply("$azeros", "$a0:1", "$a2:3") << " }\n"
+     << "  { nop ; " << drain << " }\n"
+     << "  { " << store << " ; fnop }\n"
      << ".Ldone" << label << ":\n";
 }
 

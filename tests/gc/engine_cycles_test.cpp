@@ -15,6 +15,7 @@
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/ScaledAdd.hpp>
 #include <popops/codelets.hpp>
 
 #include <gtest/gtest.h>
@@ -198,6 +199,56 @@ TEST(EngineCycles, AMapSharesAShortTensorAmongTheSixWorkers) {
     return e.getLastRunCycles();
   };
   EXPECT_EQ(cycles(12), cycles(2) + 5);
+}
+
+TEST(EngineCycles, AScaledAddTakesOneBundleAVectorOfItsOperands) {
+  // popops' scaled add with constant scales runs poplibs' way (graph_compiler/popops/
+  // ElementWise.cpp, scaledAddAsmVertex): each worker a run of whole groups of 8 elements,
+  // ceil(n / 48) groups, and in its loop one bundle a 64-bit vector of both operands
+  // (ld2xst64pace beside f16v4mix or f32v2axpy; the operands in different memory elements and the
+  // store three vectors behind the load of the same output, so no bundle waits). 48 elements more
+  // give each of the six workers one group more: two half vectors (2 bundles in its own slot, 12
+  // cycles) or four float vectors (24 cycles) on the step's critical path, its last worker's.
+  Device d = oneTile();
+  auto cycles = [&](const Type &type, std::size_t n) {
+    Graph g(d.getTarget());
+    popops::addCodelets(g);
+    std::vector<float> xv(n), yv(n);
+    for (std::size_t i = 0; i < n; ++i) xv[i] = float(i % 13) - 6, yv[i] = 0.5f * float(i % 7);
+    Tensor x = g.addVariable(type, {n}, "x"), y = g.addVariable(type, {n}, "y");
+    g.setTileMapping(x, 0);
+    g.setTileMapping(y, 0);
+    g.createHostWrite("x", x);
+    g.createHostWrite("y", y);
+    g.createHostRead("x", x);
+    Sequence update;
+    popops::scaledAddTo(g, x, y, 0.25f, update);
+    Engine e(g, update);
+    e.load(d);
+    if (type == HALF) {
+      std::vector<uint16_t> xh(n), yh(n);
+      copyFloatToDeviceHalf(d.getTarget(), xv.data(), xh.data(), n);
+      copyFloatToDeviceHalf(d.getTarget(), yv.data(), yh.data(), n);
+      e.writeTensor("x", xh.data(), xh.data() + n);
+      e.writeTensor("y", yh.data(), yh.data() + n);
+    } else {
+      e.writeTensor("x", xv.data(), xv.data() + n);
+      e.writeTensor("y", yv.data(), yv.data() + n);
+    }
+    e.run(0);
+    std::vector<float> out(n);
+    if (type == HALF) {
+      std::vector<uint16_t> h(n);
+      e.readTensor("x", h.data(), h.data() + n);
+      copyDeviceHalfToFloat(d.getTarget(), h.data(), out.data(), n);
+    } else {
+      e.readTensor("x", out.data(), out.data() + n);
+    }
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], xv[i] + 0.25f * yv[i]) << n << " elements, element " << i; // exact
+    return e.getLastRunCycles();
+  };
+  EXPECT_EQ(cycles(HALF, 144), cycles(HALF, 96) + 12);
+  EXPECT_EQ(cycles(FLOAT, 144), cycles(FLOAT, 96) + 24);
 }
 
 TEST(EngineCycles, AnAllToAllOfEqualPiecesKeepsEveryLaneBusy) {

@@ -199,8 +199,10 @@ int main() {
   // Long runs through the assembly paths (add, sub and mul of whole float or half tensors, and the
   // float-to-half cast): 97, 98 and 99 elements on one tile leave the last worker 1, 2 and 3
   // elements past its whole 64-bit vectors (a lone half is written by read-modify-write) and the
-  // others enough vectors for the pipelined loop; the second operand starts on another tile.
-  for (unsigned n : {97u, 98u, 99u}) {
+  // others enough vectors for the pipelined loop; 10 leave the first worker 8 and the second 2,
+  // so two half vectors, and one float vector, take the short loop (the pipelined one needs
+  // three); the second operand starts on another tile.
+  for (unsigned n : {97u, 98u, 99u, 10u}) {
     std::vector<float> xv(n), yv(n);
     for (unsigned i = 0; i < n; ++i) xv[i] = aAt(i), yv[i] = bAt(i);
     for (const Type &t : {FLOAT, HALF}) {
@@ -222,6 +224,38 @@ int main() {
       Tensor z = popops::sub(graph, x, y, prog);
       popops::mulInPlace(graph, z, y, prog);
       check(graph, tag + " mulInPlace", z, [=](unsigned i) { return round(round(aAt(i) - bAt(i)) * bAt(i)); });
+      // Scaled additions with constant scales (the f16v4mix and f32v2axpy vertices where the
+      // scales allow, else the generated one): x + b y, x - b y and (half) a x + b y. For half
+      // data with half scales each product is exact in float, so the float sum rounded to half
+      // is the reference; b = 0.33325195 is the half 0x3555, whose products need the rounding.
+      // Each product is stored before the add (volatile), so that the host rounds it as the tile
+      // does even where the compiler would fuse the two.
+      auto scaled = [&](const std::string &what, float sa, float sb, bool subtract, bool withA,
+                        std::function<double(float, float)> want) {
+        Tensor t = graph.clone(x, tag + " " + what);
+        prog.add(Copy(x, t));
+        if (subtract) popops::scaledSubtractFrom(graph, t, y, sb, prog);
+        else if (withA) popops::scaledAddTo(graph, t, sa, y, sb, prog);
+        else popops::scaledAddTo(graph, t, y, sb, prog);
+        check(graph, tag + " " + what, t, [=](unsigned i) { return want(float(round(aAt(i))), float(round(bAt(i)))); });
+      };
+      const float third = 0.33325195f; // the half 0x3555
+      scaled("scaledAddTo", 1, third, false, false, [=](float xv, float yv) {
+        volatile float p = third * yv;
+        return round(xv + p);
+      });
+      scaled("scaledSubtractFrom", 1, third, true, false, [=](float xv, float yv) {
+        volatile float p = third * yv;
+        return round(xv - p);
+      });
+      scaled("scaledAddTo a, b", -1.5f, third, false, true, [=](float xv, float yv) {
+        volatile float p = -1.5f * xv, q = third * yv;
+        return round(p + q);
+      });
+      scaled("scaledAddTo 0.1", 1, 0.1f, false, false, [=](float xv, float yv) { // not a half
+        volatile float p = 0.1f * yv;
+        return round(xv + p);
+      });
     }
   }
   // Integers: bitwise, shifts (logical and arithmetic), remainder, counts.
