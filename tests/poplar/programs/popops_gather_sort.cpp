@@ -8,7 +8,8 @@
 //  - sort along either dimension (float and half), sortInPlace, sortKeyValue with equal keys
 //    (their order kept), sortKeyValueInPlace;
 //  - topK largest/smallest in each order, topKWithPermutation with ties, topKKeyValue, half keys;
-//  - partialTranspose (float and half, into one compute set), nonLinearityInPlace and
+//  - partialTranspose (float and half, into one compute set; sides the assembly blocks take),
+//    nonLinearityInPlace and
 //    nonLinearityInputGradient into compute sets; then the errors.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -326,6 +327,20 @@ int main() {
     };
     check("transpose f", ft, hostTranspose(fv, 3, 4, 5));
     check("transpose h", ht, hostTranspose(hv, 2, 3, 6));
+    // Sides that take the assembly blocks (half multiples of 4, float even), on one tile: float
+    // [7][6][4] is 21 bands of two 2 x 2 blocks (three a matrix, so the workers' bands cross
+    // from matrix to matrix), half [5][8][12] 10 bands of three 4 x 4 blocks.
+    Tensor fb = graph.addVariable(FLOAT, {7, 6, 4}, "transpose f blocks");
+    Tensor hb = graph.addVariable(HALF, {5, 8, 12}, "transpose h blocks");
+    graph.setTileMapping(fb, 3);
+    graph.setTileMapping(hb, 4);
+    const std::vector<float> fbv = input("transpose f blocks", FLOAT, fb), hbv = input("transpose h blocks", HALF, hb);
+    ComputeSet blocks = graph.addComputeSet("transposes in blocks");
+    check("transpose f blocks", popops::rearrange::partialTranspose(graph, fb, blocks, "transpose f blocks"),
+          hostTranspose(fbv, 7, 6, 4));
+    check("transpose h blocks", popops::rearrange::partialTranspose(graph, hb, blocks, "transpose h blocks"),
+          hostTranspose(hbv, 5, 8, 12));
+    prog.add(Execute(blocks));
 
     ComputeSet nl = graph.addComputeSet("non-linearities");
     Tensor x = graph.addVariable(FLOAT, {3, 10}, "relu x");
