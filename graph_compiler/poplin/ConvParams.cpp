@@ -5,7 +5,9 @@
 
 #include <poplar/exceptions.hpp>
 
+#include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace poplin {
 
@@ -139,6 +141,16 @@ void ConvParams::validate() const {
 ConvParams ConvParams::canonicalize() const {
   ConvParams p = *this;
   for (unsigned d = 0; d < inputFieldShape.size(); ++d) {
+    // Outputs truncated before the stride against input padding on the same side: dropping t
+    // outputs at an end moves every window t positions, as t positions less padding there do
+    // (the input gradient's parameters pad by the kernel less one and truncate by the forward
+    // padding: a 3x3 layer with padding 1 has its own parameters for its gradient).
+    for (auto [pad, cut] : {std::pair(&p.inputTransform.paddingLower[d], &p.outputTransform.truncationLower[d]),
+                            std::pair(&p.inputTransform.paddingUpper[d], &p.outputTransform.truncationUpper[d])}) {
+      const unsigned m = std::min(*pad, *cut);
+      *pad -= m;
+      *cut -= m;
+    }
     // Outputs past the last one a stride keeps are truncated.
     const std::size_t u = p.getUntransformedOutputSize(d);
     const std::size_t cut = p.outputTransform.truncationLower[d] + p.outputTransform.truncationUpper[d];

@@ -18,6 +18,7 @@
 
 #include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/Rearrange.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
 #include <poputil/TileMapping.hpp>
@@ -613,9 +614,10 @@ long detail::originalIndex(long t, std::size_t size, const ConvParams::InputTran
   return x / long(T.dilation[d]) + long(T.truncationLower[d]);
 }
 
-Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &options,
+Tensor createWeights(Graph &graph, const ConvParams &paramsIn, const DebugContext &debugContext, const OptionFlags &options,
                      PlanningCache *) {
-  params.validate();
+  paramsIn.validate();
+  const ConvParams params = paramsIn.canonicalize(); // planned as the convolution plans it
   const std::string name = debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName();
   if (const AmpPlan plan = ampPlan(graph, params, options); plan.cb) {
     // The AMP's chunks: [Co/16][Kh][Kw][Ci/C][16 rows][C], viewed as [1][Co][Ci][Kh][Kw].
@@ -644,9 +646,10 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
   return w;
 }
 
-Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &debugContext, const OptionFlags &options,
+Tensor createInput(Graph &graph, const ConvParams &paramsIn, const DebugContext &debugContext, const OptionFlags &options,
                    PlanningCache *) {
-  params.validate();
+  paramsIn.validate();
+  const ConvParams params = paramsIn.canonicalize(); // planned as the convolution plans it
   const std::string name = debugContext.getPathName().empty() ? "poplin::input" : debugContext.getPathName();
   if (const AmpPlan plan = ampPlan(graph, params, options); plan.cb) {
     // Channels last, viewed as [N][C][H][W]. A vertex reads `wave` consecutive rows, each in a
@@ -696,9 +699,11 @@ Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &d
   return in;
 }
 
-Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugContext &debugContext,
+Tensor createConvOutput(Graph &graph, const ConvParams &paramsIn, const DebugContext &debugContext,
                         const OptionFlags &options, PlanningCache *) {
   const std::string op = "poplin::createConvOutput";
+  paramsIn.validate();
+  const ConvParams params = paramsIn.canonicalize(); // planned as the convolution plans it
   const Field f = field(op, params);
   const std::string name = debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName();
   if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb)
@@ -724,9 +729,13 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
 }
 
 void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weightsIn, const Tensor &out,
-                           const ConvParams &params, bool transposeAndFlipWeights, program::Sequence &prog,
+                           const ConvParams &paramsIn, bool transposeAndFlipWeights, program::Sequence &prog,
                            const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
   const std::string op = "poplin::convolution";
+  paramsIn.validate();
+  // The canonical parameters (ConvParams::canonicalize): the same convolution, planned once for
+  // every form of it (the input gradient of a padded layer as the layer itself).
+  const ConvParams params = paramsIn.canonicalize();
   const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
   const Field f = field(op, params);
   const std::size_t nd = params.getNumFieldDims();
@@ -745,11 +754,17 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
     checkShape(op, "the weights", weightsIn, weightsShape(params));
   }
   if (weights.elementType() != params.inputType) fail(op, "the weights are " + weights.elementType().toString() + "; params say " + params.inputType.toString());
-  if (!transposeAndFlipWeights)
-    if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb) {
-      ampConvolution(graph, in, weights, out, params, ap, prog, name);
-      return;
+  if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb) {
+    // Weights given transposed and flipped are first copied into the AMP's layout as forward
+    // weights (weightsTransposeChansFlipXY), as poplin does.
+    Tensor forward = weights;
+    if (transposeAndFlipWeights) {
+      forward = createWeights(graph, params, name + "/weights", options);
+      weightsTransposeChansFlipXY(graph, weights, forward, prog, name + "/transposeFlip");
     }
+    ampConvolution(graph, in, forward, out, params, ap, prog, name);
+    return;
+  }
   if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion)) {
     detail::productConvolution(graph, in, weights, out, params, transposeAndFlipWeights, prog, options, proportion,
                                name);
@@ -792,6 +807,70 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
   Tensor out = createConvOutput(graph, params, debugContext, options, cache);
   convolutionWithOutput(graph, in, weights, out, params, transposeAndFlipWeights, prog, debugContext, options, cache);
   return out;
+}
+
+void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Tensor &weightsOut, program::Sequence &prog,
+                                 const DebugContext &debugContext, const OptionFlags &) {
+  const std::string op = "poplin::weightsTransposeChansFlipXY";
+  if (weightsIn.rank() < 3)
+    fail(op, "weightsIn has shape " + shapeString(weightsIn.shape()) +
+                 "; [groups][output channels][input channels][kernel...] expected");
+  std::vector<std::size_t> want = weightsIn.shape();
+  std::swap(want[1], want[2]);
+  if (weightsOut.shape() != want)
+    fail(op, "weightsOut has shape " + shapeString(weightsOut.shape()) + "; " + shapeString(want) +
+                 " expected (weightsIn's with its channel dimensions swapped)");
+  const Type type = weightsIn.elementType();
+  if (weightsOut.elementType() != type)
+    fail(op, "weightsOut is " + weightsOut.elementType().toString() + " and weightsIn " + type.toString());
+  const std::size_t groups = weightsIn.dim(0), co = weightsIn.dim(1), ci = weightsIn.dim(2);
+  const std::size_t k = weightsIn.numElements() / std::max<std::size_t>(1, groups * co * ci);
+  const std::size_t B = 16;
+  if ((type != HALF && type != FLOAT) || co % B || ci % B || weightsIn.numElements() == 0) {
+    Tensor view = weightsIn.dimShufflePartial({1, 2}, {2, 1});
+    for (unsigned d = 3; d < view.rank(); ++d) view = view.reverse(d);
+    prog.add(program::Copy(view, weightsOut, false, debugContext));
+    return;
+  }
+  // Kernel position p's [co][ci] matrix goes, transposed, to position k - 1 - p (reversing every
+  // spatial dimension of a row-major index reverses the flat index), in 16 x 16 blocks: in the
+  // AMP's layout (createWeights) each block is contiguous on both sides, so it travels as one
+  // piece and popops' transpose vertices turn it on the tile of its output.
+  const Tensor in4 = weightsIn.reshape({groups, co, ci, k}), out4 = weightsOut.reshape({groups, ci, co, k});
+  const std::size_t cob = co / B, cib = ci / B, matrices = groups * k * cob * cib;
+  struct Block {
+    std::size_t g, p, o, i; // group, kernel position, output- and input-channel blocks
+  };
+  auto block = [&](std::size_t m) {
+    const std::size_t i = m % cib, o = m / cib % cob, p = m / (cib * cob) % k, g = m / (cib * cob * k);
+    return Block{g, p, o, i};
+  };
+  auto outFirst = [&](const Block &b) { return ((b.g * ci + b.i * B) * co + b.o * B) * k + (k - 1 - b.p); };
+  // Each block on the tile of its output's first element.
+  std::vector<std::pair<std::size_t, unsigned>> starts; // (flat begin, tile) of out's intervals
+  const Graph::TileToTensorMapping mapping = graph.getTileMapping(weightsOut.flatten());
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile)
+    for (const Interval &r : mapping[tile]) starts.emplace_back(r.begin(), unsigned(tile));
+  std::sort(starts.begin(), starts.end());
+  Graph::TileToTensorMapping blocks(mapping.size());
+  for (std::size_t m = 0; m < matrices; ++m) {
+    const std::size_t first = outFirst(block(m));
+    auto it = std::upper_bound(starts.begin(), starts.end(), std::make_pair(first, ~0u));
+    const unsigned tile = it == starts.begin() ? 0 : std::prev(it)->second;
+    auto &list = blocks[tile];
+    if (!list.empty() && list.back().end() == m) list.back() = Interval(list.back().begin(), m + 1);
+    else list.emplace_back(m, m + 1);
+  }
+  const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
+  ComputeSet cs = graph.addComputeSet(name);
+  popops::rearrange::addTransposeVertices(graph, cs, type, unsigned(B), unsigned(B), blocks, [&](std::size_t m) {
+    const Block b = block(m);
+    const Tensor src = in4.slice({b.g, b.o * B, b.i * B, b.p}, {b.g + 1, b.o * B + B, b.i * B + B, b.p + 1}).reshape({B, B});
+    const std::size_t q = k - 1 - b.p;
+    const Tensor dst = out4.slice({b.g, b.i * B, b.o * B, q}, {b.g + 1, b.i * B + B, b.o * B + B, q + 1}).reshape({B, B});
+    return std::pair<const Tensor, const Tensor>(src, dst);
+  });
+  prog.add(program::Execute(cs));
 }
 
 Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const ConvParams &params,

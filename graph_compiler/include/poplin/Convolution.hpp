@@ -39,6 +39,14 @@ void convolutionWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const
                            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
                            const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
 
+/// Copies weightsIn ([groups][output channels][input channels][kernel]) into weightsOut
+/// ([groups][input channels][output channels][kernel]) with the two channel dimensions swapped
+/// and every spatial dimension of the kernel reversed: the weights convolution() takes with
+/// transposeAndFlipWeights, as forward weights of the gradient's parameters.
+void weightsTransposeChansFlipXY(poplar::Graph &graph, const poplar::Tensor &weightsIn, const poplar::Tensor &weightsOut,
+                                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                                 const poplar::OptionFlags &options = {});
+
 /// The weights' gradient from the output gradient zDeltas and the forward input activations.
 poplar::Tensor calculateWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas,
                                      const poplar::Tensor &activations, const ConvParams &params,

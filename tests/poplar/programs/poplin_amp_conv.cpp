@@ -65,6 +65,13 @@ int main() {
       {"half, 3x3, padding 1, kernel rows split, 3 rows a vertex", HALF, 1, 32, 16, 6, 20, 3, 3, 1, 1, 1, 1, true},
       {"float, 3x2, uneven padding, kernel rows split, 2 rows a vertex", FLOAT, 1, 32, 16, 4, 20, 3, 2, 2, 0, 0, 1, true},
       {"half, float partials, 3x3, kernel rows split, 4 rows a vertex", HALF, 1, 64, 8, 7, 20, 3, 3, 1, 1, 1, 1, true},
+      // Weights given transposed and flipped ([1][ci][co][kh][kw], the input gradient's form):
+      // copied into the AMP's chunks by weightsTransposeChansFlipXY first, in 16 x 16 blocks
+      // where both channel counts allow (made by createWeights as the forward weights of the
+      // layer whose gradient this is, or laid out by the caller), else element by element.
+      {"half, 3x3, padding 1, weights transposed and flipped", HALF, 1, 32, 16, 6, 20, 3, 3, 1, 1, 1, 1, true},
+      {"float, 3x3, weights transposed and flipped, laid out by the caller", FLOAT, 1, 16, 32, 4, 20, 3, 3, 1, 1, 1, 1, false},
+      {"float, 3x2, uneven padding, weights transposed and flipped", FLOAT, 1, 8, 16, 4, 20, 3, 2, 2, 0, 0, 1, true},
   };
   struct Result {
     Tensor out;
@@ -78,19 +85,24 @@ int main() {
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
     const OptionFlags options{{"partialsType", c.type == HALF && c.name.find("float partials") == std::string::npos ? "half" : "float"}};
+    const bool transposed = c.name.find("transposed and flipped") != std::string::npos;
+    // The layer whose weights these are when they come transposed: channels the other way.
+    poplin::ConvParams forward = params;
+    std::swap(forward.inputChannelsPerConvGroup, forward.outputChannelsPerConvGroup);
     Tensor in, weights;
     if (c.created) {
       in = poplin::createInput(graph, params, c.name + "/in", options);
-      weights = poplin::createWeights(graph, params, c.name + "/weights", options);
+      weights = poplin::createWeights(graph, transposed ? forward : params, c.name + "/weights", options);
     } else {
       in = graph.addVariable(c.type, {c.n, c.ci, c.h, c.w}, c.name + "/in");
-      weights = graph.addVariable(c.type, {1, c.co, c.ci, c.kh, c.kw}, c.name + "/weights");
+      weights = transposed ? graph.addVariable(c.type, {1, c.ci, c.co, c.kh, c.kw}, c.name + "/weights")
+                           : graph.addVariable(c.type, {1, c.co, c.ci, c.kh, c.kw}, c.name + "/weights");
       poputil::mapTensorLinearly(graph, in);
       poputil::mapTensorLinearly(graph, weights);
     }
     graph.createHostWrite(c.name + "/in", in);
     graph.createHostWrite(c.name + "/weights", weights);
-    Tensor out = poplin::convolution(graph, in, weights, params, false, prog, c.name, options);
+    Tensor out = poplin::convolution(graph, in, weights, params, transposed, prog, c.name, options);
     graph.createHostRead(c.name + "/out", out);
     std::cout << c.name << ": output " << out.shapeToString() << "\n";
     // The host reference, [n][co][oy][ox].
@@ -109,8 +121,11 @@ int main() {
                 for (std::size_t kx = 0; kx < c.kw; ++kx) {
                   const long iy = long(y + ky) - long(c.padTop), ix = long(x + kx) - long(c.padLeft);
                   if (iy < 0 || ix < 0 || iy >= long(c.h) || ix >= long(c.w)) continue;
-                  s += double(iv[((n * c.ci + i) * c.h + std::size_t(iy)) * c.w + std::size_t(ix)]) *
-                       wv[((o * c.ci + i) * c.kh + ky) * c.kw + kx];
+                  // Transposed and flipped: output o's weight for input i at (ky, kx) is element
+                  // [i][o][kh - 1 - ky][kw - 1 - kx].
+                  const std::size_t wi = transposed ? ((i * c.co + o) * c.kh + (c.kh - 1 - ky)) * c.kw + (c.kw - 1 - kx)
+                                                    : ((o * c.ci + i) * c.kh + ky) * c.kw + kx;
+                  s += double(iv[((n * c.ci + i) * c.h + std::size_t(iy)) * c.w + std::size_t(ix)]) * wv[wi];
                 }
             want[((n * c.co + o) * oh + y) * ow + x] = s;
           }
