@@ -14,6 +14,9 @@
 //   MNIST's convolutions and their gradients (float): limit = multiply-adds / (tiles x 16).
 //   gather of 512 rows of BERT's half [30522][768] word-embedding table; topK 5 of 5,888 float
 //     rows of 256; partialTranspose of 94,208 half 16 x 16 matrices: reported (no limit).
+//   poplibs' own GEMM benchmark (BM_PoplibsGemm): the program of poplibs' tool
+//     general_matrix_multiply with its benchmark's arguments, beside the cycles Graphcore's IPU
+//     Model gave it (counter ipu_model2_cycles; docs/performance.md, "poplibs' own benchmarks").
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplin/ConvUtil.hpp>
@@ -25,6 +28,7 @@
 #include <popops/Rearrange.hpp>
 #include <popops/TopK.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/ScaledAdd.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
@@ -32,6 +36,8 @@
 
 #include <chrono>
 #include <functional>
+#include <iterator>
+#include <string>
 
 using namespace poplar;
 using namespace poplar::program;
@@ -186,6 +192,47 @@ void BM_PartialTranspose(benchmark::State &state) {
   });
 }
 
+/// poplibs' GEMM benchmark (tests/CMakeLists.txt at poplibs commit 8dcde1ec, March 2021): its tool
+/// general_matrix_multiply with `--m M --k K --n N --ignore-data` on a full Mk2 IPU: half A [M][K]
+/// and B [K][N] made by createMatMulGroupedInputLHS/RHS (one group), their product by
+/// matMulGrouped with poplin's default partials (float), remapOutputTensor and enableFastReduce
+/// false, and C += product by scaledAddTo (alpha = beta = 1), C a clone of the product. The
+/// cycles poplibs recorded for it on IpuModel2 (its tests/benchmark_results.csv;
+/// docs/performance.md) are the counter ipu_model2_cycles; ratio is ours over theirs. Limit:
+/// M K N at 64 multiply-adds a tile cycle (the AMP's fp16.16 rate; float partials run at half
+/// of it, ipu-facts 3.2).
+struct IpuModel2Gemm {
+  std::size_t m, k, n;
+  double cycles;
+};
+constexpr IpuModel2Gemm kIpuModel2Gemm[] = {
+    {200, 64, 10000, 10128},     {200, 64, 20000, 16810},     {200, 64, 30000, 22142},
+    {200, 256, 10000, 31355},    {200, 256, 20000, 50820},    {200, 256, 30000, 69554},
+    {200, 512, 10000, 51094},    {200, 512, 20000, 88869},    {200, 512, 30000, 123952},
+    {600, 64, 10000, 19998},     {600, 64, 20000, 36759},     {600, 64, 30000, 52059},
+    {600, 256, 10000, 64309},    {600, 256, 20000, 118757},   {600, 256, 30000, 164997},
+    {600, 512, 10000, 123229},   {600, 512, 20000, 228667},   {600, 512, 30000, 315397},
+    {1000, 64, 10000, 29172},    {1000, 64, 20000, 53924},    {1000, 64, 30000, 76353},
+    {1000, 256, 10000, 93032},   {1000, 256, 20000, 170108},  {1000, 256, 30000, 238742},
+    {1000, 512, 10000, 178134},  {1000, 512, 20000, 324972},  {1000, 512, 30000, 506247},
+};
+
+void BM_PoplibsGemm(benchmark::State &state) {
+  const IpuModel2Gemm &g = kIpuModel2Gemm[state.range(0)];
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    const OptionFlags options{{"remapOutputTensor", "false"}, {"enableFastReduce", "false"}};
+    Tensor a = poplin::createMatMulGroupedInputLHS(graph, HALF, HALF, {1, g.m, g.k}, {1, g.k, g.n}, "matA", options);
+    Tensor b = poplin::createMatMulGroupedInputRHS(graph, HALF, HALF, {1, g.m, g.k}, {1, g.k, g.n}, "matB", options);
+    Tensor product = poplin::matMulGrouped(graph, a, b, prog, HALF, "op(A) x op(B)", options);
+    Tensor c = graph.clone(HALF, product, "matC");
+    popops::scaledAddTo(graph, c, 1.0f, product, 1.0f, prog);
+    return double(g.m) * double(g.k) * double(g.n) / (graph.getTarget().getNumTiles() * 64.0);
+  });
+  state.SetLabel(std::to_string(g.m) + "x" + std::to_string(g.k) + "x" + std::to_string(g.n));
+  state.counters["ipu_model2_cycles"] = g.cycles;
+  state.counters["ratio"] = state.counters["simulated_cycles"] / g.cycles;
+}
+
 /// Simulation speed on poplin's AMP kernel alone: a matMul on a one-tile IPU, so that the run is
 /// the product vertex (six workers streaming rows through the AMP, one bundle a cycle in the
 /// steady state) with its weight loads, and no exchange. Each iteration is one Engine::run of the
@@ -232,5 +279,6 @@ BENCHMARK_CAPTURE(BM_MatMul, half, HALF)->Args({1024, 1024, 1024})->Unit(benchma
 BENCHMARK_CAPTURE(BM_MatMul, float, FLOAT)->Args({1024, 1024, 1024})->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_AddInPlace)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_ReduceAdd)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_PoplibsGemm)->DenseRange(0, std::size(kIpuModel2Gemm) - 1)->Unit(benchmark::kSecond)->Iterations(1);
 
 BENCHMARK_MAIN();
