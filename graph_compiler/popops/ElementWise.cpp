@@ -460,11 +460,82 @@ MapSignature mapSignature(const std::string &op, const expr::Expr &expr, const s
 
 namespace {
 
-// _1 + _2, _1 - _2 and _1 * _2 of float or half tensors (not scalars) in assembly: each worker a
-// contiguous run of whole groups of 8 elements, one bundle a 64-bit vector
-// (sdk/Asm.hpp), the last worker's few trailing elements one 32-bit word at a time (a
-// single trailing half by a read-modify-write of its word). In place, _1 is the output.
-// Returns the vertex's name, or "" when the expression is not of that form.
+/// A two-stream assembly vertex (binaryAsmVertex, scaledAddAsmVertex): out = f(_1, _2) of whole
+/// float or half tensors, in place (_1 the output) or not. Each worker takes a contiguous run of
+/// whole groups of 8 elements (sdk/Asm.hpp, emitGroupRun): `loop` emits the 64-bit vectors' loop
+/// over them ($m4 _1, $m5 _2, $m6 out, $m3 vectors; sdk/Asm.hpp), and the last worker's trailing
+/// elements go a 32-bit word at a time (a lone half by a read-modify-write of its word), each
+/// through `word`, which emits the operation on the operands loaded into `x` and `y` and returns
+/// the register holding the result. The operands are kept in other memory elements than the
+/// output (poplar.md "Memory"). With `scales` the state has a word after the output, put in $TAS.
+std::string twoStreamAsmVertex(Graph &graph, const std::string &prefix, const std::string &what, const Type &type,
+                               bool inPlace, bool scales, const std::function<void(std::ostream &)> &loop,
+                               const char *x, const char *y, const std::function<std::string(std::ostream &)> &word) {
+  const std::string T = type == FLOAT ? "float" : "half";
+  std::ostringstream body;
+  if (!inPlace) body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in1;\n";
+  body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in2;\n"
+       << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << T
+       << ", poplar::VectorLayout::SPAN, 8>> out;\n"
+       << (scales ? "  unsigned scales;\n" : "")
+       << "  static const bool isExternalCodelet = true;\n"
+       << "  void compute(unsigned) {}\n};\n";
+  const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
+                                         : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
+  const std::string preamble = "#include <poplar/Vertex.hpp>\n// " + what + "\n";
+  // Word offsets in the state: in1 (not in place), in2, out's pointer and size, the scales.
+  const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
+  const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
+  return ipusim::sdk::addAsmVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes,
+                                   [&](std::ostream &src, const std::string &name) {
+    const std::string entry = "__runCodelet_" + name;
+    ipusim::sdk::emitEntry(src, entry, "worker", true);
+    ipusim::sdk::emitGroupRun(src, o + 1);
+    src << "  shl $m7, $m7, " << log2Size << "\n"
+        << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
+        << "  add $m4, $m4, $m7\n"
+        << "  ld32 $m5, $mvertex_base, " << bw << "\n"
+        << "  add $m5, $m5, $m7\n"
+        << "  ld32 $m6, $mvertex_base, " << o << "\n"
+        << "  add $m6, $m6, $m7\n";
+    if (scales) src << "  ld32 $a7, $mvertex_base, " << o + 2 << "\n  uput $TAS, $a7\n";
+    src << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
+        << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
+        << "  shl $m11, $m3, 3\n";
+    loop(src);
+    src << "  brz $m10, .Lexit\n"
+        << "  add $m4, $m4, $m11\n"
+        << "  add $m5, $m5, $m11\n"
+        << "  add $m6, $m6, $m11\n";
+    // (word() writes its instructions before the store that uses its result is written.)
+    auto wordStored = [&] {
+      const std::string result = word(src);
+      src << "  st32 " << result << ", $m6, 0\n";
+    };
+    const std::string loads = std::string("  ld32 ") + x + ", $m4, 0\n  ld32 " + y + ", $m5, 0\n";
+    if (type == FLOAT) {
+      src << loads;
+      wordStored();
+    } else {
+      src << "  cmpult $m0, $m10, 2\n"
+          << "  brnz $m0, .Lone\n"
+          << loads;
+      wordStored();
+      src << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
+          << "  brz $m10, .Lexit\n"
+          << ".Lone:\n"
+          << "  ldb16 " << x << ", $m4, 0\n  ldb16 " << y << ", $m5, 0\n";
+      const std::string result = word(src);
+      ipusim::sdk::emitStoreLowHalf(src, result.c_str(), "$m6");
+    }
+    src << ".Lexit:\n  exitz $mzero\n";
+    ipusim::sdk::emitEnd(src, entry);
+  });
+}
+
+// _1 + _2, _1 - _2 and _1 * _2 of float or half tensors (not scalars) in assembly
+// (twoStreamAsmVertex): one bundle a 64-bit vector (sdk/Asm.hpp, emitTwoStreamLoop). In place,
+// _1 is the output. Returns the vertex's name, or "" when the expression is not of that form.
 std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
                             bool inPlace) {
   const auto *b = e.getAs<expr::BinaryOp>();
@@ -483,55 +554,14 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
   case BinaryOpType::MULTIPLY: vector = type == FLOAT ? "f32v2mul" : "f16v4mul", pair = "f16v2mul", single = "f32mul"; break;
   default: return "";
   }
-  const std::string T = type == FLOAT ? "float" : "half";
-  std::ostringstream body;
-  if (!inPlace) body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in1;\n";
-  body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in2;\n"
-       << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << T
-       << ", poplar::VectorLayout::SPAN, 8>> out;\n"
-       << "  static const bool isExternalCodelet = true;\n"
-       << "  void compute(unsigned) {}\n};\n";
-  const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
-                                         : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
-  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// ") + vector + "\n";
-  // Word offsets in the state: in1 (not in place), in2, out's pointer and size.
-  const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
-  const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
-  return ipusim::sdk::addAsmVertex(graph, "ipusim_popops_Binary", "poplar::MultiVertex", preamble, body.str(), attributes,
-                                   [&](std::ostream &src, const std::string &name) {
-    const std::string entry = "__runCodelet_" + name;
-    ipusim::sdk::emitEntry(src, entry, "worker", true);
-    ipusim::sdk::emitGroupRun(src, o + 1);
-    src << "  shl $m7, $m7, " << log2Size << "\n"
-        << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
-        << "  add $m4, $m4, $m7\n"
-        << "  ld32 $m5, $mvertex_base, " << bw << "\n"
-        << "  add $m5, $m5, $m7\n"
-        << "  ld32 $m6, $mvertex_base, " << o << "\n"
-        << "  add $m6, $m6, $m7\n"
-        << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
-        << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
-        << "  shl $m11, $m3, 3\n";
-    ipusim::sdk::emitTwoStreamLoop(src, "main", vector);
-    src << "  brz $m10, .Lexit\n"
-        << "  add $m4, $m4, $m11\n"
-        << "  add $m5, $m5, $m11\n"
-        << "  add $m6, $m6, $m11\n";
-    if (type == FLOAT) {
-      src << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << single << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n";
-    } else {
-      src << "  cmpult $m0, $m10, 2\n"
-          << "  brnz $m0, .Lone\n"
-          << "  ld32 $a0, $m4, 0\n  ld32 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n  st32 $a0, $m6, 0\n"
-          << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
-          << "  brz $m10, .Lexit\n"
-          << ".Lone:\n"
-          << "  ldb16 $a0, $m4, 0\n  ldb16 $a1, $m5, 0\n  " << pair << " $a0, $a0, $a1\n";
-      ipusim::sdk::emitStoreLowHalf(src, "$a0", "$m6");
-    }
-    src << ".Lexit:\n  exitz $mzero\n";
-    ipusim::sdk::emitEnd(src, entry);
-  });
+  const char *wordOp = type == FLOAT ? single : pair;
+  return twoStreamAsmVertex(
+      graph, "ipusim_popops_Binary", vector, type, inPlace, false,
+      [&](std::ostream &src) { ipusim::sdk::emitTwoStreamLoop(src, "main", vector); }, "$a0", "$a1",
+      [&](std::ostream &src) {
+        src << "  " << wordOp << " $a0, $a0, $a1\n";
+        return std::string("$a0");
+      });
 }
 
 /// A scaled add's constant scales: the expression is a _1 + b _2.
@@ -617,67 +647,21 @@ std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vec
     if (scales->a != 1 || double(b) != scales->b || !std::isfinite(b)) return "";
     std::memcpy(&tas, &b, sizeof tas);
   }
-  const std::string T = type == FLOAT ? "float" : "half";
   const char *op = type == FLOAT ? "f32v2axpy" : "f16v4mix";
-  std::ostringstream body;
-  if (!inPlace) body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in1;\n";
-  body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in2;\n"
-       << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << T
-       << ", poplar::VectorLayout::SPAN, 8>> out;\n"
-       << "  unsigned scales;\n"
-       << "  static const bool isExternalCodelet = true;\n"
-       << "  void compute(unsigned) {}\n};\n";
-  const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
-                                         : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
-  const std::string preamble = std::string("#include <poplar/Vertex.hpp>\n// scaled add, ") + op + "\n";
-  // Word offsets in the state: in1 (not in place), in2, out's pointer and size, the scales.
-  const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
-  const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
   // The instruction on x = _1 and y = _2: f16v4mix takes a x + b y, f32v2axpy $TAS x + y.
   auto apply = [&](const char *dest, const char *x, const char *y) {
     return std::string(op) + " " + dest + ", " + (type == FLOAT ? y : x) + ", " + (type == FLOAT ? x : y);
   };
-  return ipusim::sdk::addAsmVertex(graph, "ipusim_popops_ScaledAdd", "poplar::MultiVertex", preamble, body.str(),
-                                   attributes, [&](std::ostream &src, const std::string &name) {
-    const std::string entry = "__runCodelet_" + name;
-    ipusim::sdk::emitEntry(src, entry, "worker", true);
-    ipusim::sdk::emitGroupRun(src, o + 1);
-    src << "  shl $m7, $m7, " << log2Size << "\n"
-        << "  ld32 $m4, $mvertex_base, " << (inPlace ? o : a) << "\n"
-        << "  add $m4, $m4, $m7\n"
-        << "  ld32 $m5, $mvertex_base, " << bw << "\n"
-        << "  add $m5, $m5, $m7\n"
-        << "  ld32 $m6, $mvertex_base, " << o << "\n"
-        << "  add $m6, $m6, $m7\n"
-        << "  ld32 $a7, $mvertex_base, " << o + 2 << "\n"
-        << "  uput $TAS, $a7\n"
-        << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
-        << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
-        << "  shl $m11, $m3, 3\n";
-    ipusim::sdk::emitPipelinedTwoStreamLoop(src, "main", apply);
-    src << "  brz $m10, .Lexit\n"
-        << "  add $m4, $m4, $m11\n"
-        << "  add $m5, $m5, $m11\n"
-        << "  add $m6, $m6, $m11\n"
-        << "  setzi $a1, 0\n" // the lanes past the data: zeros
-        << "  setzi $a3, 0\n";
-    // One 32-bit word of each operand through the pipeline: in, then out by an issue of zeros.
-    const std::string word = "  " + apply("$azeros", "$a0:1", "$a2:3") + "\n  " + apply("$a4:5", "$azeros", "$azeros") + "\n";
-    if (type == FLOAT) {
-      src << "  ld32 $a0, $m4, 0\n  ld32 $a2, $m5, 0\n" << word << "  st32 $a4, $m6, 0\n";
-    } else {
-      src << "  cmpult $m0, $m10, 2\n"
-          << "  brnz $m0, .Lone\n"
-          << "  ld32 $a0, $m4, 0\n  ld32 $a2, $m5, 0\n" << word << "  st32 $a4, $m6, 0\n"
-          << "  add $m4, $m4, 4\n  add $m5, $m5, 4\n  add $m6, $m6, 4\n  add $m10, $m10, -2\n"
-          << "  brz $m10, .Lexit\n"
-          << ".Lone:\n"
-          << "  ldb16 $a0, $m4, 0\n  ldb16 $a2, $m5, 0\n" << word;
-      ipusim::sdk::emitStoreLowHalf(src, "$a4", "$m6");
-    }
-    src << ".Lexit:\n  exitz $mzero\n";
-    ipusim::sdk::emitEnd(src, entry);
-  });
+  return twoStreamAsmVertex(
+      graph, "ipusim_popops_ScaledAdd", std::string("scaled add, ") + op, type, inPlace, true,
+      [&](std::ostream &src) { ipusim::sdk::emitPipelinedTwoStreamLoop(src, "main", apply); }, "$a0", "$a2",
+      [&](std::ostream &src) {
+        // One 32-bit word of each operand through the pipeline (the lanes past it zeros): in,
+        // then out by an issue of zeros.
+        src << "  setzi $a1, 0\n  setzi $a3, 0\n"
+            << "  " << apply("$azeros", "$a0:1", "$a2:3") << "\n  " << apply("$a4:5", "$azeros", "$azeros") << "\n";
+        return std::string("$a4");
+      });
 }
 
 // A float tensor cast to half (Cast(_1, HALF) of a whole tensor) in assembly: each worker a
