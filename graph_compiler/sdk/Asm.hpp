@@ -153,7 +153,7 @@ inline void emitTwoStreamLoop(std::ostream &os, const std::string &label, const 
 /// writing dest. Bundle k loads vector k of both streams, issues vector k-1 (which brings out
 /// vector k-2's result) and stores vector k-3's, the result the bundle before brought out: the
 /// store reads $a4:5 before the issue beside it overwrites it, so one result pair serves. After
-/// the last vector two issues of zeros bring out the last results. Fewer than three vectors take
+/// the last vector's issue an issue of zeros brings out its result. Fewer than three vectors take
 /// a plain load, issue, drain, store loop.
 inline void emitPipelinedTwoStreamLoop(std::ostream &os, const std::string &label,
                                        const std::function<std::string(const char *, const char *, const char *)> &apply) {
@@ -165,7 +165,7 @@ inline void emitPipelinedTwoStreamLoop(std::ostream &os, const std::string &labe
      << "  cmpult $m0, $m3, 3\n"
      << "  brnz $m0, .Lshort" << label << "\n"
      << "  " << loads << "\n"
-     << "  { " << loads << " ; " << apply("$azeros", "$a0:1", "$a2:3") << " }\n" // the result out is the state's
+     << "  { " << loads << " ; " << apply("$azeros", "$a0:1", "$a2:3") << " }\n" // out: what the pipeline held
      << "  { " << loads << " ; " << issue << " }\n"
      << "  add $m0, $m3, -3\n"
      << "  .align 8\n"
