@@ -791,6 +791,12 @@ void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &
   reportPlan(out, "poplin::matMulGrouped", graph, inputType, aShape, bShape, true, options);
 }
 
+Tensor transposeGroupedMatrix(const Tensor &A) {
+  if (A.rank() != 3)
+    fail("poplin::transposeGroupedMatrix", "A must have rank 3 ([groups][rows][columns]), its shape is " + shapeString(A.shape()));
+  return A.dimShufflePartial({1, 2}, {2, 1});
+}
+
 void matMulAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B, program::Sequence &prog,
                const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
   Tensor product = matMul(graph, A, B, prog, C.elementType(), debugContext, options, cache);

@@ -62,6 +62,10 @@ void matMulGroupedReportPlan(std::ostream &out, const poplar::Graph &graph, cons
                              const std::vector<std::size_t> &bShape, const poplar::OptionFlags &options = {},
                              PlanningCache *cache = nullptr);
 
+/// A grouped matrix [G][rows][cols] as [G][cols][rows]: a view, no copy (as in poplibs, a product
+/// given one plans for the transposed operand).
+poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A);
+
 /// C += k A B.
 void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A,
                const poplar::Tensor &B, poplar::program::Sequence &prog,

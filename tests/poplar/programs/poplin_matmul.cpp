@@ -136,6 +136,10 @@ int main() {
     c4.insert(c4.end(), cg.begin(), cg.end());
   }
   checks.push_back({"grouped", poplin::matMulGrouped(graph, A4, B4, prog, FLOAT, "C4"), c4});
+  // transposeGroupedMatrix: B4 transposed twice is B4; A4 x (B4^T)^T is the same product.
+  const Tensor B4t = poplin::transposeGroupedMatrix(B4);
+  std::cout << "transposeGroupedMatrix: " << B4.shapeToString() << " -> " << B4t.shapeToString() << "\n";
+  checks.push_back({"grouped, B transposed back", poplin::matMulGrouped(graph, A4, poplin::transposeGroupedMatrix(B4t), prog, FLOAT, "C4t"), c4});
 
   // matMulAcc: C5 = C + 0.5 A B (C5 starts as a copy of C's value).
   Tensor C5 = graph.clone(C, "C5");
@@ -177,5 +181,6 @@ int main() {
   printError([&] {
     poplin::createMatMulInputLHS(graph, FLOAT, {4000, 4000}, {4000, 4000}, "big", {{"availableMemoryProportion", "0.1"}});
   });
+  printError([&] { poplin::transposeGroupedMatrix(A); });
   return bad ? 1 : 0;
 }
