@@ -467,23 +467,26 @@ namespace {
 /// elements go a 32-bit word at a time (a lone half by a read-modify-write of its word), each
 /// through `word`, which emits the operation on the operands loaded into `x` and `y` and returns
 /// the register holding the result. The operands are kept in other memory elements than the
-/// output (poplar.md "Memory"). With `scales` the state has a word after the output, put in $TAS.
+/// output (poplar.md "Memory"). `field` declares a state field after the output (or is empty);
+/// `setup`, where given, emits what the workers do first with it, given its word offset.
 std::string twoStreamAsmVertex(Graph &graph, const std::string &prefix, const std::string &what, const Type &type,
-                               bool inPlace, bool scales, const std::function<void(std::ostream &)> &loop,
-                               const char *x, const char *y, const std::function<std::string(std::ostream &)> &word) {
+                               bool inPlace, const std::string &field,
+                               const std::function<void(std::ostream &, unsigned)> &setup,
+                               const std::function<void(std::ostream &)> &loop, const char *x, const char *y,
+                               const std::function<std::string(std::ostream &)> &word) {
   const std::string T = type == FLOAT ? "float" : "half";
   std::ostringstream body;
   if (!inPlace) body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in1;\n";
   body << "  poplar::Input<poplar::Vector<" << T << ", poplar::VectorLayout::ONE_PTR, 8>> in2;\n"
        << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << T
        << ", poplar::VectorLayout::SPAN, 8>> out;\n"
-       << (scales ? "  unsigned scales;\n" : "")
+       << field
        << "  static const bool isExternalCodelet = true;\n"
        << "  void compute(unsigned) {}\n};\n";
   const std::string attributes = inPlace ? "[[poplar::constraint(\"elem(*in2) != elem(*out)\")]]"
                                          : "[[poplar::constraint(\"elem(*in1) != elem(*out)\", \"elem(*in2) != elem(*out)\")]]";
   const std::string preamble = "#include <poplar/Vertex.hpp>\n// " + what + "\n";
-  // Word offsets in the state: in1 (not in place), in2, out's pointer and size, the scales.
+  // Word offsets in the state: in1 (not in place), in2, out's pointer and size, the field.
   const unsigned a = 0, bw = inPlace ? 0 : 1, o = inPlace ? 1 : 2;
   const unsigned log2Size = type == FLOAT ? 2 : 1, lanes = type == FLOAT ? 2 : 4;
   return ipusim::sdk::addAsmVertex(graph, prefix, "poplar::MultiVertex", preamble, body.str(), attributes,
@@ -498,7 +501,7 @@ std::string twoStreamAsmVertex(Graph &graph, const std::string &prefix, const st
         << "  add $m5, $m5, $m7\n"
         << "  ld32 $m6, $mvertex_base, " << o << "\n"
         << "  add $m6, $m6, $m7\n";
-    if (scales) src << "  ld32 $a7, $mvertex_base, " << o + 2 << "\n  uput $TAS, $a7\n";
+    if (setup) setup(src, o + 2);
     src << "  and $m10, $m3, " << lanes - 1 << "\n" // trailing elements
         << "  shr $m3, $m3, " << (type == FLOAT ? 1 : 2) << "\n"
         << "  shl $m11, $m3, 3\n";
@@ -556,7 +559,7 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
   }
   const char *wordOp = type == FLOAT ? single : pair;
   return twoStreamAsmVertex(
-      graph, "ipusim_popops_Binary", vector, type, inPlace, false,
+      graph, "ipusim_popops_Binary", vector, type, inPlace, "", nullptr,
       [&](std::ostream &src) { ipusim::sdk::emitTwoStreamLoop(src, "main", vector); }, "$a0", "$a1",
       [&](std::ostream &src) {
         src << "  " << wordOp << " $a0, $a0, $a1\n";
@@ -564,9 +567,11 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
       });
 }
 
-/// A scaled add's constant scales: the expression is a _1 + b _2.
+/// A scaled add's scales: the expression is a _1 + b _2, b a constant or (`bTensor`) the
+/// one-element tensor _3.
 struct ScaledAddScales {
   double a, b;
+  bool bTensor;
 };
 
 /// The constant c of Mul(x, c) where x is `operand`, or nothing.
@@ -579,9 +584,10 @@ std::optional<double> scaleOf(const expr::Expr &e, const std::function<bool(cons
 }
 
 /// The scales of the scaled adds that popops builds (Ops.cpp, scaledUpdate: scaledAddTo and
-/// scaledSubtractFrom with constant scales), a A + b B or a A - b B (b negated), A and B
-/// placeholders 1 and 2 of `type`: half ones read in float and the result cast to half; a is 1
-/// where the expression has no scale for A. Nothing for any other expression.
+/// scaledSubtractFrom with constant scales, scaledAddTo with a scale tensor), a A + b B or
+/// a A - b B (b negated), A and B placeholders 1 and 2 of `type` (and a tensor b placeholder 3 of
+/// the same type): half ones read in float and the result cast to half; a is 1 where the
+/// expression has no scale for A. Nothing for any other expression.
 std::optional<ScaledAddScales> scaledAddScales(const expr::Expr &e, const Type &type) {
   const expr::Expr *sum = &e;
   if (type == HALF) {
@@ -605,9 +611,16 @@ std::optional<ScaledAddScales> scaledAddScales(const expr::Expr &e, const Type &
     };
   };
   std::optional<double> a = placeholder(1)(s->getLHS()) ? std::optional<double>(1.0) : scaleOf(s->getLHS(), placeholder(1));
+  if (!a) return std::nullopt;
+  const bool subtract = s->getOpType() == BinaryOpType::SUBTRACT;
+  if (const auto *m = s->getRHS().getAs<expr::BinaryOp>();
+      m && m->getOpType() == BinaryOpType::MULTIPLY && placeholder(2)(m->getLHS()) && placeholder(3)(m->getRHS())) {
+    if (subtract) return std::nullopt; // ($TAS would need the tensor's negation)
+    return ScaledAddScales{*a, 0, true};
+  }
   std::optional<double> b = scaleOf(s->getRHS(), placeholder(2));
-  if (!a || !b) return std::nullopt;
-  return ScaledAddScales{*a, s->getOpType() == BinaryOpType::SUBTRACT ? -*b : *b};
+  if (!b) return std::nullopt;
+  return ScaledAddScales{*a, subtract ? -*b : *b, false};
 }
 
 // a _1 + b _2 with constant scales (scaledAddScales) of float or half tensors (not scalars) in
@@ -618,19 +631,57 @@ std::optional<ScaledAddScales> scaledAddScales(const expr::Expr &e, const Type &
 // computes a x + b y with each product of halves exact in binary32 and their sum rounded once,
 // then to half (simulator/src/semantics/Accumulators.cpp), as the expression does when a and b
 // are halves; f32v2axpy computes b y + x, the product and the sum each rounded, the expression's
-// x + b y when a is 1. Other scales keep the generated vertex. The last worker's trailing
-// elements go through the same instructions a 32-bit word at a time (a single trailing half by
-// a read-modify-write of its word). `tas` is set to the $TAS word (the vertex's `scales` field).
-// Returns the vertex's name, or "" when the expression is not of that form.
+// x + b y when a is 1. A scale tensor b of the data's type (scaledAddTo's tensor form: a = 1,
+// b a half for half data) is read into $TAS when the vertex runs. Other scales keep the generated
+// vertex. The last worker's trailing elements go through the same instructions a 32-bit word at
+// a time (a single trailing half by a read-modify-write of its word). `tas` is set to the $TAS
+// word of constant scales (the vertex's `scales` field), or left empty for a scale tensor (its
+// `scale` field). Returns the vertex's name, or "" when the expression is not of that form.
 std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
-                               bool inPlace, uint32_t &tas) {
+                               bool inPlace, std::optional<uint32_t> &tas) {
   const Type type = out.elementType();
-  if ((type != FLOAT && type != HALF) || ts.size() != 2) return "";
+  if ((type != FLOAT && type != HALF) || ts.size() < 2) return "";
   if (ts[0].elementType() != type || ts[1].elementType() != type || ts[0].shape() != out.shape() ||
       ts[1].shape() != out.shape())
     return "";
   const std::optional<ScaledAddScales> scales = scaledAddScales(e, type);
-  if (!scales) return "";
+  if (!scales || ts.size() != (scales->bTensor ? 3u : 2u)) return "";
+  const char *op = type == FLOAT ? "f32v2axpy" : "f16v4mix";
+  // The instruction on x = _1 and y = _2: f16v4mix takes a x + b y, f32v2axpy $TAS x + y.
+  auto apply = [&](const char *dest, const char *x, const char *y) {
+    return std::string(op) + " " + dest + ", " + (type == FLOAT ? y : x) + ", " + (type == FLOAT ? x : y);
+  };
+  auto vertex = [&](const std::string &field, const std::function<void(std::ostream &, unsigned)> &setup) {
+    return twoStreamAsmVertex(
+        graph, "ipusim_popops_ScaledAdd", std::string("scaled add, ") + op, type, inPlace, field, setup,
+        [&](std::ostream &src) { ipusim::sdk::emitPipelinedTwoStreamLoop(src, "main", apply); }, "$a0", "$a2",
+        [&](std::ostream &src) {
+          // One 32-bit word of each operand through the pipeline (the lanes past it zeros): in,
+          // then out by an issue of zeros.
+          src << "  setzi $a1, 0\n  setzi $a3, 0\n"
+              << "  " << apply("$azeros", "$a0:1", "$a2:3") << "\n  " << apply("$a4:5", "$azeros", "$azeros") << "\n";
+          return std::string("$a4");
+        });
+  };
+  if (scales->bTensor) {
+    // b read from its tensor when the vertex runs, of the data's type (so a half): float $TAS is
+    // b; half $TAS is a = 1.0 in bits 15:0 and b in 31:16 (ldb16 puts b in both halves).
+    if (scales->a != 1 || ts[2].elementType() != type || ts[2].numElements() != 1) return "";
+    tas.reset();
+    const std::string T = type == FLOAT ? "float" : "half";
+    return vertex("  poplar::Input<" + T + "> scale;\n", [type](std::ostream &src, unsigned word) {
+      src << "  ld32 $m0, $mvertex_base, " << word << "\n";
+      if (type == FLOAT) {
+        src << "  ld32 $a7, $m0, 0\n";
+      } else {
+        src << "  ldb16 $a7, $m0, 0\n"
+            << "  setzi $a6, 0x3c00\n" // 1.0
+            << "  sort4x16lo $a7, $a6, $a7\n";
+      }
+      src << "  uput $TAS, $a7\n";
+    });
+  }
+  uint32_t word = 0;
   if (type == HALF) {
     // Both scales halves exactly (the round trip keeps them), finite.
     uint16_t h[2];
@@ -641,27 +692,16 @@ std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vec
     float back[2];
     copyDeviceHalfToFloat(graph.getTarget(), h, back, 2);
     if (back[0] != f[0] || back[1] != f[1]) return "";
-    tas = uint32_t(h[0]) | uint32_t(h[1]) << 16; // a in bits 15:0, b in 31:16
+    word = uint32_t(h[0]) | uint32_t(h[1]) << 16; // a in bits 15:0, b in 31:16
   } else {
     const float b = float(scales->b);
     if (scales->a != 1 || double(b) != scales->b || !std::isfinite(b)) return "";
-    std::memcpy(&tas, &b, sizeof tas);
+    std::memcpy(&word, &b, sizeof word);
   }
-  const char *op = type == FLOAT ? "f32v2axpy" : "f16v4mix";
-  // The instruction on x = _1 and y = _2: f16v4mix takes a x + b y, f32v2axpy $TAS x + y.
-  auto apply = [&](const char *dest, const char *x, const char *y) {
-    return std::string(op) + " " + dest + ", " + (type == FLOAT ? y : x) + ", " + (type == FLOAT ? x : y);
-  };
-  return twoStreamAsmVertex(
-      graph, "ipusim_popops_ScaledAdd", std::string("scaled add, ") + op, type, inPlace, true,
-      [&](std::ostream &src) { ipusim::sdk::emitPipelinedTwoStreamLoop(src, "main", apply); }, "$a0", "$a2",
-      [&](std::ostream &src) {
-        // One 32-bit word of each operand through the pipeline (the lanes past it zeros): in,
-        // then out by an issue of zeros.
-        src << "  setzi $a1, 0\n  setzi $a3, 0\n"
-            << "  " << apply("$azeros", "$a0:1", "$a2:3") << "\n  " << apply("$a4:5", "$azeros", "$azeros") << "\n";
-        return std::string("$a4");
-      });
+  tas = word;
+  return vertex("  unsigned scales;\n", [](std::ostream &src, unsigned at) {
+    src << "  ld32 $a7, $mvertex_base, " << at << "\n  uput $TAS, $a7\n";
+  });
 }
 
 // A float tensor cast to half (Cast(_1, HALF) of a whole tensor) in assembly: each worker a
@@ -829,7 +869,7 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
   if (out.numElements() == 0) return;
   // The assembly vertices (whole same-shaped operands): one a region of the output on each tile,
   // in1 (not in place) and in2 the operands' same elements.
-  uint32_t tas = 0;
+  std::optional<uint32_t> tas;
   std::string asmVertex = castAsmVertex(graph, expr, ts, out, inPlace);
   if (asmVertex.empty()) asmVertex = binaryAsmVertex(graph, expr, ts, out, inPlace);
   const bool scaledAdd = asmVertex.empty() && !(asmVertex = scaledAddAsmVertex(graph, expr, ts, out, inPlace, tas)).empty();
@@ -842,7 +882,8 @@ void addMapVertices(Graph &graph, const std::string &op, const expr::Expr &expr,
       graph.connect(v["out"], regionsOf(outFlat, regions));
       if (!inPlace) graph.connect(v["in1"], regionsOf(x, regions));
       if (second) graph.connect(v["in2"], regionsOf(y, regions));
-      if (scaledAdd) graph.setInitialValue(v["scales"], tas);
+      if (scaledAdd && tas) graph.setInitialValue(v["scales"], *tas);
+      if (scaledAdd && !tas) graph.connect(v["scale"], ts[2].reshape({}));
       graph.setTileMapping(v, tile);
     }
     return;

@@ -209,8 +209,9 @@ TEST(EngineCycles, AScaledAddTakesOneBundleAVectorOfItsOperands) {
   // store three vectors behind the load of the same output, so no bundle waits). 48 elements more
   // give each of the six workers one group more: two half vectors (2 bundles in its own slot, 12
   // cycles) or four float vectors (24 cycles) on the step's critical path, its last worker's.
+  // The same with the scale a one-element tensor (read into $TAS when the vertex runs).
   Device d = oneTile();
-  auto cycles = [&](const Type &type, std::size_t n) {
+  auto cycles = [&](const Type &type, std::size_t n, bool tensorScale = false) {
     Graph g(d.getTarget());
     popops::addCodelets(g);
     std::vector<float> xv(n), yv(n);
@@ -222,7 +223,13 @@ TEST(EngineCycles, AScaledAddTakesOneBundleAVectorOfItsOperands) {
     g.createHostWrite("y", y);
     g.createHostRead("x", x);
     Sequence update;
-    popops::scaledAddTo(g, x, y, 0.25f, update);
+    if (tensorScale) {
+      Tensor scale = g.addConstant(type, {}, 0.25f, "scale");
+      g.setTileMapping(scale, 0);
+      popops::scaledAddTo(g, x, y, scale, update);
+    } else {
+      popops::scaledAddTo(g, x, y, 0.25f, update);
+    }
     Engine e(g, update);
     e.load(d);
     if (type == HALF) {
@@ -249,6 +256,8 @@ TEST(EngineCycles, AScaledAddTakesOneBundleAVectorOfItsOperands) {
   };
   EXPECT_EQ(cycles(HALF, 144), cycles(HALF, 96) + 12);
   EXPECT_EQ(cycles(FLOAT, 144), cycles(FLOAT, 96) + 24);
+  EXPECT_EQ(cycles(HALF, 144, true), cycles(HALF, 96, true) + 12);
+  EXPECT_EQ(cycles(FLOAT, 144, true), cycles(FLOAT, 96, true) + 24);
 }
 
 TEST(EngineCycles, AnAllToAllOfEqualPiecesKeepsEveryLaneBusy) {

@@ -256,6 +256,19 @@ int main() {
         volatile float p = 0.1f * yv;
         return round(xv + p);
       });
+      // The scale as a one-element tensor of the data's type, on another tile (read when the
+      // vertex runs).
+      {
+        Tensor scale = graph.addConstant(t, {}, third, tag + " scale");
+        graph.setTileMapping(scale, 2);
+        Tensor u = graph.clone(x, tag + " scaledAddTo tensor");
+        prog.add(Copy(x, u));
+        popops::scaledAddTo(graph, u, y, scale, prog);
+        check(graph, tag + " scaledAddTo tensor", u, [=](unsigned i) {
+          volatile float p = third * float(round(bAt(i)));
+          return round(float(round(aAt(i))) + p);
+        });
+      }
     }
   }
   // Integers: bitwise, shifts (logical and arithmetic), remainder, counts.
