@@ -568,10 +568,10 @@ std::string binaryAsmVertex(Graph &graph, const expr::Expr &e, const std::vector
 }
 
 /// A scaled add's scales: the expression is a _1 + b _2, b a constant or (`bTensor`) the
-/// one-element tensor _3.
+/// one-element tensor _3, negated where `negate` (a subtraction).
 struct ScaledAddScales {
   double a, b;
-  bool bTensor;
+  bool bTensor, negate;
 };
 
 /// The constant c of Mul(x, c) where x is `operand`, or nothing.
@@ -615,12 +615,11 @@ std::optional<ScaledAddScales> scaledAddScales(const expr::Expr &e, const Type &
   const bool subtract = s->getOpType() == BinaryOpType::SUBTRACT;
   if (const auto *m = s->getRHS().getAs<expr::BinaryOp>();
       m && m->getOpType() == BinaryOpType::MULTIPLY && placeholder(2)(m->getLHS()) && placeholder(3)(m->getRHS())) {
-    if (subtract) return std::nullopt; // ($TAS would need the tensor's negation)
-    return ScaledAddScales{*a, 0, true};
+    return ScaledAddScales{*a, 0, true, subtract};
   }
   std::optional<double> b = scaleOf(s->getRHS(), placeholder(2));
   if (!b) return std::nullopt;
-  return ScaledAddScales{*a, subtract ? -*b : *b, false};
+  return ScaledAddScales{*a, subtract ? -*b : *b, false, false};
 }
 
 // a _1 + b _2 with constant scales (scaledAddScales) of float or half tensors (not scalars) in
@@ -631,12 +630,13 @@ std::optional<ScaledAddScales> scaledAddScales(const expr::Expr &e, const Type &
 // computes a x + b y with each product of halves exact in binary32 and their sum rounded once,
 // then to half (simulator/src/semantics/Accumulators.cpp), as the expression does when a and b
 // are halves; f32v2axpy computes b y + x, the product and the sum each rounded, the expression's
-// x + b y when a is 1. A scale tensor b of the data's type (scaledAddTo's tensor form: a = 1,
-// b a half for half data) is read into $TAS when the vertex runs. Other scales keep the generated
-// vertex. The last worker's trailing elements go through the same instructions a 32-bit word at
-// a time (a single trailing half by a read-modify-write of its word). `tas` is set to the $TAS
-// word of constant scales (the vertex's `scales` field), or left empty for a scale tensor (its
-// `scale` field). Returns the vertex's name, or "" when the expression is not of that form.
+// x + b y when a is 1. A scale tensor b of the data's type (scaledAddTo's and
+// scaledSubtractFrom's tensor forms: a = 1, b a half for half data) is read into $TAS when the
+// vertex runs. Other scales keep the generated vertex. The last worker's trailing elements go
+// through the same instructions a 32-bit word at a time (a single trailing half by a
+// read-modify-write of its word). `tas` is set to the $TAS word of constant scales (the
+// vertex's `scales` field), or left empty for a scale tensor (its `scale` field). Returns the
+// vertex's name, or "" when the expression is not of that form.
 std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
                                bool inPlace, std::optional<uint32_t> &tas) {
   const Type type = out.elementType();
@@ -651,9 +651,12 @@ std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vec
   auto apply = [&](const char *dest, const char *x, const char *y) {
     return std::string(op) + " " + dest + ", " + (type == FLOAT ? y : x) + ", " + (type == FLOAT ? x : y);
   };
-  auto vertex = [&](const std::string &field, const std::function<void(std::ostream &, unsigned)> &setup) {
+  // (The vertex's name is a hash of its class and `what`, not of its assembly: `what` tells the
+  // forms apart.)
+  auto vertex = [&](const std::string &what, const std::string &field,
+                    const std::function<void(std::ostream &, unsigned)> &setup) {
     return twoStreamAsmVertex(
-        graph, "ipusim_popops_ScaledAdd", std::string("scaled add, ") + op, type, inPlace, field, setup,
+        graph, "ipusim_popops_ScaledAdd", std::string("scaled add, ") + op + what, type, inPlace, field, setup,
         [&](std::ostream &src) { ipusim::sdk::emitPipelinedTwoStreamLoop(src, "main", apply); }, "$a0", "$a2",
         [&](std::ostream &src) {
           // One 32-bit word of each operand through the pipeline (the lanes past it zeros): in,
@@ -665,11 +668,14 @@ std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vec
   };
   if (scales->bTensor) {
     // b read from its tensor when the vertex runs, of the data's type (so a half): float $TAS is
-    // b; half $TAS is a = 1.0 in bits 15:0 and b in 31:16 (ldb16 puts b in both halves).
+    // b; half $TAS is a = 1.0 in bits 15:0 and b in 31:16 (ldb16 puts b in both halves). For a
+    // subtraction b's sign bit (bit 31 either way) is flipped: x - b y is x + (-b) y exactly.
     if (scales->a != 1 || ts[2].elementType() != type || ts[2].numElements() != 1) return "";
     tas.reset();
     const std::string T = type == FLOAT ? "float" : "half";
-    return vertex("  poplar::Input<" + T + "> scale;\n", [type](std::ostream &src, unsigned word) {
+    const bool negate = scales->negate;
+    return vertex(negate ? ", the scale tensor negated" : ", the scale tensor", "  poplar::Input<" + T + "> scale;\n",
+                  [type, negate](std::ostream &src, unsigned word) {
       src << "  ld32 $m0, $mvertex_base, " << word << "\n";
       if (type == FLOAT) {
         src << "  ld32 $a7, $m0, 0\n";
@@ -678,6 +684,8 @@ std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vec
             << "  setzi $a6, 0x3c00\n" // 1.0
             << "  sort4x16lo $a7, $a6, $a7\n";
       }
+      if (negate) // bit 31 flipped: (v | m) & ~(v & m)
+        src << "  or $a6, $a7, 0x80000000\n  and $a5, $a7, 0x80000000\n  andc $a7, $a6, $a5\n";
       src << "  uput $TAS, $a7\n";
     });
   }
@@ -699,7 +707,7 @@ std::string scaledAddAsmVertex(Graph &graph, const expr::Expr &e, const std::vec
     std::memcpy(&word, &b, sizeof word);
   }
   tas = word;
-  return vertex("  unsigned scales;\n", [](std::ostream &src, unsigned at) {
+  return vertex("", "  unsigned scales;\n", [](std::ostream &src, unsigned at) {
     src << "  ld32 $a7, $mvertex_base, " << at << "\n  uput $TAS, $a7\n";
   });
 }

@@ -268,6 +268,13 @@ int main() {
           volatile float p = third * float(round(bAt(i)));
           return round(float(round(aAt(i))) + p);
         });
+        Tensor v = graph.clone(x, tag + " scaledSubtractFrom tensor");
+        prog.add(Copy(x, v));
+        popops::scaledSubtractFrom(graph, v, y, scale, prog);
+        check(graph, tag + " scaledSubtractFrom tensor", v, [=](unsigned i) {
+          volatile float p = third * float(round(bAt(i)));
+          return round(float(round(aAt(i))) - p);
+        });
       }
     }
   }
