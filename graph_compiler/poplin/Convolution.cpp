@@ -614,10 +614,19 @@ long detail::originalIndex(long t, std::size_t size, const ConvParams::InputTran
   return x / long(T.dilation[d]) + long(T.truncationLower[d]);
 }
 
+namespace {
+/// The parameters every entry plans on: validated, then canonical (ConvParams::canonicalize: the
+/// same convolution, so every form of it is planned alike, the input gradient of a padded layer
+/// as the layer itself, and createInput/createWeights lay tensors out as convolution wants them).
+ConvParams planned(const ConvParams &params) {
+  params.validate();
+  return params.canonicalize();
+}
+} // namespace
+
 Tensor createWeights(Graph &graph, const ConvParams &paramsIn, const DebugContext &debugContext, const OptionFlags &options,
                      PlanningCache *) {
-  paramsIn.validate();
-  const ConvParams params = paramsIn.canonicalize(); // planned as the convolution plans it
+  const ConvParams params = planned(paramsIn);
   const std::string name = debugContext.getPathName().empty() ? "poplin::weights" : debugContext.getPathName();
   if (const AmpPlan plan = ampPlan(graph, params, options); plan.cb) {
     // The AMP's chunks: [Co/16][Kh][Kw][Ci/C][16 rows][C], viewed as [1][Co][Ci][Kh][Kw].
@@ -648,8 +657,7 @@ Tensor createWeights(Graph &graph, const ConvParams &paramsIn, const DebugContex
 
 Tensor createInput(Graph &graph, const ConvParams &paramsIn, const DebugContext &debugContext, const OptionFlags &options,
                    PlanningCache *) {
-  paramsIn.validate();
-  const ConvParams params = paramsIn.canonicalize(); // planned as the convolution plans it
+  const ConvParams params = planned(paramsIn);
   const std::string name = debugContext.getPathName().empty() ? "poplin::input" : debugContext.getPathName();
   if (const AmpPlan plan = ampPlan(graph, params, options); plan.cb) {
     // Channels last, viewed as [N][C][H][W]. A vertex reads `wave` consecutive rows, each in a
@@ -702,8 +710,7 @@ Tensor createInput(Graph &graph, const ConvParams &paramsIn, const DebugContext 
 Tensor createConvOutput(Graph &graph, const ConvParams &paramsIn, const DebugContext &debugContext,
                         const OptionFlags &options, PlanningCache *) {
   const std::string op = "poplin::createConvOutput";
-  paramsIn.validate();
-  const ConvParams params = paramsIn.canonicalize(); // planned as the convolution plans it
+  const ConvParams params = planned(paramsIn);
   const Field f = field(op, params);
   const std::string name = debugContext.getPathName().empty() ? "poplin::output" : debugContext.getPathName();
   if (const AmpPlan ap = ampPlan(graph, params, options); ap.cb)
@@ -732,10 +739,7 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
                            const ConvParams &paramsIn, bool transposeAndFlipWeights, program::Sequence &prog,
                            const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
   const std::string op = "poplin::convolution";
-  paramsIn.validate();
-  // The canonical parameters (ConvParams::canonicalize): the same convolution, planned once for
-  // every form of it (the input gradient of a padded layer as the layer itself).
-  const ConvParams params = paramsIn.canonicalize();
+  const ConvParams params = planned(paramsIn);
   const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
   const Field f = field(op, params);
   const std::size_t nd = params.getNumFieldDims();

@@ -183,8 +183,9 @@ void addTransposeVertices(Graph &graph, const ComputeSet &cs, const Type &dType,
   const std::string op = "popops::rearrange::addTransposeVertices";
   if (rows == 0 || cols == 0) return;
   const std::size_t bytes = graph.getTarget().getTypeSize(dType), size = std::size_t(rows) * cols;
-  const unsigned g = dType == HALF ? 4 : 2;
-  const bool blocks = (dType == HALF || dType == FLOAT) && rows % g == 0 && cols % g == 0;
+  // Sides in whole 64-bit words: transposeAsmVertex's g x g blocks (g = 4 half, 2 float).
+  const bool blocks = canUseFastTranspose(graph.getTarget(), dType, rows, cols, 0);
+  const unsigned g = unsigned(8 / bytes);
   const std::string vertex = blocks ? transposeAsmVertex(graph, dType) : transposeVertex(graph, dType);
   const unsigned split = rows * bytes % 4 == 0 ? 2 : size * bytes % 4 == 0 ? 1 : 0;
   for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
