@@ -17,9 +17,11 @@
 
 #include <poplin/MatMul.hpp>
 
+#include <popops/Rearrange.hpp>
 #include <popops/Zero.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace poplin::detail {
@@ -127,18 +129,50 @@ Tensor pick(const Tensor &t, unsigned d, const std::vector<unsigned> &index) {
 /// [N][C][H][W] (a 1-D field given a height of 1).
 Tensor as4d(const Tensor &t, std::size_t fieldDims) { return fieldDims == 1 ? t.expand({2}) : t; }
 
+/// The elements of t's first run in memory.
+std::size_t firstRun(const Tensor &t) {
+  const std::vector<Interval> r = t.getContiguousRegions();
+  return r.empty() ? std::size_t(0) : std::size_t(r.front().size());
+}
+
 /// Whether the input's pixels along a row lie side by side in memory for more of a kernel row
 /// than its channels do at a pixel (as image 0's first pixel and row show): then the expanded
 /// matrix takes its columns channel by channel (Expansion::channelsOuter).
 bool channelsApart(const Expansion &e, const Tensor &in) {
-  auto firstRun = [](const Tensor &t) {
-    const std::vector<Interval> r = t.getContiguousRegions();
-    return r.empty() ? std::size_t(0) : std::size_t(r.front().size());
-  };
   const Tensor image = as4d(in, e.fieldDims)[0].slice(0, e.ci, 0); // [Ci][H][W]
   const std::size_t channels = firstRun(image.flatten(1, 3).transpose()[0]);
   const std::size_t pixels = firstRun(image[0][0].slice(0, std::min(e.kw, image.dim(2))));
   return e.ci > 1 && pixels > channels;
+}
+
+/// Whether [N][C][H][W] t (C > 1) lies channels last: more of its first pixel's channels side by
+/// side in memory than of its first row's pixels.
+bool channelsLast(const Tensor &t4) {
+  return t4.dim(1) > 1 && firstRun(t4[0].flatten(1, 3).transpose()[0]) > firstRun(t4[0][0][0]);
+}
+
+/// [N][C][H][W] t4 (channels last) copied into a new tensor that lies row by row and, in a row,
+/// channel by channel ([N][H][C][W] in memory), viewed as t4: popops' transpose vertices, added
+/// to cs, turn each [W][C] row into [C][W] on the tile of the row's first element. The weight
+/// deltas' product wants both operands' positions side by side (its depth): from channels-last
+/// tensors (the AMP's) its copies would otherwise move one element at a time.
+Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name) {
+  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
+  const Tensor out = graph.addVariable(t4.elementType(), {n, h, c, w}, name);
+  const Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
+  Graph::TileToTensorMapping tiles(graph.getTarget().getNumTiles());
+  for (std::size_t r = 0; r < n * h; ++r) {
+    const Graph::TileToTensorMapping m = graph.getTileMapping(rows[r][0][0]);
+    const unsigned tile = unsigned(std::find_if(m.begin(), m.end(), [](const auto &l) { return !l.empty(); }) - m.begin());
+    graph.setTileMapping(out[r / h][r % h], tile);
+    auto &list = tiles[tile];
+    if (!list.empty() && list.back().end() == r) list.back() = Interval(list.back().begin(), r + 1);
+    else list.emplace_back(r, r + 1);
+  }
+  popops::rearrange::addTransposeVertices(graph, cs, t4.elementType(), unsigned(w), unsigned(c), tiles, [&](std::size_t r) {
+    return std::pair<const Tensor, const Tensor>(rows[r].flatten(), out[r / h][r % h].flatten());
+  });
+  return out.dimShuffle({0, 2, 1, 3});
 }
 
 /// Tap t's `ci` columns of dimension d of x (the expanded matrix's, or the weight matrix's rows).
@@ -148,15 +182,21 @@ Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d
 }
 
 /// Appends the copies that fill group g's expanded matrix, viewed [N][OH][OW][kPad] as `rows`,
-/// from the input in ([N][G Ci][field]).
-void expandInput(const Expansion &e, const Tensor &in, std::size_t g, const Tensor &rows, std::vector<Tensor> &src,
-                 std::vector<Tensor> &dst) {
+/// from the input in ([N][G Ci][field]). The copies list the elements position by position, a
+/// position's channels together, or with `byChannel` channel by channel, a channel's positions
+/// together: the order in which both sides run on in memory (the expanded matrix transposed for
+/// the weight deltas is [kPad][M], a column's positions side by side), so that the lowering moves
+/// whole runs rather than single elements.
+void expandInput(const Expansion &e, const Tensor &in, std::size_t g, const Tensor &rows, bool byChannel,
+                 std::vector<Tensor> &src, std::vector<Tensor> &dst) {
   const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
   for (std::size_t t = 0; t < e.taps.size(); ++t) {
     const auto [ty, tx] = e.taps[t];
     if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) continue;
-    src.push_back(pick(pick(in4, 2, e.h.ins[ty]), 3, e.w.ins[tx]).dimShuffle({0, 2, 3, 1}).flatten());
-    dst.push_back(pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]).flatten());
+    const Tensor from = pick(pick(in4, 2, e.h.ins[ty]), 3, e.w.ins[tx]);                  // [N][Ci][h][w]
+    const Tensor to = pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]); // [N][h][w][Ci]
+    src.push_back((byChannel ? from.dimShuffle({1, 0, 2, 3}) : from.dimShuffle({0, 2, 3, 1})).flatten());
+    dst.push_back((byChannel ? to.dimShuffle({3, 0, 1, 2}) : to).flatten());
   }
 }
 
@@ -222,7 +262,7 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, in, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), src, dst);
+    expandInput(e, in, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
       dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
@@ -248,14 +288,23 @@ Tensor productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &ac
   const std::vector<std::size_t> aShape{e.g, e.kPad, e.m}, bShape{e.g, e.m, e.nPad};
   Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/expanded", e.options);
   Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/zDeltas", e.options);
+  // Both operands take the positions as their depth, side by side in memory: channels-last
+  // operands are first turned row by row, and the copies list their elements channel by channel.
+  ComputeSet turn = graph.addComputeSet(name + "/transpose");
+  Tensor acts = as4d(activations, e.fieldDims), dy = as4d(zDeltas, e.fieldDims);
+  const bool turnActs = channelsLast(acts), turnDy = channelsLast(dy);
+  auto field = [&](const Tensor &t4) { return e.fieldDims == 1 ? t4.squeeze({2}) : t4; };
+  acts = turnActs ? field(rowsByChannel(graph, acts, turn, name + "/activations")) : activations;
+  dy = turnDy ? field(rowsByChannel(graph, dy, turn, name + "/zDeltasByChannel")) : zDeltas;
+  if (turnActs || turnDy) prog.add(program::Execute(turn));
   std::vector<Tensor> zeros, src, dst, gradSrc, gradDst;
   if (e.zeros) zeros.push_back(a.flatten());
   if (e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, activations, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), src, dst);
-    gradSrc.push_back(positions(e, zDeltas, g, e.co).flatten());
-    gradDst.push_back(b[g].slice(0, e.co, 1).flatten());
+    expandInput(e, acts, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst);
+    gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
+    gradDst.push_back(b[g].slice(0, e.co, 1).transpose().flatten());
   }
   if (zDeltas.elementType() == activations.elementType()) {
     src.insert(src.end(), gradSrc.begin(), gradSrc.end());

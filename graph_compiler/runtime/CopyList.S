@@ -7,8 +7,12 @@
 //   4 bytes: ld32step and st32step, two bundles a unit (a copy of one word skips the checks
 //            of the others: 14 bundles a descriptor instead of 19; CopyWordList's leading
 //            one-word copies, `words` of them, take five);
-//   2 or 1 bytes: a read-modify-write of the word that holds each byte (tile memory has no
-//            narrower stores), as the compiled C++ did.
+//   4 bytes from a source two bytes past a word (a half tensor's elements moved by one): each
+//            word stored is the high half of one source word and the low half of the next
+//            (roll16), three bundles a word;
+//   2 bytes of one word (the graph compiler cuts copies into whole words and pieces of one
+//            word): a read-modify-write of that word (tile memory has no narrower stores);
+//   1 byte: the same, a byte at a time, as the compiled C++ did.
 #include <poplar/TileConstants.hpp>
 
   .section .text.__runCodelet_ipusim_rt__CopyList, "ax"
@@ -93,12 +97,59 @@ __runCodelet_ipusim_rt__CopyList:
   bri .Lnext
 .Lnarrow:
   and $m3, $m0, 3
-  brnz $m3, .Lbytes
+  brnz $m3, .Lunaligned
   shr $m7, $m7, 2
   .align 8
   { rpt $m7, 1 ; fnop }
   { ld32step $a0, $mzero, $m6+=, 1 ; fnop }
   { st32step $a0, $mzero, $m5+=, 1 ; fnop }
+  bri .Lnext
+.Lunaligned:
+  or $m3, $m5, $m7
+  and $m3, $m3, 3
+  brnz $m3, .Lhalf
+  and $m3, $m6, 3
+  cmpeq $m3, $m3, 2
+  brz $m3, .Lbytes
+  // Whole destination words from a source two bytes past a word, two words a turn of the loop:
+  // the source's words are read from the one holding its first byte to the one holding its
+  // last (all inside the source's 8-byte aligned item).
+  andc $m6, $m6, 3
+  ld32step $m4, $mzero, $m6+=, 1     // the first source word
+  shr $m7, $m7, 2                    // words
+  shr $m3, $m7, 1                    // pairs of words
+  .align 8
+  { rpt $m3, 5 ; fnop }
+  { ld32step $m8, $mzero, $m6+=, 1 ; fnop }
+  { roll16 $m9, $m4, $m8 ; fnop }
+  { st32step $m9, $mzero, $m5+=, 1 ; fnop }
+  { ld32step $m4, $mzero, $m6+=, 1 ; fnop }
+  { roll16 $m9, $m8, $m4 ; fnop }
+  { st32step $m9, $mzero, $m5+=, 1 ; fnop }
+  and $m7, $m7, 1
+  brz $m7, .Lnext
+  ld32 $m8, $m6, 0
+  roll16 $m9, $m4, $m8
+  st32 $m9, $m5, 0
+  bri .Lnext
+.Lhalf:
+  // Two bytes of one word from two aligned bytes: the half into its place in the word.
+  cmpeq $m3, $m7, 2
+  brz $m3, .Lbytes
+  or $m3, $m5, $m6
+  and $m3, $m3, 1
+  brnz $m3, .Lbytes
+  ldz16 $m0, $m6, $mzero, 0
+  andc $m3, $m5, 3
+  ld32 $m4, $m3, 0
+  and $m9, $m5, 2
+  shl $m9, $m9, 3                    // the half's bit offset: 0 or 16
+  setzi $m10, 0xffff
+  shl $m10, $m10, $m9
+  andc $m4, $m4, $m10
+  shl $m0, $m0, $m9
+  or $m4, $m4, $m0
+  st32 $m4, $m3, 0
   bri .Lnext
 .Lbytes:
   // One byte at a time: the byte into its place in the destination's word.

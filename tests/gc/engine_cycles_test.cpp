@@ -8,6 +8,7 @@
 #include "TestUtil.h"
 
 #include <cmath>
+#include <functional>
 
 #include "ipusim/arch/Config.h"
 #include "ipusim/arch/ExchangeLayout.h"
@@ -169,6 +170,82 @@ TEST(EngineCycles, OnTileCopiesOfSingleWordsTakeTheWordLoop) {
     return e.getLastRunCycles();
   };
   EXPECT_EQ(cycles(12) + 47, cycles(11));
+}
+
+/// A copy on one tile of `from` into `to` (views of a, b: n elements of T, a holding 1, 2, ...):
+/// the elements of b after it, and the run's cycles.
+template <typename T>
+std::pair<std::vector<T>, uint64_t> copyOnTile(const Device &d, const Type &type, std::size_t n,
+                                               const std::function<Tensor(const Tensor &)> &from,
+                                               const std::function<Tensor(const Tensor &)> &to) {
+  Graph g(d.getTarget());
+  std::vector<T> init(n), zeros(n);
+  for (std::size_t i = 0; i < n; ++i) init[i] = T(i + 1);
+  Tensor a = g.addVariable(type, {n}, "a"), b = g.addVariable(type, {n}, "b");
+  g.setTileMapping(a, 0);
+  g.setTileMapping(b, 0);
+  g.setInitialValue(a, ArrayRef<T>(init));
+  g.setInitialValue(b, ArrayRef<T>(zeros));
+  g.createHostRead("b", b);
+  Engine e(g, Sequence{Copy(from(a), to(b))});
+  e.load(d);
+  e.run(0);
+  std::vector<T> out(n);
+  e.readTensor("b", out.data(), out.data() + n);
+  return {out, e.getLastRunCycles()};
+}
+
+TEST(EngineCycles, OnTileCopiesOfHalvesMovedByOneTakeThreeBundlesAWord) {
+  // b[0, n) = a[1, n + 1) of 16-bit elements: b starts a word, the source two bytes past one:
+  // one descriptor, which CopyList (graph_compiler/runtime/CopyList.S) copies on worker 0 in its
+  // shifted loop, two words (four elements) a turn of six bundles, each stored word the high
+  // half of one source word and the low half of the next. Four elements more: one more turn,
+  // 6 bundles x 6 cycles = 36 cycles.
+  Device d = oneTile();
+  auto run = [&](std::size_t n) {
+    const auto [b, cycles] = copyOnTile<unsigned short>(
+        d, UNSIGNED_SHORT, n + 2, [&](const Tensor &a) { return a.slice(1, n + 1); },
+        [&](const Tensor &t) { return t.slice(0, n); });
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(b[i], i + 2) << n << " elements, element " << i;
+    EXPECT_EQ(b[n], 0) << "past the copy, " << n << " elements";
+    return cycles;
+  };
+  EXPECT_EQ(run(24) + 36, run(28));
+  EXPECT_EQ(run(40) + 36, run(44));
+}
+
+TEST(EngineCycles, OnTileCopiesOfPartWordsKeepTheRestOfTheirWords) {
+  // Copies of 16- and 8-bit elements at every alignment of source and destination, and reversed
+  // (every element a copy of its own, two or four of them writing one word): the graph compiler
+  // cuts each copy into whole words and pieces of one word, the pieces of one word on one worker
+  // (their read-modify-writes must not interleave); every element lands and the others keep
+  // their values.
+  Device d = oneTile();
+  for (std::size_t n = 1; n <= 21; ++n)
+    for (std::size_t s = 0; s < 4; ++s)
+      for (std::size_t t = 0; t < 4; ++t) {
+        auto check = [&](auto zero, const Type &type) {
+          using T = decltype(zero);
+          const auto [b, cycles] = copyOnTile<T>(
+              d, type, n + 4, [&](const Tensor &a) { return a.slice(s, s + n); },
+              [&](const Tensor &x) { return x.slice(t, t + n); });
+          for (std::size_t i = 0; i < n + 4; ++i)
+            EXPECT_EQ(b[i], i >= t && i < t + n ? T(i - t + s + 1) : T(0))
+                << type.toString() << " n " << n << " from " << s << " to " << t << ", element " << i;
+        };
+        check((unsigned short)0, UNSIGNED_SHORT);
+        check((unsigned char)0, UNSIGNED_CHAR);
+      }
+  for (std::size_t n : {5, 12, 31, 64}) {
+    auto reversed = [&](auto zero, const Type &type) {
+      using T = decltype(zero);
+      const auto [b, cycles] = copyOnTile<T>(
+          d, type, n, [](const Tensor &a) { return a.reverse(0); }, [](const Tensor &x) { return x; });
+      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(b[i], T(n - i)) << type.toString() << " reversed, n " << n << ", element " << i;
+    };
+    reversed((unsigned short)0, UNSIGNED_SHORT);
+    reversed((unsigned char)0, UNSIGNED_CHAR);
+  }
 }
 
 TEST(EngineCycles, AMapSharesAShortTensorAmongTheSixWorkers) {

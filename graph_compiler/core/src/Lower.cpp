@@ -5,6 +5,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 
 namespace ipusim::gc::build {
@@ -526,21 +527,58 @@ private:
             split.push_back({Ref{c.dst.item, c.dst.offset + at}, Ref{c.src.item, c.src.offset + at}, std::min(chunk, c.bytes - at)});
         }
         // A copy that does not cover whole words writes its partial words by read-modify-write
-        // (tile memory stores 32 or 64 bits), so two such copies sharing a word must not run on
-        // two workers at once: they all go to worker 0 (positions 0 mod 6, the gaps filled with
-        // empty copies). Items are 8-byte aligned, so offsets tell the addresses' alignment.
-        // Many one-word copies go first, for CopyWordList's loop of five bundles a word where
-        // CopyList's general path takes fourteen (a convolution's expansion and a rearrangement
-        // into the AMP's weight order are mostly such words).
-        std::vector<TileCopy> whole, partial;
-        if (size_t(std::count_if(split.begin(), split.end(), [](const TileCopy &c) { return c.oneWord(); })) >= kWordListMin)
-          std::stable_partition(split.begin(), split.end(), [](const TileCopy &c) { return c.oneWord(); });
-        for (const TileCopy &c : split) (c.dst.offset % 4 == 0 && c.bytes % 4 == 0 ? whole : partial).push_back(c);
-        for (const TileCopy &c : partial) {
-          while (whole.size() % 6) whole.push_back({c.dst, c.src, 0});
-          whole.push_back(c);
+        // (tile memory stores 32 or 64 bits), so two copies sharing a word must not run on two
+        // workers at once. Each such copy is cut into its whole words, which any worker may
+        // copy, and a piece for each partial word; all pieces of one word go to the worker its
+        // address picks (descriptor positions i with i mod 6 that worker, the gaps filled by the
+        // other copies or by empty ones), so that partial words spread over the six workers.
+        // Items are 8-byte aligned, so offsets tell the addresses' alignment. Many one-word
+        // copies go first, for CopyWordList's loop of five bundles a word where CopyList's
+        // general path takes fourteen (a convolution's expansion and a rearrangement into the
+        // AMP's weight order are mostly such words).
+        std::vector<TileCopy> whole;
+        std::array<std::vector<TileCopy>, 6> pieces; // partial words, by worker
+        for (const TileCopy &c : split) {
+          const uint32_t begin = c.dst.offset, end = begin + c.bytes;
+          auto piece = [&](uint32_t from, uint32_t to) {
+            return TileCopy{Ref{c.dst.item, from}, Ref{c.src.item, c.src.offset + (from - begin)}, to - from};
+          };
+          if (c.bytes == 0 || (begin % 4 == 0 && c.bytes % 4 == 0)) {
+            whole.push_back(c);
+            continue;
+          }
+          const uint32_t first = roundUp(begin, 4), last = end / 4 * 4; // its whole words [first, last)
+          for (uint32_t at = begin; at < end;) {
+            if (at == first && first < last) {
+              whole.push_back(piece(first, last));
+              at = last;
+              continue;
+            }
+            const uint32_t to = std::min(end, at / 4 * 4 + 4);
+            pieces[(c.dst.item * 7u + at / 4) % 6].push_back(piece(at, to));
+            at = to;
+          }
         }
-        *list = std::move(whole);
+        if (size_t(std::count_if(whole.begin(), whole.end(), [](const TileCopy &c) { return c.oneWord(); })) >= kWordListMin)
+          std::stable_partition(whole.begin(), whole.end(), [](const TileCopy &c) { return c.oneWord(); });
+        const size_t lead = std::min(leadingOneWordCopies(whole), uint32_t(whole.size()));
+        std::vector<TileCopy> merged(whole.begin(), whole.begin() + std::ptrdiff_t(lead));
+        std::array<size_t, 6> taken{};
+        size_t pending = 0;
+        for (const auto &p : pieces) pending += p.size();
+        for (size_t next = lead; next < whole.size() || pending;) {
+          const size_t w = merged.size() % 6;
+          if (taken[w] < pieces[w].size()) {
+            merged.push_back(pieces[w][taken[w]++]);
+            --pending;
+          } else if (next < whole.size()) {
+            merged.push_back(whole[next++]);
+          } else {
+            const TileCopy &any = *std::find_if(pieces.begin(), pieces.end(), [](const auto &p) { return !p.empty(); })->begin();
+            merged.push_back({any.dst, any.src, 0});
+          }
+        }
+        *list = std::move(merged);
       }
     s.work = std::move(work);
     s.group = group_;

@@ -134,8 +134,94 @@ int main() {
     kernels.push_back(wv);
   }
 
+  // Weight deltas (calculateWeightDeltas, 3x3, padding 1) of layers whose activations and output
+  // gradients come from createInput and createConvOutput: both lie channels last, and the
+  // deltas' product, which takes the positions as its depth, first turns them row by row with
+  // popops' transpose vertices (ConvMatMul.cpp rowsByChannel; rows of 18 halves are not whole
+  // 64-bit words and take the C++ transpose). dw[o][i][ky][kx] = the sum over n, y, x of
+  // dy[n][o][y][x] x in[n][i][y + ky - 1][x + kx - 1]: at most 108 products of at most 0.75, in
+  // sixteenths, so exact with half partials too.
+  struct DeltaCase {
+    std::string name;
+    Type type;
+    const char *partials;
+    std::size_t n, ci, co, h, w;
+  };
+  const std::vector<DeltaCase> deltaCases = {
+      {"weight deltas, half, 3x3, padding 1", HALF, "half", 1, 16, 16, 5, 20},
+      {"weight deltas, half, float partials, 24 outputs", HALF, "float", 1, 16, 24, 4, 20},
+      {"weight deltas, half, rows of 18", HALF, "half", 2, 16, 16, 3, 18},
+      {"weight deltas, float", FLOAT, "float", 1, 8, 16, 4, 20},
+  };
+  struct Deltas {
+    Tensor in, dy, dw;
+    std::vector<float> iv, dv;
+    std::vector<double> want;
+  };
+  std::vector<Deltas> deltas;
+  for (const DeltaCase &c : deltaCases) {
+    poplin::ConvParams params(c.type, c.type, c.n, {c.h, c.w}, {3, 3}, c.ci, c.co, 1,
+                              {{0, 0}, {0, 0}, {1, 1}, {1, 1}, {1, 1}, {false, false}},
+                              {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
+                              {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
+    const OptionFlags options{{"partialsType", c.partials}};
+    Deltas d;
+    d.in = poplin::createInput(graph, params, c.name + "/in", options);
+    d.dy = poplin::createConvOutput(graph, params, c.name + "/dy", options);
+    d.dw = poplin::calculateWeightDeltas(graph, d.dy, d.in, params, prog, c.name, options);
+    graph.createHostWrite(c.name + "/in", d.in);
+    graph.createHostWrite(c.name + "/dy", d.dy);
+    graph.createHostRead(c.name + "/dw", d.dw);
+    d.iv.resize(d.in.numElements());
+    d.dv.resize(d.dy.numElements());
+    for (std::size_t i = 0; i < d.iv.size(); ++i) d.iv[i] = inAt(i);
+    for (std::size_t i = 0; i < d.dv.size(); ++i) d.dv[i] = wAt(i);
+    d.want.assign(c.co * c.ci * 9, 0.0);
+    for (std::size_t o = 0; o < c.co; ++o)
+      for (std::size_t i = 0; i < c.ci; ++i)
+        for (std::size_t ky = 0; ky < 3; ++ky)
+          for (std::size_t kx = 0; kx < 3; ++kx) {
+            double sum = 0;
+            for (std::size_t n = 0; n < c.n; ++n)
+              for (std::size_t y = 0; y < c.h; ++y)
+                for (std::size_t x = 0; x < c.w; ++x) {
+                  const long iy = long(y + ky) - 1, ix = long(x + kx) - 1;
+                  if (iy < 0 || ix < 0 || iy >= long(c.h) || ix >= long(c.w)) continue;
+                  sum += double(d.dv[((n * c.co + o) * c.h + y) * c.w + x]) *
+                         d.iv[((n * c.ci + i) * c.h + std::size_t(iy)) * c.w + std::size_t(ix)];
+                }
+            d.want[((o * c.ci + i) * 3 + ky) * 3 + kx] = sum;
+          }
+    deltas.push_back(d);
+  }
+
   Engine engine(graph, prog);
   engine.load(device);
+  // Host values of `type` into a tensor, and back.
+  auto write = [&](const std::string &name, const Type &type, const std::vector<float> &v) {
+    if (type == HALF) {
+      std::vector<uint16_t> h(v.size());
+      copyFloatToDeviceHalf(target, v.data(), h.data(), h.size());
+      engine.writeTensor(name, h.data(), h.data() + h.size());
+    } else {
+      engine.writeTensor(name, v.data(), v.data() + v.size());
+    }
+  };
+  auto read = [&](const std::string &name, const Type &type, std::size_t count) {
+    std::vector<float> got(count);
+    if (type == HALF) {
+      std::vector<uint16_t> raw(count);
+      engine.readTensor(name, raw.data(), raw.data() + count);
+      copyDeviceHalfToFloat(target, raw.data(), got.data(), count);
+    } else {
+      engine.readTensor(name, got.data(), got.data() + count);
+    }
+    return got;
+  };
+  for (std::size_t k = 0; k < deltaCases.size(); ++k) {
+    write(deltaCases[k].name + "/in", deltaCases[k].type, deltas[k].iv);
+    write(deltaCases[k].name + "/dy", deltaCases[k].type, deltas[k].dv);
+  }
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case &c = cases[k];
     if (c.type == HALF) {
@@ -151,6 +237,13 @@ int main() {
   }
   engine.run(0);
   unsigned bad = 0;
+  for (std::size_t k = 0; k < deltaCases.size(); ++k) {
+    const std::vector<float> got = read(deltaCases[k].name + "/dw", deltaCases[k].type, deltas[k].want.size());
+    unsigned wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) wrong += double(got[i]) != deltas[k].want[i];
+    std::cout << deltaCases[k].name << ": " << (wrong ? std::to_string(wrong) + " wrong" : "ok") << "\n";
+    bad += wrong;
+  }
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case &c = cases[k];
     const std::size_t count = results[k].out.numElements();
