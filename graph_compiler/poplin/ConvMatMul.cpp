@@ -151,28 +151,43 @@ bool channelsLast(const Tensor &t4) {
   return t4.dim(1) > 1 && firstRun(t4[0].flatten(1, 3).transpose()[0]) > firstRun(t4[0][0][0]);
 }
 
-/// [N][C][H][W] t4 (channels last) copied into a new tensor that lies row by row and, in a row,
-/// channel by channel ([N][H][C][W] in memory), viewed as t4: popops' transpose vertices, added
-/// to cs, turn each [W][C] row into [C][W] on the tile of the row's first element. The weight
-/// deltas' product wants both operands' positions side by side (its depth): from channels-last
-/// tensors (the AMP's) its copies would otherwise move one element at a time.
-Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name) {
-  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
-  const Tensor out = graph.addVariable(t4.elementType(), {n, h, c, w}, name);
-  const Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
+/// The matrices m ([M][R][C]) transposed into a new tensor [M][C][R], each matrix by popops'
+/// transpose vertices (added to cs) on the tile of its last element, where its result lies.
+Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std::string &name) {
+  const std::size_t count = m.dim(0), r = m.dim(1), c = m.dim(2);
+  const Tensor out = graph.addVariable(m.elementType(), {count, c, r}, name);
   Graph::TileToTensorMapping tiles(graph.getTarget().getNumTiles());
-  for (std::size_t r = 0; r < n * h; ++r) {
-    const Graph::TileToTensorMapping m = graph.getTileMapping(rows[r][0][0]);
-    const unsigned tile = unsigned(std::find_if(m.begin(), m.end(), [](const auto &l) { return !l.empty(); }) - m.begin());
-    graph.setTileMapping(out[r / h][r % h], tile);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Graph::TileToTensorMapping at = graph.getTileMapping(m[i][r - 1][c - 1]);
+    const unsigned tile = unsigned(std::find_if(at.begin(), at.end(), [](const auto &l) { return !l.empty(); }) - at.begin());
+    graph.setTileMapping(out[i], tile);
     auto &list = tiles[tile];
-    if (!list.empty() && list.back().end() == r) list.back() = Interval(list.back().begin(), r + 1);
-    else list.emplace_back(r, r + 1);
+    if (!list.empty() && list.back().end() == i) list.back() = Interval(list.back().begin(), i + 1);
+    else list.emplace_back(i, i + 1);
   }
-  popops::rearrange::addTransposeVertices(graph, cs, t4.elementType(), unsigned(w), unsigned(c), tiles, [&](std::size_t r) {
-    return std::pair<const Tensor, const Tensor>(rows[r].flatten(), out[r / h][r % h].flatten());
+  popops::rearrange::addTransposeVertices(graph, cs, m.elementType(), unsigned(r), unsigned(c), tiles, [&](std::size_t i) {
+    return std::pair<const Tensor, const Tensor>(m[i].flatten(), out[i].flatten());
   });
-  return out.dimShuffle({0, 2, 1, 3});
+  return out;
+}
+
+/// [N][C][H][W] t4 (channels last) copied into a new tensor that lies row by row and, in a row,
+/// channel by channel ([N][H][C][W] in memory), viewed as t4: each [W][C] row transposed on its
+/// tile. The weight deltas' product wants both operands' positions side by side (its depth):
+/// from channels-last tensors (the AMP's) its copies would otherwise move one element at a time.
+/// With `lead`, each row starts a pixel early: element x of a row is t4's x - 1 (the first, of
+/// the pixel before the row, is not used), so that the half elements a kernel column one to the
+/// side reads lie at the same parity as the expanded matrix's (expandInput).
+Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name, bool lead = false) {
+  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
+  Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
+  if (lead) {
+    const Tensor pixels = rows.flatten(0, 2); // [N H W][C]
+    std::vector<Tensor> early{pixels.slice(0, 1)};
+    early.push_back(pixels.slice(0, n * h * w - 1));
+    rows = concat(early).reshape({n * h, w, c});
+  }
+  return transposed(graph, rows, cs, name).reshape({n, h, c, w}).dimShuffle({0, 2, 1, 3});
 }
 
 /// Tap t's `ci` columns of dimension d of x (the expanded matrix's, or the weight matrix's rows).
@@ -187,13 +202,28 @@ Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d
 /// together: the order in which both sides run on in memory (the expanded matrix transposed for
 /// the weight deltas is [kPad][M], a column's positions side by side), so that the lowering moves
 /// whole runs rather than single elements.
-void expandInput(const Expansion &e, const Tensor &in, std::size_t g, const Tensor &rows, bool byChannel,
-                 std::vector<Tensor> &src, std::vector<Tensor> &dst) {
+/// With `lead` (the input's rows a pixel early, rowsByChannel), a tap whose input columns are an
+/// odd number of half elements from its output columns takes them from `lead` where it can:
+/// both sides then lie at the same parity, whole words apart, and the exchange moves them
+/// straight into place (else each run is moved a half-word off, by an on-tile copy).
+void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, std::size_t g, const Tensor &rows,
+                 bool byChannel, std::vector<Tensor> &src, std::vector<Tensor> &dst) {
   const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
   for (std::size_t t = 0; t < e.taps.size(); ++t) {
     const auto [ty, tx] = e.taps[t];
     if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) continue;
-    const Tensor from = pick(pick(in4, 2, e.h.ins[ty]), 3, e.w.ins[tx]);                  // [N][Ci][h][w]
+    const std::vector<unsigned> &ins = e.w.ins[tx];
+    Tensor from = pick(pick(in4, 2, e.h.ins[ty]), 3, ins); // [N][Ci][h][w]
+    if (lead.valid() && (long(ins[0]) - long(e.w.outs[tx][0])) % 2) {
+      const std::size_t width = in4.dim(3);
+      std::vector<unsigned> early, last; // columns of lead (x + 1), and the last of in
+      for (unsigned x : ins) (x + 1 < width ? early : last).push_back(x + 1 < width ? x + 1 : x);
+      std::vector<Tensor> parts;
+      if (!early.empty())
+        parts.push_back(pick(pick(as4d(lead, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1), 2, e.h.ins[ty]), 3, early));
+      if (!last.empty()) parts.push_back(pick(pick(in4, 2, e.h.ins[ty]), 3, last));
+      from = concat(parts, 3);
+    }
     const Tensor to = pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]); // [N][h][w][Ci]
     src.push_back((byChannel ? from.dimShuffle({1, 0, 2, 3}) : from.dimShuffle({0, 2, 3, 1})).flatten());
     dst.push_back((byChannel ? to.dimShuffle({3, 0, 1, 2}) : to).flatten());
@@ -262,7 +292,7 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, in, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst);
+    expandInput(e, in, Tensor(), g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
       dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
@@ -280,9 +310,9 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   copy(src, dst, prog, name + "/output");
 }
 
-Tensor productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const ConvParams &p,
-                           program::Sequence &prog, const OptionFlags &options, double proportion,
-                           const std::string &name) {
+void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const Tensor &deltas,
+                         const ConvParams &p, program::Sequence &prog, const OptionFlags &options, double proportion,
+                         const std::string &name) {
   const Expansion e = expansion(p, options, proportion);
   // [G][kPad][M] (the expanded activations transposed) by [G][M][nPad] (the output gradient).
   const std::vector<std::size_t> aShape{e.g, e.kPad, e.m}, bShape{e.g, e.m, e.nPad};
@@ -294,6 +324,12 @@ Tensor productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &ac
   Tensor acts = as4d(activations, e.fieldDims), dy = as4d(zDeltas, e.fieldDims);
   const bool turnActs = channelsLast(acts), turnDy = channelsLast(dy);
   auto field = [&](const Tensor &t4) { return e.fieldDims == 1 ? t4.squeeze({2}) : t4; };
+  // Half rows of even lengths, turned, also a pixel early for taps an odd number of columns to
+  // the side (expandInput).
+  bool odd = false;
+  for (const auto &[ty, tx] : e.taps) odd |= !e.w.ins[tx].empty() && (long(e.w.ins[tx][0]) - long(e.w.outs[tx][0])) % 2;
+  const bool early = turnActs && odd && p.inputType == HALF && acts.dim(3) % 2 == 0 && e.w.size % 2 == 0;
+  const Tensor lead = early ? field(rowsByChannel(graph, acts, turn, name + "/activationsEarly", true)) : Tensor();
   acts = turnActs ? field(rowsByChannel(graph, acts, turn, name + "/activations")) : activations;
   dy = turnDy ? field(rowsByChannel(graph, dy, turn, name + "/zDeltasByChannel")) : zDeltas;
   if (turnActs || turnDy) prog.add(program::Execute(turn));
@@ -302,7 +338,7 @@ Tensor productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &ac
   if (e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, acts, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst);
+    expandInput(e, acts, lead, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst);
     gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
     gradDst.push_back(b[g].slice(0, e.co, 1).transpose().flatten());
   }
@@ -316,19 +352,30 @@ Tensor productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &ac
   Tensor product = createProductOutput(graph, p.inputType, p.inputType, e.g, e.kPad, e.m, e.nPad, e.options,
                                        name + "/product");
   matMulGroupedWithOutput(graph, a, b, product, prog, name, e.options);
-  std::vector<std::size_t> shape{e.g, e.co, e.ci};
-  shape.insert(shape.end(), p.kernelShape.begin(), p.kernelShape.end());
-  Tensor deltas = graph.addVariable(p.inputType, shape, name + "/deltas");
-  poputil::mapTensorLinearly(graph, deltas);
   if (e.uncovered) popops::zero(graph, deltas, prog, name + "/zero");
+  // The product's rows are (kernel position, input channel), its columns output channels. Where
+  // the deltas lie with their input channels side by side (the AMP's weight chunks), bands of
+  // the rows are first transposed on their tiles, so that the copy moves runs of input channels.
+  const Tensor first = tapWeights(e, deltas, false, 0, 0); // [Ci][Co]
+  Tensor rows = product.slice(0, e.k, 1).slice(0, e.co, 2); // [G][T Ci][Co]
+  const bool byInput = firstRun(first.transpose()[0]) > firstRun(first[0]);
+  if (byInput) {
+    const std::size_t band = e.ci % 16 == 0 ? 16 : e.ci;
+    ComputeSet cs = graph.addComputeSet(name + "/deltasTranspose");
+    rows = transposed(graph, rows.reshape({e.g * e.k / band, band, e.co}), cs, name + "/deltasByChannel") // [bands][Co][band]
+               .reshape({e.g, e.taps.size(), e.ci / band, e.co, band})
+               .dimShuffle({0, 1, 3, 2, 4})
+               .reshape({e.g, e.taps.size() * e.co, e.ci}); // [G][T][Co][Ci] as [G][T Co][Ci]
+    prog.add(program::Execute(cs));
+  }
   src.clear(), dst.clear();
   for (std::size_t g = 0; g < e.g; ++g)
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
-      src.push_back(product[g].slice({t * e.ci, 0}, {(t + 1) * e.ci, e.co}).flatten());
-      dst.push_back(tapWeights(e, deltas, false, g, t).flatten());
+      const Tensor at = rows[g].slice(t * (byInput ? e.co : e.ci), (t + 1) * (byInput ? e.co : e.ci));
+      src.push_back(at.flatten());
+      dst.push_back((byInput ? tapWeights(e, deltas, false, g, t).transpose() : tapWeights(e, deltas, false, g, t)).flatten());
     }
   copy(src, dst, prog, name + "/deltas");
-  return deltas;
 }
 
 } // namespace poplin::detail

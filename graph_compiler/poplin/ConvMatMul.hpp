@@ -32,12 +32,11 @@ void productConvolution(poplar::Graph &graph, const poplar::Tensor &in, const po
                         poplar::program::Sequence &prog, const poplar::OptionFlags &options, double proportion,
                         const std::string &name);
 
-/// The weight deltas [G][Co][Ci][kernel] of the input type: the expanded activations,
-/// transposed, by the output gradient.
-poplar::Tensor productWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas,
-                                   const poplar::Tensor &activations, const ConvParams &p,
-                                   poplar::program::Sequence &prog, const poplar::OptionFlags &options,
-                                   double proportion, const std::string &name);
+/// Writes the weight deltas [G][Co][Ci][kernel] (of the input type, laid out by the caller) of
+/// the convolution: the expanded activations, transposed, by the output gradient.
+void productWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas, const poplar::Tensor &activations,
+                         const poplar::Tensor &deltas, const ConvParams &p, poplar::program::Sequence &prog,
+                         const poplar::OptionFlags &options, double proportion, const std::string &name);
 
 } // namespace poplin::detail
 

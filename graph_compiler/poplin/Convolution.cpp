@@ -877,17 +877,27 @@ void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Te
   prog.add(program::Execute(cs));
 }
 
-Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const ConvParams &params,
-                             program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
-                             PlanningCache *) {
-  const std::string op = "poplin::calculateWeightDeltas";
+namespace {
+
+/// The weight deltas of the convolution, laid out as `like` (the weights they will update) or,
+/// without it, as createWeights lays out the layer's weights: popops' update of the weights by
+/// the deltas then reads both where they lie, element for element.
+Tensor weightDeltas(Graph &graph, const std::string &op, const Tensor &zDeltas, const Tensor &activations,
+                    const ConvParams &params, const Tensor &like, program::Sequence &prog,
+                    const DebugContext &debugContext, const OptionFlags &options) {
   const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
   const Field f = field(op, params);
   const std::size_t nd = params.getNumFieldDims();
   checkShape(op, "zDeltas", zDeltas, outputShape(params));
   checkShape(op, "the activations", activations, inputShape(params));
-  if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion))
-    return detail::productWeightDeltas(graph, zDeltas, activations, params, prog, options, proportion, name);
+  const auto ws = weightsShape(params);
+  if (like.valid()) checkShape(op, "the weights", like, ws);
+  Tensor deltas = like.valid() ? graph.clone(params.inputType, like, name + "/deltas")
+                               : createWeights(graph, params, name + "/deltas", options);
+  if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion)) {
+    detail::productWeightDeltas(graph, zDeltas, activations, deltas, params, prog, options, proportion, name);
+    return deltas;
+  }
   const std::size_t cin = params.inputChannelsPerConvGroup, cout = params.outputChannelsPerConvGroup;
   // Blocks of (batch, group, output channels, output rows): whole images while their rows fit,
   // output-channel blocks halved until there are as many blocks as tiles. Each writes float
@@ -912,7 +922,6 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   }
   const std::size_t rbs = (f.oh + rb - 1) / rb, cbs = (cout + cb - 1) / cb, parts = params.batchSize * rbs;
   std::vector<std::size_t> pshape{parts};
-  const auto ws = weightsShape(params);
   pshape.insert(pshape.end(), ws.begin(), ws.end());
   Tensor partials = graph.addVariable(FLOAT, pshape, name + "/partials");
   const Tensor in4 = as4d(activations, nd), dy4 = as4d(zDeltas, nd);
@@ -935,23 +944,32 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
           graph.setTileMapping(v, tile);
         }
   prog.add(program::Execute(cs));
-  Tensor deltas = graph.addVariable(params.inputType, ws, name + "/deltas");
-  poputil::mapTensorLinearly(graph, deltas);
   popops::reduceWithOutput(graph, partials, deltas, {0}, popops::Operation::ADD, prog, name + "/reduce");
   return deltas;
 }
 
+} // namespace
+
+Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations, const ConvParams &params,
+                             program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                             PlanningCache *) {
+  return weightDeltas(graph, "poplin::calculateWeightDeltas", zDeltas, activations, params, Tensor(), prog,
+                      debugContext, options);
+}
+
 void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights, const Tensor &activations,
                              ConvParams params, const Tensor &scale, program::Sequence &prog,
-                             const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  Tensor deltas = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
+                             const DebugContext &debugContext, const OptionFlags &options, PlanningCache *) {
+  Tensor deltas = weightDeltas(graph, "poplin::convolutionWeightUpdate", zDeltas, activations, params, weights, prog,
+                               debugContext, options);
   popops::scaledAddTo(graph, weights, deltas, scale, prog, debugContext);
 }
 
 void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights, const Tensor &activations,
                              ConvParams params, float scale, program::Sequence &prog, const DebugContext &debugContext,
-                             const OptionFlags &options, PlanningCache *cache) {
-  Tensor deltas = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
+                             const OptionFlags &options, PlanningCache *) {
+  Tensor deltas = weightDeltas(graph, "poplin::convolutionWeightUpdate", zDeltas, activations, params, weights, prog,
+                               debugContext, options);
   popops::scaledAddTo(graph, weights, deltas, scale, prog, debugContext);
 }
 

@@ -271,6 +271,16 @@ private:
       x.add(srcTile, src, bytes / 4, dstTile, dst);
       return;
     }
+    // Both sides the same bytes into a word: the whole words between go straight into place,
+    // only the partial words at the ends through scratch.
+    if (const uint32_t head = (4 - dst.offset % 4) % 4; src.offset % 4 == dst.offset % 4 && bytes >= head + 4) {
+      const uint32_t words = (bytes - head) / 4, tail = bytes - head - 4 * words;
+      move(srcTile, src, dstTile, dst, head, x, local, fixup, localPre);
+      x.add(srcTile, Ref{src.item, src.offset + head}, words, dstTile, Ref{dst.item, dst.offset + head});
+      move(srcTile, Ref{src.item, src.offset + head + 4 * words}, dstTile, Ref{dst.item, dst.offset + head + 4 * words}, tail,
+           x, local, fixup, localPre);
+      return;
+    }
     const uint32_t from = src.offset & ~3u, to = roundUp(src.offset + bytes, 4);
     uint32_t scratch = temporary(dstTile, to - from, 8, "exchange scratch");
     x.add(srcTile, Ref{src.item, from}, (to - from) / 4, dstTile, Ref{scratch, 0});
