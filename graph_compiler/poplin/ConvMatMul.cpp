@@ -22,6 +22,8 @@
 #include <poputil/TileMapping.hpp>
 
 #include <algorithm>
+#include <map>
+#include <numeric>
 #include <sstream>
 
 namespace poplin::detail {
@@ -175,19 +177,38 @@ Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std
 /// channel by channel ([N][H][C][W] in memory), viewed as t4: each [W][C] row transposed on its
 /// tile. The weight deltas' product wants both operands' positions side by side (its depth):
 /// from channels-last tensors (the AMP's) its copies would otherwise move one element at a time.
-/// With `lead`, each row starts a pixel early: element x of a row is t4's x - 1 (the first, of
-/// the pixel before the row, is not used), so that the half elements a kernel column one to the
-/// side reads lie at the same parity as the expanded matrix's (expandInput).
-Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name, bool lead = false) {
+Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name) {
   const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
-  Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
-  if (lead) {
-    const Tensor pixels = rows.flatten(0, 2); // [N H W][C]
-    std::vector<Tensor> early{pixels.slice(0, 1)};
-    early.push_back(pixels.slice(0, n * h * w - 1));
-    rows = concat(early).reshape({n * h, w, c});
+  return transposed(graph, t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c}), cs, name)
+      .reshape({n, h, c, w})
+      .dimShuffle({0, 2, 1, 3});
+}
+
+/// Columns of a row of rowsLead: W + 2 rounded up to whole 64-bit words of halves.
+std::size_t leadWidth(std::size_t w) { return (w + 2 + 3) / 4 * 4; }
+
+/// As rowsByChannel, but each row is leadWidth(W) long and starts a pixel early: column j holds
+/// t4's column j - 1, and zeros where that is outside the row (half zero pixels on the row's
+/// tile, gathered with it). A half tap an odd number of columns aside then reads its columns at
+/// the same places in their words as the expanded matrix's (expandInput), and with the zeros a
+/// padded row's whole width.
+Tensor rowsLead(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name) {
+  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3), lw = leadWidth(w);
+  const Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
+  std::map<unsigned, Tensor> zeros; // a tile's zero pixels
+  std::vector<Tensor> led;
+  for (std::size_t r = 0; r < n * h; ++r) {
+    const Graph::TileToTensorMapping at = graph.getTileMapping(rows[r][w - 1]);
+    const unsigned tile = unsigned(std::find_if(at.begin(), at.end(), [](const auto &l) { return !l.empty(); }) - at.begin());
+    auto z = zeros.find(tile);
+    if (z == zeros.end()) {
+      Tensor pixels = graph.addConstant(t4.elementType(), {lw - w, c}, 0.0, name + "/zeros");
+      graph.setTileMapping(pixels, tile);
+      z = zeros.emplace(tile, pixels).first;
+    }
+    led.push_back(concat({z->second.slice(0, 1), rows[r], z->second.slice(1, lw - w)}).expand({0}));
   }
-  return transposed(graph, rows, cs, name).reshape({n, h, c, w}).dimShuffle({0, 2, 1, 3});
+  return transposed(graph, concat(led), cs, name).reshape({n, h, c, lw}).dimShuffle({0, 2, 1, 3});
 }
 
 /// Tap t's `ci` columns of dimension d of x (the expanded matrix's, or the weight matrix's rows).
@@ -202,29 +223,36 @@ Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d
 /// together: the order in which both sides run on in memory (the expanded matrix transposed for
 /// the weight deltas is [kPad][M], a column's positions side by side), so that the lowering moves
 /// whole runs rather than single elements.
-/// With `lead` (the input's rows a pixel early, rowsByChannel), a tap whose input columns are an
-/// odd number of half elements from its output columns takes them from `lead` where it can:
-/// both sides then lie at the same parity, whole words apart, and the exchange moves them
-/// straight into place (else each run is moved a half-word off, by an on-tile copy).
-void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, std::size_t g, const Tensor &rows,
-                 bool byChannel, std::vector<Tensor> &src, std::vector<Tensor> &dst) {
+/// With `lead` (the input's rows from rowsLead), a tap whose input columns are an odd number of
+/// half elements from its output columns reads them from `lead` (input column x at x + 1): both
+/// sides then sit alike in their words, and the exchange moves them straight into place (else
+/// each run goes a half-word off through scratch and an on-tile copy). Where the tap's columns
+/// run one to one and its other output columns are padding (`wholeRows`), it copies the whole
+/// output row, the padding from lead's zeros, so that no run ends in a part word.
+void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool wholeRows, std::size_t g,
+                 const Tensor &rows, bool byChannel, std::vector<Tensor> &src, std::vector<Tensor> &dst) {
   const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
   for (std::size_t t = 0; t < e.taps.size(); ++t) {
     const auto [ty, tx] = e.taps[t];
     if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) continue;
     const std::vector<unsigned> &ins = e.w.ins[tx];
+    std::vector<unsigned> outs = e.w.outs[tx];
     Tensor from = pick(pick(in4, 2, e.h.ins[ty]), 3, ins); // [N][Ci][h][w]
-    if (lead.valid() && (long(ins[0]) - long(e.w.outs[tx][0])) % 2) {
-      const std::size_t width = in4.dim(3);
-      std::vector<unsigned> early, last; // columns of lead (x + 1), and the last of in
-      for (unsigned x : ins) (x + 1 < width ? early : last).push_back(x + 1 < width ? x + 1 : x);
-      std::vector<Tensor> parts;
-      if (!early.empty())
-        parts.push_back(pick(pick(as4d(lead, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1), 2, e.h.ins[ty]), 3, early));
-      if (!last.empty()) parts.push_back(pick(pick(in4, 2, e.h.ins[ty]), 3, last));
-      from = concat(parts, 3);
+    if (const long shift = long(ins[0]) - long(outs[0]); lead.valid() && shift % 2) {
+      const Tensor led = pick(as4d(lead, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1), 2, e.h.ins[ty]);
+      const bool oneToOne = ins.back() - ins.front() + 1 == ins.size() && outs.back() - outs.front() + 1 == outs.size();
+      const long first = shift + 1, last = long(e.w.size) + shift; // lead columns of output columns 0 and OW - 1
+      if (wholeRows && oneToOne && first >= 0 && last < long(led.dim(3))) {
+        from = led.slice(std::size_t(first), std::size_t(last) + 1, 3);
+        outs.resize(e.w.size);
+        std::iota(outs.begin(), outs.end(), 0u);
+      } else {
+        std::vector<unsigned> columns;
+        for (unsigned x : ins) columns.push_back(x + 1);
+        from = pick(led, 3, columns);
+      }
     }
-    const Tensor to = pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, e.w.outs[tx]); // [N][h][w][Ci]
+    const Tensor to = pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, outs); // [N][h][w][Ci]
     src.push_back((byChannel ? from.dimShuffle({1, 0, 2, 3}) : from.dimShuffle({0, 2, 3, 1})).flatten());
     dst.push_back((byChannel ? to.dimShuffle({3, 0, 1, 2}) : to).flatten());
   }
@@ -292,7 +320,7 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, in, Tensor(), g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst);
+    expandInput(e, in, Tensor(), false, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
       dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
@@ -329,7 +357,12 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   bool odd = false;
   for (const auto &[ty, tx] : e.taps) odd |= !e.w.ins[tx].empty() && (long(e.w.ins[tx][0]) - long(e.w.outs[tx][0])) % 2;
   const bool early = turnActs && odd && p.inputType == HALF && acts.dim(3) % 2 == 0 && e.w.size % 2 == 0;
-  const Tensor lead = early ? field(rowsByChannel(graph, acts, turn, name + "/activationsEarly", true)) : Tensor();
+  const Tensor lead = early ? field(rowsLead(graph, acts, turn, name + "/activationsLead")) : Tensor();
+  // Output columns a tap does not read are padding (no truncation, dilation or flip of the
+  // input's columns), so they may be copied from lead's zeros.
+  const unsigned d = unsigned(e.fieldDims - 1);
+  const auto &it = p.inputTransform;
+  const bool wholeRows = !it.truncationLower[d] && !it.truncationUpper[d] && it.dilation[d] == 1 && !it.flip[d];
   acts = turnActs ? field(rowsByChannel(graph, acts, turn, name + "/activations")) : activations;
   dy = turnDy ? field(rowsByChannel(graph, dy, turn, name + "/zDeltasByChannel")) : zDeltas;
   if (turnActs || turnDy) prog.add(program::Execute(turn));
@@ -338,7 +371,7 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   if (e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, acts, lead, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst);
+    expandInput(e, acts, lead, wholeRows, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst);
     gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
     gradDst.push_back(b[g].slice(0, e.co, 1).transpose().flatten());
   }
