@@ -22,6 +22,7 @@
 #include <poputil/TileMapping.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -83,7 +84,6 @@ struct Expansion {
   // neighbouring taps (the input's neighbouring pixels) side by side in the matrix too, which the
   // lowering then moves as one transfer; channels-last input wants the first.
   bool channelsOuter = false;
-  bool zeros = false; // some expanded element is padding: the matrix is zeroed before it is filled
   bool uncovered = false; // some weight meets no kernel position (a kernel truncation)
   amp::Form form{FLOAT, FLOAT};
   OptionFlags options; // the product's
@@ -99,10 +99,7 @@ Expansion expansion(const ConvParams &p, const OptionFlags &options, double prop
   e.kh = e.fieldDims == 2 ? p.kernelShape[0] : 1, e.kw = p.kernelShape.back();
   for (unsigned ty = 0; ty < e.h.kernel.size(); ++ty)
     for (unsigned tx = 0; tx < e.w.kernel.size(); ++tx)
-      if (e.h.kernel[ty] >= 0 && e.w.kernel[tx] >= 0) {
-        e.taps.emplace_back(ty, tx);
-        e.zeros |= e.h.outs[ty].size() < e.h.size || e.w.outs[tx].size() < e.w.size;
-      }
+      if (e.h.kernel[ty] >= 0 && e.w.kernel[tx] >= 0) e.taps.emplace_back(ty, tx);
   e.uncovered = e.taps.size() < e.kh * e.kw;
   const std::string *partials = options.find("partialsType");
   e.form = {p.inputType, partials && *partials == "half" ? HALF : FLOAT};
@@ -110,7 +107,6 @@ Expansion expansion(const ConvParams &p, const OptionFlags &options, double prop
   e.k = e.taps.size() * e.ci;
   e.kPad = roundUp(std::max<std::size_t>(e.k, 1), e.form.inputs());
   e.nPad = roundUp(e.co, e.form.outputs());
-  e.zeros |= e.kPad > e.k;
   std::ostringstream amp;
   amp << proportion;
   e.options = {{"availableMemoryProportion", amp.str()}, {"partialsType", e.form.partials == HALF ? "half" : "float"}};
@@ -153,17 +149,28 @@ bool channelsLast(const Tensor &t4) {
   return t4.dim(1) > 1 && firstRun(t4[0].flatten(1, 3).transpose()[0]) > firstRun(t4[0][0][0]);
 }
 
+/// The tile holding t (one element).
+unsigned tileOf(const Graph &graph, const Tensor &t) {
+  const Graph::TileToTensorMapping at = graph.getTileMapping(t);
+  return unsigned(std::find_if(at.begin(), at.end(), [](const auto &l) { return !l.empty(); }) - at.begin());
+}
+
+/// Tile i of `total` spread evenly over the IPU.
+unsigned spreadTile(const Graph &graph, std::size_t i, std::size_t total) {
+  return unsigned(i * graph.getTarget().getNumTiles() / total);
+}
+
 /// The matrices m ([M][R][C]) transposed into a new tensor [M][C][R], each matrix by popops'
-/// transpose vertices (added to cs) on the tile of its last element, where its result lies.
-Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std::string &name) {
+/// transpose vertices (added to cs) on tile `tile(i)`, where its result lies.
+Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std::string &name,
+                  const std::function<unsigned(std::size_t)> &tile) {
   const std::size_t count = m.dim(0), r = m.dim(1), c = m.dim(2);
   const Tensor out = graph.addVariable(m.elementType(), {count, c, r}, name);
   Graph::TileToTensorMapping tiles(graph.getTarget().getNumTiles());
   for (std::size_t i = 0; i < count; ++i) {
-    const Graph::TileToTensorMapping at = graph.getTileMapping(m[i][r - 1][c - 1]);
-    const unsigned tile = unsigned(std::find_if(at.begin(), at.end(), [](const auto &l) { return !l.empty(); }) - at.begin());
-    graph.setTileMapping(out[i], tile);
-    auto &list = tiles[tile];
+    const unsigned t = tile(i);
+    graph.setTileMapping(out[i], t);
+    auto &list = tiles[t];
     if (!list.empty() && list.back().end() == i) list.back() = Interval(list.back().begin(), i + 1);
     else list.emplace_back(i, i + 1);
   }
@@ -174,12 +181,16 @@ Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std
 }
 
 /// [N][C][H][W] t4 (channels last) copied into a new tensor that lies row by row and, in a row,
-/// channel by channel ([N][H][C][W] in memory), viewed as t4: each [W][C] row transposed on its
-/// tile. The weight deltas' product wants both operands' positions side by side (its depth):
-/// from channels-last tensors (the AMP's) its copies would otherwise move one element at a time.
-Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name) {
+/// channel by channel ([N][H][C][W] in memory), viewed as t4: each [W][C] row transposed. The
+/// weight deltas' product wants both operands' positions side by side (its depth): from
+/// channels-last tensors (the AMP's) its copies would otherwise move one element at a time. Row r
+/// is turned on spreadTile(first + r, total): the AMP's layers keep their input rows on few
+/// tiles (createInput), which would turn every row and then send it to every tap's place alone.
+Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name, std::size_t first,
+                     std::size_t total) {
   const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
-  return transposed(graph, t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c}), cs, name)
+  return transposed(graph, t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c}), cs, name,
+                    [&](std::size_t r) { return spreadTile(graph, first + r, total); })
       .reshape({n, h, c, w})
       .dimShuffle({0, 2, 1, 3});
 }
@@ -188,18 +199,18 @@ Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const
 std::size_t leadWidth(std::size_t w) { return (w + 2 + 3) / 4 * 4; }
 
 /// As rowsByChannel, but each row is leadWidth(W) long and starts a pixel early: column j holds
-/// t4's column j - 1, and zeros where that is outside the row (half zero pixels on the row's
-/// tile, gathered with it). A half tap an odd number of columns aside then reads its columns at
-/// the same places in their words as the expanded matrix's (expandInput), and with the zeros a
-/// padded row's whole width.
-Tensor rowsLead(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name) {
+/// t4's column j - 1, and zeros where that is outside the row (zero pixels on the tile that turns
+/// the row, gathered with it). A half tap an odd number of columns aside then reads its columns
+/// at the same places in their words as the expanded matrix's (expandInput), and with the zeros
+/// a padded row's whole width.
+Tensor rowsLead(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name, std::size_t first,
+                std::size_t total) {
   const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3), lw = leadWidth(w);
   const Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
   std::map<unsigned, Tensor> zeros; // a tile's zero pixels
   std::vector<Tensor> led;
   for (std::size_t r = 0; r < n * h; ++r) {
-    const Graph::TileToTensorMapping at = graph.getTileMapping(rows[r][w - 1]);
-    const unsigned tile = unsigned(std::find_if(at.begin(), at.end(), [](const auto &l) { return !l.empty(); }) - at.begin());
+    const unsigned tile = spreadTile(graph, first + r, total);
     auto z = zeros.find(tile);
     if (z == zeros.end()) {
       Tensor pixels = graph.addConstant(t4.elementType(), {lw - w, c}, 0.0, name + "/zeros");
@@ -208,7 +219,9 @@ Tensor rowsLead(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std:
     }
     led.push_back(concat({z->second.slice(0, 1), rows[r], z->second.slice(1, lw - w)}).expand({0}));
   }
-  return transposed(graph, concat(led), cs, name).reshape({n, h, c, lw}).dimShuffle({0, 2, 1, 3});
+  return transposed(graph, concat(led), cs, name, [&](std::size_t r) { return spreadTile(graph, first + r, total); })
+      .reshape({n, h, c, lw})
+      .dimShuffle({0, 2, 1, 3});
 }
 
 /// Tap t's `ci` columns of dimension d of x (the expanded matrix's, or the weight matrix's rows).
@@ -229,12 +242,24 @@ Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d
 /// each run goes a half-word off through scratch and an on-tile copy). Where the tap's columns
 /// run one to one and its other output columns are padding (`wholeRows`), it copies the whole
 /// output row, the padding from lead's zeros, so that no run ends in a part word.
+/// The elements of the matrix no copy writes (padding) are appended to `blank`.
 void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool wholeRows, std::size_t g,
-                 const Tensor &rows, bool byChannel, std::vector<Tensor> &src, std::vector<Tensor> &dst) {
+                 const Tensor &rows, bool byChannel, std::vector<Tensor> &src, std::vector<Tensor> &dst,
+                 std::vector<Tensor> &blank) {
   const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
+  auto others = [](const std::vector<unsigned> &used, std::size_t size) {
+    std::vector<unsigned> rest;
+    for (unsigned i = 0; i < size; ++i)
+      if (!std::binary_search(used.begin(), used.end(), i)) rest.push_back(i);
+    return rest;
+  };
   for (std::size_t t = 0; t < e.taps.size(); ++t) {
     const auto [ty, tx] = e.taps[t];
-    if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) continue;
+    const Tensor columns = tapColumns(e, rows, t, 3); // [N][OH][OW][Ci]
+    if (e.h.outs[ty].empty() || e.w.outs[tx].empty()) {
+      blank.push_back(columns.flatten());
+      continue;
+    }
     const std::vector<unsigned> &ins = e.w.ins[tx];
     std::vector<unsigned> outs = e.w.outs[tx];
     Tensor from = pick(pick(in4, 2, e.h.ins[ty]), 3, ins); // [N][Ci][h][w]
@@ -252,9 +277,12 @@ void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool 
         from = pick(led, 3, columns);
       }
     }
-    const Tensor to = pick(pick(tapColumns(e, rows, t, 3), 1, e.h.outs[ty]), 2, outs); // [N][h][w][Ci]
+    const Tensor readRows = pick(columns, 1, e.h.outs[ty]);
+    const Tensor to = pick(readRows, 2, outs); // [N][h][w][Ci]
     src.push_back((byChannel ? from.dimShuffle({1, 0, 2, 3}) : from.dimShuffle({0, 2, 3, 1})).flatten());
     dst.push_back((byChannel ? to.dimShuffle({3, 0, 1, 2}) : to).flatten());
+    if (const auto y = others(e.h.outs[ty], e.h.size); !y.empty()) blank.push_back(pick(columns, 1, y).flatten());
+    if (const auto x = others(outs, e.w.size); !x.empty()) blank.push_back(pick(readRows, 2, x).flatten());
   }
 }
 
@@ -315,17 +343,19 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   const std::vector<std::size_t> aShape{e.g, e.m, e.kPad}, bShape{e.g, e.kPad, e.nPad};
   Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.outputType, aShape, bShape, name + "/expanded", e.options);
   Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.outputType, aShape, bShape, name + "/weights", e.options);
+  // The expanded matrix's padding (positions a tap does not read, and its columns past k) and
+  // the weights' padding are zeroed; the copies fill the rest.
   std::vector<Tensor> zeros, src, dst;
-  if (e.zeros) zeros.push_back(a.flatten());
-  if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
-  if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, in, Tensor(), false, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst);
+    expandInput(e, in, Tensor(), false, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst, zeros);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
       dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
     }
   }
+  if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 2).flatten());
+  if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
+  if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   copy(src, dst, prog, name + "/expand");
   Tensor product = createProductOutput(graph, p.inputType, p.outputType, e.g, e.m, e.kPad, e.nPad, e.options,
                                        name + "/product");
@@ -357,24 +387,30 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   bool odd = false;
   for (const auto &[ty, tx] : e.taps) odd |= !e.w.ins[tx].empty() && (long(e.w.ins[tx][0]) - long(e.w.outs[tx][0])) % 2;
   const bool early = turnActs && odd && p.inputType == HALF && acts.dim(3) % 2 == 0 && e.w.size % 2 == 0;
-  const Tensor lead = early ? field(rowsLead(graph, acts, turn, name + "/activationsLead")) : Tensor();
+  // The rows turned, spread over the tiles in turn: led activations, activations, gradients.
+  const std::size_t actRows = acts.dim(0) * acts.dim(2), dyRows = dy.dim(0) * dy.dim(2);
+  const std::size_t total = (early ? actRows : 0) + (turnActs ? actRows : 0) + (turnDy ? dyRows : 0);
+  const Tensor lead = early ? field(rowsLead(graph, acts, turn, name + "/activationsLead", 0, total)) : Tensor();
   // Output columns a tap does not read are padding (no truncation, dilation or flip of the
   // input's columns), so they may be copied from lead's zeros.
   const unsigned d = unsigned(e.fieldDims - 1);
   const auto &it = p.inputTransform;
   const bool wholeRows = !it.truncationLower[d] && !it.truncationUpper[d] && it.dilation[d] == 1 && !it.flip[d];
-  acts = turnActs ? field(rowsByChannel(graph, acts, turn, name + "/activations")) : activations;
-  dy = turnDy ? field(rowsByChannel(graph, dy, turn, name + "/zDeltasByChannel")) : zDeltas;
+  const std::size_t ledRows = early ? actRows : 0;
+  acts = turnActs ? field(rowsByChannel(graph, acts, turn, name + "/activations", ledRows, total)) : activations;
+  dy = turnDy ? field(rowsByChannel(graph, dy, turn, name + "/zDeltasByChannel", ledRows + (turnActs ? actRows : 0), total))
+              : zDeltas;
   if (turnActs || turnDy) prog.add(program::Execute(turn));
   std::vector<Tensor> zeros, src, dst, gradSrc, gradDst;
-  if (e.zeros) zeros.push_back(a.flatten());
-  if (e.nPad > e.co) zeros.push_back(b.flatten());
-  if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, acts, lead, wholeRows, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst);
+    expandInput(e, acts, lead, wholeRows, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst,
+                zeros);
     gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
     gradDst.push_back(b[g].slice(0, e.co, 1).transpose().flatten());
   }
+  if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 1).flatten());
+  if (e.nPad > e.co) zeros.push_back(b.flatten());
+  if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   if (zDeltas.elementType() == activations.elementType()) {
     src.insert(src.end(), gradSrc.begin(), gradSrc.end());
     dst.insert(dst.end(), gradDst.begin(), gradDst.end());
@@ -395,7 +431,9 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   if (byInput) {
     const std::size_t band = e.ci % 16 == 0 ? 16 : e.ci;
     ComputeSet cs = graph.addComputeSet(name + "/deltasTranspose");
-    rows = transposed(graph, rows.reshape({e.g * e.k / band, band, e.co}), cs, name + "/deltasByChannel") // [bands][Co][band]
+    const Tensor bands = rows.reshape({e.g * e.k / band, band, e.co});
+    rows = transposed(graph, bands, cs, name + "/deltasByChannel",
+                      [&](std::size_t i) { return tileOf(graph, bands[i][band - 1][e.co - 1]); }) // [bands][Co][band]
                .reshape({e.g, e.taps.size(), e.ci / band, e.co, band})
                .dimShuffle({0, 1, 3, 2, 4})
                .reshape({e.g, e.taps.size() * e.co, e.ci}); // [G][T][Co][Ci] as [G][T Co][Ci]
