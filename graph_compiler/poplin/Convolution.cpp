@@ -701,6 +701,20 @@ Tensor createInput(Graph &graph, const ConvParams &paramsIn, const DebugContext 
       }
     return nhwc.dimShuffle({0, 3, 1, 2});
   }
+  if (const double proportion = memoryProportion(options);
+      params.getNumInputChans() > 1 && detail::convAsProduct(graph, params, options, proportion)) {
+    // Channels last, whole pixels on a tile: the product's expanded matrix takes a position's
+    // channels side by side, so the expansion moves a pixel's channels as one run whatever the
+    // strides (rows of [N][C][H][W] would go element by element where a stride skips pixels).
+    std::vector<std::size_t> shape{params.batchSize};
+    shape.insert(shape.end(), params.inputFieldShape.begin(), params.inputFieldShape.end());
+    shape.push_back(params.getNumInputChans());
+    Tensor last = graph.addVariable(params.inputType, shape, name);
+    poputil::mapTensorLinearly(graph, last, 1, unsigned(params.getNumInputChans()));
+    std::vector<unsigned> order{0, unsigned(shape.size() - 1)};
+    for (unsigned d = 1; d + 1 < shape.size(); ++d) order.push_back(d);
+    return last.dimShuffle(order);
+  }
   Tensor in = graph.addVariable(params.inputType, inputShape(params), name);
   // Whole rows of the field on a tile.
   poputil::mapTensorLinearly(graph, in, 1, unsigned(params.inputFieldShape.back()));
@@ -770,8 +784,18 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
     return;
   }
   if (const double proportion = memoryProportion(options); detail::convAsProduct(graph, params, options, proportion)) {
-    detail::productConvolution(graph, in, weights, out, params, transposeAndFlipWeights, prog, options, proportion,
-                               name);
+    // Weights given transposed and flipped whose channels fill 16 x 16 blocks are first turned
+    // into forward weights by weightsTransposeChansFlipXY's transposes: the product's weight
+    // chunks take input channels side by side, which transposed weights hold apart.
+    const bool turn = transposeAndFlipWeights && params.inputChannelsPerConvGroup % 16 == 0 &&
+                      params.outputChannelsPerConvGroup % 16 == 0;
+    Tensor forward = weights;
+    if (turn) {
+      forward = createWeights(graph, params, name + "/weights", options);
+      weightsTransposeChansFlipXY(graph, weights, forward, prog, name + "/transposeFlip");
+    }
+    detail::productConvolution(graph, in, forward, out, params, transposeAndFlipWeights && !turn, prog, options,
+                               proportion, name);
     return;
   }
   const Plan pl = plan(graph, params, f, options);
