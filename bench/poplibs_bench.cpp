@@ -17,6 +17,9 @@
 //   poplibs' own GEMM benchmark (BM_PoplibsGemm): the program of poplibs' tool
 //     general_matrix_multiply with its benchmark's arguments, beside the cycles Graphcore's IPU
 //     Model gave it (counter ipu_model2_cycles; docs/performance.md, "poplibs' own benchmarks").
+//   poplibs' ResNet-50 convolution benchmark (BM_PoplibsConv): its tool single_conv_layer's
+//     forward, input-gradient and weight-update programs for each of ResNet-50's 20 layers,
+//     likewise beside IpuModel2's cycles.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplin/ConvUtil.hpp>
@@ -233,6 +236,79 @@ void BM_PoplibsGemm(benchmark::State &state) {
   state.counters["ratio"] = state.counters["simulated_cycles"] / g.cycles;
 }
 
+/// poplibs' ResNet-50 convolution benchmarks (tests/CMakeLists.txt at poplibs commit 8dcde1ec):
+/// its tool single_conv_layer with `--bias 0 --ignore-data` and each layer's field, kernel,
+/// stride, padding and channels, batch 4, half with poplin's default partials (float), on a full
+/// Mk2 IPU. Its programs: forward (convolution of prevAct by weights, both made by createInput
+/// and createWeights), backward (the input gradient: where the gradient's canonical parameters
+/// equal the layer's, weightsTransposeChansFlipXY into weights made for them and the forward
+/// convolution; else convolution with the weights transposed and flipped) and weight update
+/// (convolutionWeightUpdate with a half scale constant of -1); zDeltas made by createInput for
+/// the gradient's parameters. The cycles poplibs recorded for forward plus backward and weight
+/// update runs on IpuModel2 are the counter ipu_model2_cycles; ratio is ours over theirs. Limit:
+/// the three passes' multiply-adds at 64 a tile cycle (the AMP's fp16.16 rate; float partials
+/// run at half of it, ipu-facts 3.2).
+struct IpuModel2Conv {
+  const char *name;
+  unsigned field, kernel, stride, padding;
+  std::size_t in, out;
+  double cycles;
+};
+constexpr IpuModel2Conv kIpuModel2Conv[] = {
+    {"cnv", 224, 7, 2, 3, 4, 64, 148450},
+    {"bm64L0_projection", 56, 1, 1, 0, 64, 256, 46489},
+    {"bm64L0", 56, 1, 1, 0, 64, 64, 22016},
+    {"bm64L0A1", 56, 3, 1, 1, 64, 64, 84246},
+    {"bm64L1A0", 56, 1, 1, 0, 256, 64, 46064},
+    {"bm128L0_projection", 56, 1, 2, 0, 256, 512, 79855},
+    {"bm128L0A0", 56, 1, 2, 0, 256, 128, 36048},
+    {"bm128L0A1", 28, 3, 1, 1, 128, 128, 82252},
+    {"bm128L0A2", 28, 1, 1, 0, 128, 512, 46395},
+    {"bm128L1A0", 28, 1, 1, 0, 512, 128, 47073},
+    {"bm256L0_projection", 28, 1, 2, 0, 512, 1024, 80286},
+    {"bm256L0A0", 28, 1, 2, 0, 512, 256, 33717},
+    {"bm256L0A1", 14, 3, 1, 1, 256, 256, 84346},
+    {"bm256L0A2", 14, 1, 1, 0, 256, 1024, 45271},
+    {"bm256L1A0", 14, 1, 1, 0, 1024, 256, 46333},
+    {"bm512L0_projection", 14, 1, 2, 0, 1024, 2048, 80440},
+    {"bm512L0A0", 14, 1, 2, 0, 1024, 512, 33665},
+    {"bm512L0A1", 7, 3, 1, 1, 512, 512, 81121},
+    {"bm512L0A2", 7, 1, 1, 0, 512, 2048, 49368},
+    {"bm512L1A0", 7, 1, 1, 0, 2048, 512, 50236},
+};
+
+void BM_PoplibsConv(benchmark::State &state) {
+  const IpuModel2Conv &c = kIpuModel2Conv[state.range(0)];
+  measure(state, [&](Graph &graph, Sequence &prog) {
+    const unsigned pad = c.padding, stride = c.stride;
+    const poplin::ConvParams params(HALF, HALF, 4, {c.field, c.field}, {c.kernel, c.kernel}, c.in, c.out, 1,
+                                    {{0, 0}, {0, 0}, {1, 1}, {pad, pad}, {pad, pad}, {false, false}},
+                                    {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
+                                    {{0, 0}, {0, 0}, {stride, stride}, {0, 0}, {0, 0}});
+    const poplin::ConvParams bwdParams = poplin::getGradientParams(params);
+    Tensor prevAct = poplin::createInput(graph, params, "prevAct");
+    Tensor weights = poplin::createWeights(graph, params, "weights");
+    Tensor zDeltas = poplin::createInput(graph, bwdParams, "zDeltas");
+    poplin::convolution(graph, prevAct, weights, params, false, prog, "fwd");
+    if (params.canonicalize() == bwdParams.canonicalize()) {
+      Tensor bwdWeights = poplin::createWeights(graph, bwdParams, "bwdWeights");
+      poplin::weightsTransposeChansFlipXY(graph, weights, bwdWeights, prog, "bwd");
+      poplin::convolution(graph, zDeltas, bwdWeights, bwdParams, false, prog, "bwd");
+    } else {
+      poplin::convolution(graph, zDeltas, weights, bwdParams, true, prog, "bwd");
+    }
+    Tensor scale = graph.addConstant(HALF, {}, -1.0f, "scale");
+    graph.setTileMapping(scale, 0);
+    poplin::convolutionWeightUpdate(graph, zDeltas, weights, prevAct, params, scale, prog, "wu");
+    const double outputs = 4.0 * params.getOutputSize(0) * params.getOutputSize(1);
+    const double macs = outputs * double(c.in) * double(c.out) * c.kernel * c.kernel;
+    return 3 * macs / (graph.getTarget().getNumTiles() * 64.0);
+  });
+  state.SetLabel(c.name);
+  state.counters["ipu_model2_cycles"] = c.cycles;
+  state.counters["ratio"] = state.counters["simulated_cycles"] / c.cycles;
+}
+
 /// Simulation speed on poplin's AMP kernel alone: a matMul on a one-tile IPU, so that the run is
 /// the product vertex (six workers streaming rows through the AMP, one bundle a cycle in the
 /// steady state) with its weight loads, and no exchange. Each iteration is one Engine::run of the
@@ -280,5 +356,6 @@ BENCHMARK_CAPTURE(BM_MatMul, float, FLOAT)->Args({1024, 1024, 1024})->Unit(bench
 BENCHMARK(BM_AddInPlace)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_ReduceAdd)->Arg(1 << 24)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_PoplibsGemm)->DenseRange(0, std::size(kIpuModel2Gemm) - 1)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_PoplibsConv)->DenseRange(0, std::size(kIpuModel2Conv) - 1)->Unit(benchmark::kSecond)->Iterations(1);
 
 BENCHMARK_MAIN();

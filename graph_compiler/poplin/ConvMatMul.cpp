@@ -26,6 +26,7 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 namespace poplin::detail {
 
@@ -149,80 +150,93 @@ bool channelsLast(const Tensor &t4) {
   return t4.dim(1) > 1 && firstRun(t4[0].flatten(1, 3).transpose()[0]) > firstRun(t4[0][0][0]);
 }
 
-/// The tile holding t (one element).
-unsigned tileOf(const Graph &graph, const Tensor &t) {
-  const Graph::TileToTensorMapping at = graph.getTileMapping(t);
-  return unsigned(std::find_if(at.begin(), at.end(), [](const auto &l) { return !l.empty(); }) - at.begin());
-}
-
 /// Tile i of `total` spread evenly over the IPU.
 unsigned spreadTile(const Graph &graph, std::size_t i, std::size_t total) {
-  return unsigned(i * graph.getTarget().getNumTiles() / total);
+  return unsigned(i * graph.getTarget().getNumTiles() / std::max<std::size_t>(total, 1));
 }
 
-/// The matrices m ([M][R][C]) transposed into a new tensor [M][C][R], each matrix by popops'
-/// transpose vertices (added to cs) on tile `tile(i)`, where its result lies.
-Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std::string &name,
-                  const std::function<unsigned(std::size_t)> &tile) {
-  const std::size_t count = m.dim(0), r = m.dim(1), c = m.dim(2);
+/// Columns of a band of the matrices `transposed` turns: up to 64, so that a big matrix is turned
+/// on several tiles.
+std::size_t bandOf(std::size_t columns) { return columns > 64 && columns % 64 == 0 ? 64 : columns; }
+
+/// The transposes of m's matrices: a matrix [R][C] a band of bandOf(C) columns at a time.
+std::size_t turns(const Tensor &m) { return m.dim(0) * (m.dim(2) / bandOf(m.dim(2))); }
+
+/// The matrices m ([M][R][C]) transposed into a new tensor [M][C][R] by popops' transpose
+/// vertices (added to cs), band by band of columns, band u of the turns(m) on tile
+/// spreadTile(first + u, total), where its result lies (its input gathered there by the
+/// exchange). Operands that lie on few tiles (the AMP's layers keep their input rows on a few,
+/// createInput) are thus turned, and then sent on, by many.
+Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std::string &name, std::size_t first,
+                  std::size_t total) {
+  const std::size_t count = m.dim(0), r = m.dim(1), c = m.dim(2), band = bandOf(c), bands = c / band;
   const Tensor out = graph.addVariable(m.elementType(), {count, c, r}, name);
   Graph::TileToTensorMapping tiles(graph.getTarget().getNumTiles());
-  for (std::size_t i = 0; i < count; ++i) {
-    const unsigned t = tile(i);
-    graph.setTileMapping(out[i], t);
+  for (std::size_t u = 0; u < count * bands; ++u) {
+    const unsigned t = spreadTile(graph, first + u, total);
+    graph.setTileMapping(out[u / bands].slice((u % bands) * band, (u % bands + 1) * band), t);
     auto &list = tiles[t];
-    if (!list.empty() && list.back().end() == i) list.back() = Interval(list.back().begin(), i + 1);
-    else list.emplace_back(i, i + 1);
+    if (!list.empty() && list.back().end() == u) list.back() = Interval(list.back().begin(), u + 1);
+    else list.emplace_back(u, u + 1);
   }
-  popops::rearrange::addTransposeVertices(graph, cs, m.elementType(), unsigned(r), unsigned(c), tiles, [&](std::size_t i) {
-    return std::pair<const Tensor, const Tensor>(m[i].flatten(), out[i].flatten());
+  popops::rearrange::addTransposeVertices(graph, cs, m.elementType(), unsigned(r), unsigned(band), tiles, [&](std::size_t u) {
+    const std::size_t b = u % bands;
+    return std::pair<const Tensor, const Tensor>(m[u / bands].slice(b * band, (b + 1) * band, 1).flatten(),
+                                                 out[u / bands].slice(b * band, (b + 1) * band).flatten());
   });
   return out;
 }
 
-/// [N][C][H][W] t4 (channels last) copied into a new tensor that lies row by row and, in a row,
-/// channel by channel ([N][H][C][W] in memory), viewed as t4: each [W][C] row transposed. The
-/// weight deltas' product wants both operands' positions side by side (its depth): from
-/// channels-last tensors (the AMP's) its copies would otherwise move one element at a time. Row r
-/// is turned on spreadTile(first + r, total): the AMP's layers keep their input rows on few
-/// tiles (createInput), which would turn every row and then send it to every tap's place alone.
-Tensor rowsByChannel(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name, std::size_t first,
-                     std::size_t total) {
-  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
-  return transposed(graph, t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c}), cs, name,
-                    [&](std::size_t r) { return spreadTile(graph, first + r, total); })
-      .reshape({n, h, c, w})
-      .dimShuffle({0, 2, 1, 3});
+/// Columns of a turned row (turnedRows): W, plus the column before it with `lead` and the one
+/// after, rounded up to whole 64-bit words (popops' fast transposes).
+std::size_t turnedWidth(std::size_t w, bool lead, const Type &type) {
+  const std::size_t word = type == HALF ? 4 : 2;
+  return (w + (lead ? 2 : 0) + word - 1) / word * word;
 }
 
-/// Columns of a row of rowsLead: W + 2 rounded up to whole 64-bit words of halves.
-std::size_t leadWidth(std::size_t w) { return (w + 2 + 3) / 4 * 4; }
+/// The rows of [N][C][H][W] t4 (channels last) to turn.
+Tensor pixelRows(const Tensor &t4) {
+  return t4.dimShuffle({0, 2, 3, 1}).reshape({t4.dim(0) * t4.dim(2), t4.dim(3), t4.dim(1)});
+}
 
-/// As rowsByChannel, but each row is leadWidth(W) long and starts a pixel early: column j holds
-/// t4's column j - 1, and zeros where that is outside the row (zero pixels on the tile that turns
-/// the row, gathered with it). A half tap an odd number of columns aside then reads its columns
-/// at the same places in their words as the expanded matrix's (expandInput), and with the zeros
-/// a padded row's whole width.
-Tensor rowsLead(Graph &graph, const Tensor &t4, const ComputeSet &cs, const std::string &name, std::size_t first,
-                std::size_t total) {
-  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3), lw = leadWidth(w);
-  const Tensor rows = t4.dimShuffle({0, 2, 3, 1}).reshape({n * h, w, c});
+/// [N][C][H][W] t4 (channels last) copied into a new tensor that lies row by row and, in a row,
+/// channel by channel ([N][H][C][turnedWidth] in memory), viewed [N][C][H][turnedWidth]: each
+/// [W][C] row is transposed (`transposed`, turns spread from `first` of `total`). Column j of a
+/// row holds t4's column j (with `lead`, j - 1), and zeros where that is outside the row (zero
+/// pixels on the tile that turns it, gathered with the row). The weight deltas' product wants both
+/// operands' positions side by side (its depth): from channels-last tensors its copies would
+/// otherwise move one element at a time. With `lead`, a half tap an odd number of columns aside
+/// reads its columns at the same places in their words as the expanded matrix's (expandInput),
+/// and with the zeros a padded row's whole width.
+Tensor turnedRows(Graph &graph, const Tensor &t4, bool lead, const ComputeSet &cs, const std::string &name,
+                  std::size_t first, std::size_t total) {
+  const std::size_t n = t4.dim(0), c = t4.dim(1), h = t4.dim(2), w = t4.dim(3);
+  const std::size_t tw = turnedWidth(w, lead, t4.elementType()), bands = c / bandOf(c);
+  const Tensor rows = pixelRows(t4);
+  if (tw == w) return transposed(graph, rows, cs, name, first, total).reshape({n, h, c, w}).dimShuffle({0, 2, 1, 3});
   std::map<unsigned, Tensor> zeros; // a tile's zero pixels
-  std::vector<Tensor> led;
+  std::vector<Tensor> padded;
   for (std::size_t r = 0; r < n * h; ++r) {
-    const unsigned tile = spreadTile(graph, first + r, total);
+    // The zero pixels on the tile of the row's first band (spread as `transposed` spreads them).
+    const unsigned tile = spreadTile(graph, first + r * bands, total);
     auto z = zeros.find(tile);
     if (z == zeros.end()) {
-      Tensor pixels = graph.addConstant(t4.elementType(), {lw - w, c}, 0.0, name + "/zeros");
+      Tensor pixels = graph.addConstant(t4.elementType(), {tw - w, c}, 0.0, name + "/zeros");
       graph.setTileMapping(pixels, tile);
       z = zeros.emplace(tile, pixels).first;
     }
-    led.push_back(concat({z->second.slice(0, 1), rows[r], z->second.slice(1, lw - w)}).expand({0}));
+    const std::size_t before = lead ? 1 : 0;
+    std::vector<Tensor> parts;
+    if (before) parts.push_back(z->second.slice(0, before));
+    parts.push_back(rows[r]);
+    parts.push_back(z->second.slice(before, tw - w));
+    padded.push_back(concat(parts).expand({0}));
   }
-  return transposed(graph, concat(led), cs, name, [&](std::size_t r) { return spreadTile(graph, first + r, total); })
-      .reshape({n, h, c, lw})
-      .dimShuffle({0, 2, 1, 3});
+  return transposed(graph, concat(padded), cs, name, first, total).reshape({n, h, c, tw}).dimShuffle({0, 2, 1, 3});
 }
+
+/// The turns of turnedRows(t4).
+std::size_t rowTurns(const Tensor &t4) { return t4.dim(0) * t4.dim(2) * (t4.dim(1) / bandOf(t4.dim(1))); }
 
 /// Tap t's `ci` columns of dimension d of x (the expanded matrix's, or the weight matrix's rows).
 Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d) {
@@ -236,16 +250,18 @@ Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d
 /// together: the order in which both sides run on in memory (the expanded matrix transposed for
 /// the weight deltas is [kPad][M], a column's positions side by side), so that the lowering moves
 /// whole runs rather than single elements.
-/// With `lead` (the input's rows from rowsLead), a tap whose input columns are an odd number of
+/// With `lead` (the input's rows from turnedRows with lead), a tap whose input columns are an odd number of
 /// half elements from its output columns reads them from `lead` (input column x at x + 1): both
 /// sides then sit alike in their words, and the exchange moves them straight into place (else
 /// each run goes a half-word off through scratch and an on-tile copy). Where the tap's columns
 /// run one to one and its other output columns are padding (`wholeRows`), it copies the whole
 /// output row, the padding from lead's zeros, so that no run ends in a part word.
 /// The elements of the matrix no copy writes (padding) are appended to `blank`.
-void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool wholeRows, std::size_t g,
-                 const Tensor &rows, bool byChannel, std::vector<Tensor> &src, std::vector<Tensor> &dst,
-                 std::vector<Tensor> &blank) {
+/// A tap with a valid tapIn[t] ([N][G Ci][h][w], the input at the tap's rows and columns, turned
+/// on its own where its columns skip) reads that instead.
+void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool wholeRows,
+                 const std::vector<Tensor> &tapIn, std::size_t g, const Tensor &rows, bool byChannel,
+                 std::vector<Tensor> &src, std::vector<Tensor> &dst, std::vector<Tensor> &blank) {
   const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
   auto others = [](const std::vector<unsigned> &used, std::size_t size) {
     std::vector<unsigned> rest;
@@ -262,8 +278,9 @@ void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool 
     }
     const std::vector<unsigned> &ins = e.w.ins[tx];
     std::vector<unsigned> outs = e.w.outs[tx];
-    Tensor from = pick(pick(in4, 2, e.h.ins[ty]), 3, ins); // [N][Ci][h][w]
-    if (const long shift = long(ins[0]) - long(outs[0]); lead.valid() && shift % 2) {
+    const bool own = t < tapIn.size() && tapIn[t].valid();
+    Tensor from = own ? tapIn[t].slice(g * e.ci, (g + 1) * e.ci, 1) : pick(pick(in4, 2, e.h.ins[ty]), 3, ins); // [N][Ci][h][w]
+    if (const long shift = long(ins[0]) - long(outs[0]); !own && lead.valid() && shift % 2) {
       const Tensor led = pick(as4d(lead, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1), 2, e.h.ins[ty]);
       const bool oneToOne = ins.back() - ins.front() + 1 == ins.size() && outs.back() - outs.front() + 1 == outs.size();
       const long first = shift + 1, last = long(e.w.size) + shift; // lead columns of output columns 0 and OW - 1
@@ -347,7 +364,7 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   // the weights' padding are zeroed; the copies fill the rest.
   std::vector<Tensor> zeros, src, dst;
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, in, Tensor(), false, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst, zeros);
+    expandInput(e, in, Tensor(), false, {}, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst, zeros);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
       dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
@@ -377,33 +394,57 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/expanded", e.options);
   Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/zDeltas", e.options);
   // Both operands take the positions as their depth, side by side in memory: channels-last
-  // operands are first turned row by row, and the copies list their elements channel by channel.
+  // operands are first turned row by row (on tiles spread over the IPU, turnedRows), and the
+  // copies list their elements channel by channel. A tap whose input columns skip (a stride or a
+  // dilation) has its own input turned: the pixels it reads, gathered pixel by pixel.
   ComputeSet turn = graph.addComputeSet(name + "/transpose");
-  Tensor acts = as4d(activations, e.fieldDims), dy = as4d(zDeltas, e.fieldDims);
-  const bool turnActs = channelsLast(acts), turnDy = channelsLast(dy);
+  const Tensor acts4 = as4d(activations, e.fieldDims), dy4 = as4d(zDeltas, e.fieldDims);
+  const bool turnActs = channelsLast(acts4), turnDy = channelsLast(dy4);
   auto field = [&](const Tensor &t4) { return e.fieldDims == 1 ? t4.squeeze({2}) : t4; };
-  // Half rows of even lengths, turned, also a pixel early for taps an odd number of columns to
-  // the side (expandInput).
-  bool odd = false;
-  for (const auto &[ty, tx] : e.taps) odd |= !e.w.ins[tx].empty() && (long(e.w.ins[tx][0]) - long(e.w.outs[tx][0])) % 2;
-  const bool early = turnActs && odd && p.inputType == HALF && acts.dim(3) % 2 == 0 && e.w.size % 2 == 0;
-  // The rows turned, spread over the tiles in turn: led activations, activations, gradients.
-  const std::size_t actRows = acts.dim(0) * acts.dim(2), dyRows = dy.dim(0) * dy.dim(2);
-  const std::size_t total = (early ? actRows : 0) + (turnActs ? actRows : 0) + (turnDy ? dyRows : 0);
-  const Tensor lead = early ? field(rowsLead(graph, acts, turn, name + "/activationsLead", 0, total)) : Tensor();
+  std::vector<char> own(e.taps.size());
+  bool rowsUsed = false, odd = false;
+  for (std::size_t t = 0; t < e.taps.size(); ++t) {
+    const auto &[ty, tx] = e.taps[t];
+    const std::vector<unsigned> &ins = e.w.ins[tx];
+    if (e.h.outs[ty].empty() || ins.empty()) continue;
+    own[t] = turnActs && ins.back() - ins.front() + 1 != ins.size();
+    rowsUsed |= !own[t];
+    // Half rows of even lengths, turned, also a pixel early for taps an odd number of columns
+    // to the side (expandInput).
+    odd |= !own[t] && (long(ins[0]) - long(e.w.outs[tx][0])) % 2;
+  }
+  const bool early = turnActs && odd && p.inputType == HALF && e.w.size % 2 == 0;
+  // The turns, spread over the tiles in turn: led activations, activations, each own tap's,
+  // gradients.
+  std::vector<Tensor> picked(e.taps.size());
+  for (std::size_t t = 0; t < e.taps.size(); ++t)
+    if (own[t]) picked[t] = pick(pick(acts4, 2, e.h.ins[e.taps[t].first]), 3, e.w.ins[e.taps[t].second]);
+  std::size_t total = (early ? rowTurns(acts4) : 0) + (turnActs && rowsUsed ? rowTurns(acts4) : 0) +
+                      (turnDy ? rowTurns(dy4) : 0),
+              next = 0;
+  for (const Tensor &t : picked)
+    if (t.valid()) total += rowTurns(t);
+  auto place = [&](const Tensor &t4) { return std::exchange(next, next + rowTurns(t4)); };
+  // A turned tensor as [N][C][H][W] (the columns of the input, or with `lead` all the turned ones).
+  auto turned = [&](const Tensor &t4, bool lead, const std::string &what) {
+    const Tensor r = turnedRows(graph, t4, lead, turn, name + what, place(t4), total);
+    return lead ? r : r.slice(0, t4.dim(3), 3);
+  };
+  const Tensor lead = early ? field(turned(acts4, true, "/activationsLead")) : Tensor();
+  const Tensor acts = turnActs && rowsUsed ? field(turned(acts4, false, "/activations")) : activations;
+  std::vector<Tensor> tapIn(e.taps.size());
+  for (std::size_t t = 0; t < e.taps.size(); ++t)
+    if (own[t]) tapIn[t] = turned(picked[t], false, "/activationsOfTap");
+  const Tensor dy = turnDy ? field(turned(dy4, false, "/zDeltasByChannel")) : zDeltas;
   // Output columns a tap does not read are padding (no truncation, dilation or flip of the
   // input's columns), so they may be copied from lead's zeros.
   const unsigned d = unsigned(e.fieldDims - 1);
   const auto &it = p.inputTransform;
   const bool wholeRows = !it.truncationLower[d] && !it.truncationUpper[d] && it.dilation[d] == 1 && !it.flip[d];
-  const std::size_t ledRows = early ? actRows : 0;
-  acts = turnActs ? field(rowsByChannel(graph, acts, turn, name + "/activations", ledRows, total)) : activations;
-  dy = turnDy ? field(rowsByChannel(graph, dy, turn, name + "/zDeltasByChannel", ledRows + (turnActs ? actRows : 0), total))
-              : zDeltas;
-  if (turnActs || turnDy) prog.add(program::Execute(turn));
+  if (next) prog.add(program::Execute(turn));
   std::vector<Tensor> zeros, src, dst, gradSrc, gradDst;
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, acts, lead, wholeRows, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst,
+    expandInput(e, acts, lead, wholeRows, tapIn, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst,
                 zeros);
     gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
     gradDst.push_back(b[g].slice(0, e.co, 1).transpose().flatten());
@@ -432,8 +473,7 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
     const std::size_t band = e.ci % 16 == 0 ? 16 : e.ci;
     ComputeSet cs = graph.addComputeSet(name + "/deltasTranspose");
     const Tensor bands = rows.reshape({e.g * e.k / band, band, e.co});
-    rows = transposed(graph, bands, cs, name + "/deltasByChannel",
-                      [&](std::size_t i) { return tileOf(graph, bands[i][band - 1][e.co - 1]); }) // [bands][Co][band]
+    rows = transposed(graph, bands, cs, name + "/deltasByChannel", 0, turns(bands)) // [bands][Co][band]
                .reshape({e.g, e.taps.size(), e.ci / band, e.co, band})
                .dimShuffle({0, 1, 3, 2, 4})
                .reshape({e.g, e.taps.size() * e.co, e.ci}); // [G][T][Co][Ci] as [G][T Co][Ci]

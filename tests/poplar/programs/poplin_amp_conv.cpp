@@ -134,24 +134,29 @@ int main() {
     kernels.push_back(wv);
   }
 
-  // Weight deltas (calculateWeightDeltas, 3x3, padding 1) of layers whose activations and output
+  // Weight deltas (calculateWeightDeltas, 3x3 with padding 1 unless said) of layers whose activations and output
   // gradients come from createInput and createConvOutput: both lie channels last, and the
   // deltas' product, which takes the positions as its depth, first turns them row by row with
-  // popops' transpose vertices (ConvMatMul.cpp rowsByChannel; rows of 18 halves are not whole
-  // 64-bit words and take the C++ transpose). dw[o][i][ky][kx] = the sum over n, y, x of
+  // popops' transpose vertices (ConvMatMul.cpp turnedRows; rows of 18 halves are turned padded
+  // to 20, whole 64-bit words). dw[o][i][ky][kx] = the sum over n, y, x of
   // dy[n][o][y][x] x in[n][i][y + ky - 1][x + kx - 1]: at most 108 products of at most 0.75, in
   // sixteenths, so exact with half partials too.
+  // Also a 1x1 kernel with stride 2 (its tap's pixels turned on their own), and 128
+  // input channels (turned in bands of 64) in rows of 14 (turned padded to 16).
   struct DeltaCase {
     std::string name;
     Type type;
     const char *partials;
     std::size_t n, ci, co, h, w;
+    unsigned k, stride;
   };
   const std::vector<DeltaCase> deltaCases = {
-      {"weight deltas, half, 3x3, padding 1", HALF, "half", 1, 16, 16, 5, 20},
-      {"weight deltas, half, float partials, 24 outputs", HALF, "float", 1, 16, 24, 4, 20},
-      {"weight deltas, half, rows of 18", HALF, "half", 2, 16, 16, 3, 18},
-      {"weight deltas, float", FLOAT, "float", 1, 8, 16, 4, 20},
+      {"weight deltas, half, 3x3, padding 1", HALF, "half", 1, 16, 16, 5, 20, 3, 1},
+      {"weight deltas, half, float partials, 24 outputs", HALF, "float", 1, 16, 24, 4, 20, 3, 1},
+      {"weight deltas, half, rows of 18", HALF, "half", 2, 16, 16, 3, 18, 3, 1},
+      {"weight deltas, float", FLOAT, "float", 1, 8, 16, 4, 20, 3, 1},
+      {"weight deltas, half, 1x1, stride 2", HALF, "float", 2, 16, 32, 10, 10, 1, 2},
+      {"weight deltas, half, 128 input channels, rows of 14", HALF, "half", 1, 128, 16, 3, 14, 3, 1},
   };
   struct Deltas {
     Tensor in, dy, dw;
@@ -160,10 +165,12 @@ int main() {
   };
   std::vector<Deltas> deltas;
   for (const DeltaCase &c : deltaCases) {
-    poplin::ConvParams params(c.type, c.type, c.n, {c.h, c.w}, {3, 3}, c.ci, c.co, 1,
-                              {{0, 0}, {0, 0}, {1, 1}, {1, 1}, {1, 1}, {false, false}},
+    const unsigned pad = c.k / 2;
+    poplin::ConvParams params(c.type, c.type, c.n, {c.h, c.w}, {c.k, c.k}, c.ci, c.co, 1,
+                              {{0, 0}, {0, 0}, {1, 1}, {pad, pad}, {pad, pad}, {false, false}},
                               {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
-                              {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}});
+                              {{0, 0}, {0, 0}, {c.stride, c.stride}, {0, 0}, {0, 0}});
+    const std::size_t oh = params.getOutputSize(0), ow = params.getOutputSize(1);
     const OptionFlags options{{"partialsType", c.partials}};
     Deltas d;
     d.in = poplin::createInput(graph, params, c.name + "/in", options);
@@ -176,21 +183,21 @@ int main() {
     d.dv.resize(d.dy.numElements());
     for (std::size_t i = 0; i < d.iv.size(); ++i) d.iv[i] = inAt(i);
     for (std::size_t i = 0; i < d.dv.size(); ++i) d.dv[i] = wAt(i);
-    d.want.assign(c.co * c.ci * 9, 0.0);
+    d.want.assign(c.co * c.ci * c.k * c.k, 0.0);
     for (std::size_t o = 0; o < c.co; ++o)
       for (std::size_t i = 0; i < c.ci; ++i)
-        for (std::size_t ky = 0; ky < 3; ++ky)
-          for (std::size_t kx = 0; kx < 3; ++kx) {
+        for (std::size_t ky = 0; ky < c.k; ++ky)
+          for (std::size_t kx = 0; kx < c.k; ++kx) {
             double sum = 0;
             for (std::size_t n = 0; n < c.n; ++n)
-              for (std::size_t y = 0; y < c.h; ++y)
-                for (std::size_t x = 0; x < c.w; ++x) {
-                  const long iy = long(y + ky) - 1, ix = long(x + kx) - 1;
+              for (std::size_t y = 0; y < oh; ++y)
+                for (std::size_t x = 0; x < ow; ++x) {
+                  const long iy = long(y * c.stride + ky) - pad, ix = long(x * c.stride + kx) - pad;
                   if (iy < 0 || ix < 0 || iy >= long(c.h) || ix >= long(c.w)) continue;
-                  sum += double(d.dv[((n * c.co + o) * c.h + y) * c.w + x]) *
+                  sum += double(d.dv[((n * c.co + o) * oh + y) * ow + x]) *
                          d.iv[((n * c.ci + i) * c.h + std::size_t(iy)) * c.w + std::size_t(ix)];
                 }
-            d.want[((o * c.ci + i) * 3 + ky) * 3 + kx] = sum;
+            d.want[((o * c.ci + i) * c.k + ky) * c.k + kx] = sum;
           }
     deltas.push_back(d);
   }
