@@ -389,8 +389,11 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
                          const ConvParams &p, program::Sequence &prog, const OptionFlags &options, double proportion,
                          const std::string &name) {
   const Expansion e = expansion(p, options, proportion);
-  // [G][kPad][M] (the expanded activations transposed) by [G][M][nPad] (the output gradient).
-  const std::vector<std::size_t> aShape{e.g, e.kPad, e.m}, bShape{e.g, e.m, e.nPad};
+  // [G][kPad][mPad] (the expanded activations transposed) by [G][mPad][nPad] (the output
+  // gradient): the depth, the positions, padded with zeros to whole AMP input chunks (else the
+  // product runs on the vector unit: ResNet-50's 7x7 layers, 196 positions).
+  const std::size_t mPad = roundUp(e.m, e.form.inputs());
+  const std::vector<std::size_t> aShape{e.g, e.kPad, mPad}, bShape{e.g, mPad, e.nPad};
   Tensor a = createMatMulGroupedInputLHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/expanded", e.options);
   Tensor b = createMatMulGroupedInputRHS(graph, p.inputType, p.inputType, aShape, bShape, name + "/zDeltas", e.options);
   // Both operands take the positions as their depth, side by side in memory: channels-last
@@ -444,13 +447,16 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   if (next) prog.add(program::Execute(turn));
   std::vector<Tensor> zeros, src, dst, gradSrc, gradDst;
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, acts, lead, wholeRows, tapIn, g, a[g].transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true, src, dst,
+    expandInput(e, acts, lead, wholeRows, tapIn, g, a[g].slice(0, e.m, 1).transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true,
+                src, dst,
                 zeros);
     gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
-    gradDst.push_back(b[g].slice(0, e.co, 1).transpose().flatten());
+    gradDst.push_back(b[g].slice({0, 0}, {e.m, e.co}).transpose().flatten());
   }
   if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 1).flatten());
+  if (mPad > e.m) zeros.push_back(a.slice(0, e.k, 1).slice(e.m, mPad, 2).flatten());
   if (e.nPad > e.co) zeros.push_back(b.flatten());
+  else if (mPad > e.m) zeros.push_back(b.slice(e.m, mPad, 1).flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   if (zDeltas.elementType() == activations.elementType()) {
     src.insert(src.end(), gradSrc.begin(), gradSrc.end());
@@ -459,7 +465,7 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
     copy(gradSrc, gradDst, prog, name + "/zDeltas");
   }
   copy(src, dst, prog, name + "/expand");
-  Tensor product = createProductOutput(graph, p.inputType, p.inputType, e.g, e.kPad, e.m, e.nPad, e.options,
+  Tensor product = createProductOutput(graph, p.inputType, p.inputType, e.g, e.kPad, mPad, e.nPad, e.options,
                                        name + "/product");
   matMulGroupedWithOutput(graph, a, b, product, prog, name, e.options);
   if (e.uncovered) popops::zero(graph, deltas, prog, name + "/zero");
