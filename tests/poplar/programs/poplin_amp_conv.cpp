@@ -9,6 +9,7 @@
 // reference is computed here.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
+#include <poplin/ConvUtil.hpp>
 #include <poplin/Convolution.hpp>
 #include <poplin/codelets.hpp>
 #include <popops/codelets.hpp>
@@ -202,6 +203,46 @@ int main() {
     deltas.push_back(d);
   }
 
+  // A layer with stride 2, which runs as a product (ConvMatMul.cpp), its input, weights and output
+  // gradient made by createInput, createWeights and createInput of the gradient's parameters:
+  // channels last, and the weights a kernel position at a time with input channels innermost
+  // (16-channel blocks); forward, and input gradient from the weights transposed and flipped
+  // (turned by weightsTransposeChansFlipXY first). Sums of at most 9 x 32 products: exact.
+  const std::size_t sn = 1, sci = 16, sco = 32, sh = 9, sw = 12, soh = 5, sow = 6;
+  const poplin::ConvParams sp(HALF, HALF, sn, {sh, sw}, {3, 3}, sci, sco, 1,
+                              {{0, 0}, {0, 0}, {1, 1}, {1, 1}, {1, 1}, {false, false}},
+                              {{0, 0}, {0, 0}, {1, 1}, {0, 0}, {0, 0}, {false, false}},
+                              {{0, 0}, {0, 0}, {2, 2}, {0, 0}, {0, 0}});
+  const OptionFlags floatPartials{{"partialsType", "float"}};
+  Tensor sIn = poplin::createInput(graph, sp, "strided/in", floatPartials);
+  Tensor sW = poplin::createWeights(graph, sp, "strided/weights", floatPartials);
+  Tensor sDy = poplin::createInput(graph, poplin::getGradientParams(sp), "strided/dy", floatPartials);
+  Tensor sOut = poplin::convolution(graph, sIn, sW, sp, false, prog, "strided", floatPartials);
+  Tensor sDx = poplin::convolution(graph, sDy, sW, poplin::getGradientParams(sp), true, prog, "strided/bwd", floatPartials);
+  graph.createHostWrite("strided/in", sIn);
+  graph.createHostWrite("strided/weights", sW);
+  graph.createHostWrite("strided/dy", sDy);
+  graph.createHostRead("strided/out", sOut);
+  graph.createHostRead("strided/dx", sDx);
+  std::vector<float> sIv(sIn.numElements()), sWv(sW.numElements()), sDv(sDy.numElements());
+  for (std::size_t i = 0; i < sIv.size(); ++i) sIv[i] = inAt(i);
+  for (std::size_t i = 0; i < sWv.size(); ++i) sWv[i] = wAt(i);
+  for (std::size_t i = 0; i < sDv.size(); ++i) sDv[i] = inAt(i + 3);
+  std::vector<double> sOutWant(sn * sco * soh * sow), sDxWant(sn * sci * sh * sw);
+  for (std::size_t o = 0; o < sco; ++o)
+    for (std::size_t i = 0; i < sci; ++i)
+      for (std::size_t y = 0; y < soh; ++y)
+        for (std::size_t x = 0; x < sow; ++x)
+          for (std::size_t ky = 0; ky < 3; ++ky)
+            for (std::size_t kx = 0; kx < 3; ++kx) {
+              const long iy = long(2 * y + ky) - 1, ix = long(2 * x + kx) - 1;
+              if (iy < 0 || ix < 0 || iy >= long(sh) || ix >= long(sw)) continue;
+              const double wv = sWv[((o * sci + i) * 3 + ky) * 3 + kx];
+              const std::size_t at = (i * sh + std::size_t(iy)) * sw + std::size_t(ix), out = (o * soh + y) * sow + x;
+              sOutWant[out] += double(sIv[at]) * wv;
+              sDxWant[at] += double(sDv[out]) * wv;
+            }
+
   Engine engine(graph, prog);
   engine.load(device);
   // Host values of `type` into a tensor, and back.
@@ -225,6 +266,9 @@ int main() {
     }
     return got;
   };
+  write("strided/in", HALF, sIv);
+  write("strided/weights", HALF, sWv);
+  write("strided/dy", HALF, sDv);
   for (std::size_t k = 0; k < deltaCases.size(); ++k) {
     write(deltaCases[k].name + "/in", deltaCases[k].type, deltas[k].iv);
     write(deltaCases[k].name + "/dy", deltaCases[k].type, deltas[k].dv);
@@ -244,6 +288,14 @@ int main() {
   }
   engine.run(0);
   unsigned bad = 0;
+  for (const auto &check : {std::make_pair(std::string("strided/out"), &sOutWant), std::make_pair(std::string("strided/dx"), &sDxWant)}) {
+    const std::vector<float> got = read(check.first, HALF, check.second->size());
+    unsigned wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) wrong += double(got[i]) != (*check.second)[i];
+    std::cout << "half, 3x3, stride 2 (a product), " << (check.first == "strided/out" ? "forward" : "input gradient")
+              << ": " << (wrong ? std::to_string(wrong) + " wrong" : "ok") << "\n";
+    bad += wrong;
+  }
   for (std::size_t k = 0; k < deltaCases.size(); ++k) {
     const std::vector<float> got = read(deltaCases[k].name + "/dw", deltaCases[k].type, deltas[k].want.size());
     unsigned wrong = 0;
