@@ -657,14 +657,15 @@ Tensor createWeights(Graph &graph, const ConvParams &paramsIn, const DebugContex
     // memory): the product's weight chunks take a position's input channels side by side, and
     // weightsTransposeChansFlipXY's 16 x 16 blocks are rows of 16 (in [G][Co][Ci][kernel] every
     // element of both lay a kernel apart, and moved one at a time: ResNet-50's 14x14 3x3 layer's
-    // forward spent 71,910 cycles so, its input gradient's transposition 265,447).
+    // forward spent 71,910 cycles so, its input gradient's transposition 265,447). Spread in
+    // runs of 16 channels, so that the transposition's blocks spread over the tiles too.
     const std::size_t nd = params.getNumFieldDims();
     std::vector<std::size_t> shape{params.numConvGroups};
     shape.insert(shape.end(), params.kernelShape.begin(), params.kernelShape.end());
     shape.push_back(co);
     shape.push_back(ci);
     Tensor w = graph.addVariable(params.inputType, shape, name);
-    poputil::mapTensorLinearly(graph, w, 1, unsigned(ci));
+    poputil::mapTensorLinearly(graph, w, 1, 16);
     std::vector<unsigned> order{0, unsigned(nd + 1), unsigned(nd + 2)};
     for (unsigned d = 1; d <= nd; ++d) order.push_back(d);
     return w.dimShuffle(order);
