@@ -256,12 +256,15 @@ Tensor tapColumns(const Expansion &e, const Tensor &x, std::size_t t, unsigned d
 /// each run goes a half-word off through scratch and an on-tile copy). Where the tap's columns
 /// run one to one and its other output columns are padding (`wholeRows`), it copies the whole
 /// output row, the padding from lead's zeros, so that no run ends in a part word.
-/// The elements of the matrix no copy writes (padding) are appended to `blank`.
+/// The elements of the matrix no copy writes (padding) are appended to `blank`; returns whether
+/// they lie in runs (else, by channel, some are columns inside rows of positions: single
+/// elements, most of them part words, which zeroing the whole matrix first costs less than).
 /// A tap with a valid tapIn[t] ([N][G Ci][h][w], the input at the tap's rows and columns, turned
 /// on its own where its columns skip) reads that instead.
-void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool wholeRows,
+bool expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool wholeRows,
                  const std::vector<Tensor> &tapIn, std::size_t g, const Tensor &rows, bool byChannel,
                  std::vector<Tensor> &src, std::vector<Tensor> &dst, std::vector<Tensor> &blank) {
+  bool rowsOnly = true;
   const Tensor in4 = as4d(in, e.fieldDims).slice(g * e.ci, (g + 1) * e.ci, 1);
   auto others = [](const std::vector<unsigned> &used, std::size_t size) {
     std::vector<unsigned> rest;
@@ -299,8 +302,12 @@ void expandInput(const Expansion &e, const Tensor &in, const Tensor &lead, bool 
     src.push_back((byChannel ? from.dimShuffle({1, 0, 2, 3}) : from.dimShuffle({0, 2, 3, 1})).flatten());
     dst.push_back((byChannel ? to.dimShuffle({3, 0, 1, 2}) : to).flatten());
     if (const auto y = others(e.h.outs[ty], e.h.size); !y.empty()) blank.push_back(pick(columns, 1, y).flatten());
-    if (const auto x = others(outs, e.w.size); !x.empty()) blank.push_back(pick(readRows, 2, x).flatten());
+    if (const auto x = others(outs, e.w.size); !x.empty()) {
+      blank.push_back(pick(readRows, 2, x).flatten());
+      rowsOnly &= !byChannel; // by channel, a column inside a row is single elements
+    }
   }
+  return rowsOnly;
 }
 
 /// Group g of [N][G C][field] as the [M][C] matrix of its output positions.
@@ -363,14 +370,17 @@ void productConvolution(Graph &graph, const Tensor &in, const Tensor &weights, c
   // The expanded matrix's padding (positions a tap does not read, and its columns past k) and
   // the weights' padding are zeroed; the copies fill the rest.
   std::vector<Tensor> zeros, src, dst;
+  bool rowsOnly = true;
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, in, Tensor(), false, {}, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src, dst, zeros);
+    rowsOnly &= expandInput(e, in, Tensor(), false, {}, g, a[g].reshape({e.n, e.h.size, e.w.size, e.kPad}), false, src,
+                            dst, zeros);
     for (std::size_t t = 0; t < e.taps.size(); ++t) {
       src.push_back(tapWeights(e, weights, transposeAndFlipWeights, g, t).flatten());
       dst.push_back(tapColumns(e, b[g].slice(0, e.co, 1), t, 0).flatten());
     }
   }
-  if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 2).flatten());
+  if (!rowsOnly) zeros = {a.flatten()};
+  else if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 2).flatten());
   if (e.kPad > e.k || e.nPad > e.co) zeros.push_back(b.flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
   copy(src, dst, prog, name + "/expand");
@@ -446,15 +456,20 @@ void productWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &acti
   const bool wholeRows = !it.truncationLower[d] && !it.truncationUpper[d] && it.dilation[d] == 1 && !it.flip[d];
   if (next) prog.add(program::Execute(turn));
   std::vector<Tensor> zeros, src, dst, gradSrc, gradDst;
+  bool rowsOnly = true;
   for (std::size_t g = 0; g < e.g; ++g) {
-    expandInput(e, acts, lead, wholeRows, tapIn, g, a[g].slice(0, e.m, 1).transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true,
+    rowsOnly &= expandInput(e, acts, lead, wholeRows, tapIn, g, a[g].slice(0, e.m, 1).transpose().reshape({e.n, e.h.size, e.w.size, e.kPad}), true,
                 src, dst,
                 zeros);
     gradSrc.push_back(positions(e, dy, g, e.co).transpose().flatten());
     gradDst.push_back(b[g].slice({0, 0}, {e.m, e.co}).transpose().flatten());
   }
-  if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 1).flatten());
-  if (mPad > e.m) zeros.push_back(a.slice(0, e.k, 1).slice(e.m, mPad, 2).flatten());
+  if (!rowsOnly) {
+    zeros = {a.flatten()};
+  } else {
+    if (e.kPad > e.k) zeros.push_back(a.slice(e.k, e.kPad, 1).flatten());
+    if (mPad > e.m) zeros.push_back(a.slice(0, e.k, 1).slice(e.m, mPad, 2).flatten());
+  }
   if (e.nPad > e.co) zeros.push_back(b.flatten());
   else if (mPad > e.m) zeros.push_back(b.slice(e.m, mPad, 1).flatten());
   if (!zeros.empty()) popops::zero(graph, concat(zeros), prog, name + "/zero");
