@@ -150,11 +150,6 @@ bool channelsLast(const Tensor &t4) {
   return t4.dim(1) > 1 && firstRun(t4[0].flatten(1, 3).transpose()[0]) > firstRun(t4[0][0][0]);
 }
 
-/// Tile i of `total` spread evenly over the IPU.
-unsigned spreadTile(const Graph &graph, std::size_t i, std::size_t total) {
-  return unsigned(i * graph.getTarget().getNumTiles() / std::max<std::size_t>(total, 1));
-}
-
 /// Columns of a band of the matrices `transposed` turns: up to 64, so that a big matrix is turned
 /// on several tiles.
 std::size_t bandOf(std::size_t columns) { return columns > 64 && columns % 64 == 0 ? 64 : columns; }
@@ -171,14 +166,11 @@ Tensor transposed(Graph &graph, const Tensor &m, const ComputeSet &cs, const std
                   std::size_t total) {
   const std::size_t count = m.dim(0), r = m.dim(1), c = m.dim(2), band = bandOf(c), bands = c / band;
   const Tensor out = graph.addVariable(m.elementType(), {count, c, r}, name);
-  Graph::TileToTensorMapping tiles(graph.getTarget().getNumTiles());
-  for (std::size_t u = 0; u < count * bands; ++u) {
-    const unsigned t = spreadTile(graph, first + u, total);
-    graph.setTileMapping(out[u / bands].slice((u % bands) * band, (u % bands + 1) * band), t);
-    auto &list = tiles[t];
-    if (!list.empty() && list.back().end() == u) list.back() = Interval(list.back().begin(), u + 1);
-    else list.emplace_back(u, u + 1);
-  }
+  const Graph::TileToTensorMapping tiles = spreadMapping(graph, count * bands, first, total);
+  for (unsigned t = 0; t < tiles.size(); ++t)
+    for (const Interval &i : tiles[t])
+      for (std::size_t u = i.begin(); u < i.end(); ++u)
+        graph.setTileMapping(out[u / bands].slice((u % bands) * band, (u % bands + 1) * band), t);
   popops::rearrange::addTransposeVertices(graph, cs, m.elementType(), unsigned(r), unsigned(band), tiles, [&](std::size_t u) {
     const std::size_t b = u % bands;
     return std::pair<const Tensor, const Tensor>(m[u / bands].slice(b * band, (b + 1) * band, 1).flatten(),
@@ -330,6 +322,20 @@ void copy(const std::vector<Tensor> &src, const std::vector<Tensor> &dst, progra
 }
 
 } // namespace
+
+unsigned spreadTile(const Graph &graph, std::size_t i, std::size_t total) {
+  return unsigned(i * graph.getTarget().getNumTiles() / std::max<std::size_t>(total, 1));
+}
+
+Graph::TileToTensorMapping spreadMapping(const Graph &graph, std::size_t count, std::size_t first, std::size_t total) {
+  Graph::TileToTensorMapping tiles(graph.getTarget().getNumTiles());
+  for (std::size_t u = 0; u < count; ++u) {
+    auto &list = tiles[spreadTile(graph, first + u, total)];
+    if (!list.empty() && list.back().end() == u) list.back() = Interval(list.back().begin(), u + 1);
+    else list.emplace_back(u, u + 1);
+  }
+  return tiles;
+}
 
 bool convAsProduct(const Graph &graph, const ConvParams &p, const OptionFlags &options, double proportion) {
   if (p.inputType != FLOAT && p.inputType != HALF) return false;

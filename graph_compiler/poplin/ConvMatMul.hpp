@@ -16,6 +16,14 @@ namespace poplin::detail {
 /// under transform T, or -1 where t is padding or a dilation's hole.
 long originalIndex(long t, std::size_t size, const ConvParams::InputTransform &T, unsigned d, long total);
 
+/// Tile i of `total` pieces spread evenly over the IPU.
+unsigned spreadTile(const poplar::Graph &graph, std::size_t i, std::size_t total);
+
+/// Pieces 0..count-1, as pieces first.. of `total`, on their spreadTile: a mapping of intervals
+/// of piece numbers, as popops' addTransposeVertices takes.
+poplar::Graph::TileToTensorMapping spreadMapping(const poplar::Graph &graph, std::size_t count, std::size_t first,
+                                                 std::size_t total);
+
 /// Whether the convolution runs as a product (its transforms, types and memory allow it and its
 /// output has enough rows for the AMP); `proportion` is the options' availableMemoryProportion.
 bool convAsProduct(const poplar::Graph &graph, const ConvParams &p, const poplar::OptionFlags &options,

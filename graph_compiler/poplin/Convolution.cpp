@@ -895,13 +895,7 @@ void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Te
     const std::size_t i = m % cib, o = m / cib % cob, p = m / (cib * cob) % k, g = m / (cib * cob * k);
     return Block{g, p, o, i};
   };
-  const std::size_t tiles = graph.getTarget().getNumTiles();
-  Graph::TileToTensorMapping blocks(tiles);
-  for (std::size_t m = 0; m < matrices; ++m) {
-    auto &list = blocks[m * tiles / matrices];
-    if (!list.empty() && list.back().end() == m) list.back() = Interval(list.back().begin(), m + 1);
-    else list.emplace_back(m, m + 1);
-  }
+  const Graph::TileToTensorMapping blocks = detail::spreadMapping(graph, matrices, 0, matrices);
   const std::string name = debugContext.getPathName().empty() ? op : debugContext.getPathName();
   ComputeSet cs = graph.addComputeSet(name);
   popops::rearrange::addTransposeVertices(graph, cs, type, unsigned(B), unsigned(B), blocks, [&](std::size_t m) {

@@ -32,6 +32,23 @@
   add $m2, $m1, $m2                  // the end of the descriptors
 .endm
 
+// The unit at the source $m6 (loaded by `load`, `mask` its bits) into its place in the word
+// that holds the destination $m5: a read-modify-write of that word (tile memory has no narrower
+// stores); `place` masks the address bits that give the unit's byte in the word.
+.macro INSERT load, mask, place
+  \load $m0, $m6, $mzero, 0
+  andc $m3, $m5, 3
+  ld32 $m4, $m3, 0
+  and $m9, $m5, \place
+  shl $m9, $m9, 3                    // the unit's bit offset in the word
+  setzi $m10, \mask
+  shl $m10, $m10, $m9
+  andc $m4, $m4, $m10
+  shl $m0, $m0, $m9
+  or $m4, $m4, $m0
+  st32 $m4, $m3, 0
+.endm
+
   // CopyWordList: the first `words` descriptors copy one aligned word each. This worker's
   // ceil((words - w) / 6) of them, (words + 5 - w) * 0xAAAB >> 18, go in a loop of four bundles
   // and a branch a word; the rest as CopyList's.
@@ -139,31 +156,11 @@ __runCodelet_ipusim_rt__CopyList:
   or $m3, $m5, $m6
   and $m3, $m3, 1
   brnz $m3, .Lbytes
-  ldz16 $m0, $m6, $mzero, 0
-  andc $m3, $m5, 3
-  ld32 $m4, $m3, 0
-  and $m9, $m5, 2
-  shl $m9, $m9, 3                    // the half's bit offset: 0 or 16
-  setzi $m10, 0xffff
-  shl $m10, $m10, $m9
-  andc $m4, $m4, $m10
-  shl $m0, $m0, $m9
-  or $m4, $m4, $m0
-  st32 $m4, $m3, 0
+  INSERT ldz16, 0xffff, 2
   bri .Lnext
 .Lbytes:
   // One byte at a time: the byte into its place in the destination's word.
-  ldz8 $m0, $m6, 0
-  andc $m3, $m5, 3
-  ld32 $m4, $m3, 0
-  and $m9, $m5, 3
-  shl $m9, $m9, 3
-  setzi $m10, 0xff
-  shl $m10, $m10, $m9
-  andc $m4, $m4, $m10
-  shl $m0, $m0, $m9
-  or $m4, $m4, $m0
-  st32 $m4, $m3, 0
+  INSERT ldz8, 0xff, 3
   add $m5, $m5, 1
   add $m6, $m6, 1
   add $m7, $m7, -1
